@@ -1,0 +1,176 @@
+"""Settings: $GROVE_HOME/config.yaml, overridden by GROVE_* environment variables. One object, passed down.
+
+API keys are never stored here: they come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
+OPENROUTER_API_KEY, GROVE_API_KEY, or the variable a provider names in `key_env`).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+
+KEY_ENVS = {
+    "openai": "OPENAI_API_KEY",
+    "anthropic": "ANTHROPIC_API_KEY",
+    "openrouter": "OPENROUTER_API_KEY",
+    "openai-compat": "GROVE_API_KEY",
+}
+# Which model to use when none is configured: the first provider whose key is present, else the local model.
+AUTO_MODELS = [
+    ("ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-5"),
+    ("OPENAI_API_KEY", "openai:gpt-4o-mini"),
+    ("OPENROUTER_API_KEY", "openrouter:openai/gpt-4o-mini"),
+]
+SECRET_WORDS = ("key", "token", "secret", "password")
+
+
+def grove_home() -> Path:
+    return Path(os.environ.get("GROVE_HOME") or "~/.grove").expanduser()
+
+
+class ProviderConfig(BaseModel):
+    base_url: str | None = None
+    key_env: str | None = Field(None, description="name of the environment variable holding the API key")
+    context_window: int | None = None
+
+
+class RetryConfig(BaseModel):
+    attempts: int = Field(4, ge=1, le=20, description="tries per model, the first included")
+    base_delay: float = Field(1.0, ge=0)
+    max_delay: float = Field(60.0, ge=0)
+
+
+class LocalModelConfig(BaseModel):
+    n_ctx: int = Field(8192, ge=512)
+    n_threads: int | None = None
+    max_tokens: int = Field(512, ge=1)
+
+
+class SecurityConfig(BaseModel):
+    allow_terminal: bool = Field(False, description="let the model run shell commands (until approvals land)")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="GROVE_", env_nested_delimiter="__", extra="forbid")
+
+    home: Path = Field(default_factory=grove_home)
+    model: str | None = Field(None, description="model spec; empty = first configured provider, else local")
+    fallback_models: list[str] = Field(default_factory=list)
+    toolsets: list[str] = Field(default_factory=lambda: ["files", "todo"])
+    max_iterations: int = Field(50, ge=1)
+    timeout: float = Field(120.0, gt=0, description="seconds per model request")
+    max_tokens: int | None = None
+    temperature: float | None = None
+    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
+    retry: RetryConfig = Field(default_factory=RetryConfig)
+    local: LocalModelConfig = Field(default_factory=LocalModelConfig)
+    security: SecurityConfig = Field(default_factory=SecurityConfig)
+
+    @field_validator("toolsets", "fallback_models", mode="before")
+    @classmethod
+    def _split_commas(cls, v: Any) -> Any:
+        return [s.strip() for s in v.split(",") if s.strip()] if isinstance(v, str) else v
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        return (init_settings, env_settings, _YamlSource(settings_cls))
+
+    @property
+    def config_path(self) -> Path:
+        return self.home / "config.yaml"
+
+    @property
+    def db_path(self) -> Path:
+        return self.home / "state.db"
+
+    def resolved_model(self) -> str:
+        if self.model:
+            return self.model
+        for env, spec in AUTO_MODELS:
+            if os.environ.get(env):
+                return spec
+        return "local"
+
+
+class _YamlSource(PydanticBaseSettingsSource):
+    """Reads $GROVE_HOME/config.yaml; a broken file is a clear error, not a silent default."""
+
+    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover - unused
+        return None, field_name, False
+
+    def __call__(self) -> dict[str, Any]:
+        return read_config_file(grove_home() / "config.yaml")
+
+
+class ConfigError(Exception):
+    """Bad configuration, with a message saying what is wrong and how to fix it."""
+
+
+def read_config_file(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path} is not valid YAML ({e}); fix it or remove it") from e
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold a mapping of settings, e.g. 'model: local'")
+    return data
+
+
+def load_settings(**overrides: Any) -> Settings:
+    try:
+        return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except ValidationError as e:
+        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
+        raise ConfigError(f"invalid settings ({problems}); see `grove config show`") from e
+
+
+def set_config_value(key: str, raw_value: str) -> Path:
+    """Set a dotted KEY in config.yaml (validated, written atomically). Secrets are refused."""
+    import yaml
+
+    from grove.store.files import atomic_write_text
+
+    if any(w in key.lower() for w in SECRET_WORDS) and key.lower() != "providers" and not key.endswith("key_env"):
+        raise ConfigError(
+            f"'{key}' looks like a secret; grove never writes keys to disk. Export it in your shell instead "
+            "(e.g. export OPENAI_API_KEY=...), or set providers.<name>.key_env to the variable's name."
+        )
+    path = grove_home() / "config.yaml"
+    data = read_config_file(path)
+    value = yaml.safe_load(raw_value) if raw_value.strip() else None
+    node = data
+    parts = key.split(".")
+    for part in parts[:-1]:
+        node = node.setdefault(part, {})
+        if not isinstance(node, dict):
+            raise ConfigError(f"cannot set '{key}': '{part}' is not a section")
+    node[parts[-1]] = value
+    try:
+        Settings.model_validate({**data, "home": grove_home()})
+    except ValidationError as e:
+        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
+        raise ConfigError(f"not set: {problems}") from e
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_text(path, yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
+def mask(value: str) -> str:
+    if len(value) <= 12:
+        return "*" * len(value)
+    return f"{value[:4]}…{value[-4:]}"

@@ -1,0 +1,1 @@
+"""Model providers behind one small protocol, plus the router that makes them resilient."""

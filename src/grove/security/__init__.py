@@ -1,0 +1,1 @@
+"""Safety: the per-session policy object (and, later, approvals, redaction and scanning)."""

@@ -1,0 +1,1 @@
+"""Persistence: state.db (SQLite, WAL, numbered migrations) and atomic file writes."""

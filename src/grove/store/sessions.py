@@ -1,0 +1,271 @@
+"""Sessions and their messages in state.db: every message committed as it happens, searchable with FTS5."""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grove.llm.types import Message, Usage
+from grove.store.db import Database
+
+
+@dataclass
+class SessionInfo:
+    id: str
+    title: str | None
+    model: str
+    parent_id: str | None
+    source: str
+    created_at: float
+    updated_at: float
+    model_calls: int
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int
+    cost_usd: float
+    message_count: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+@dataclass
+class SearchHit:
+    session_id: str
+    message_id: int
+    role: str
+    snippet: str
+    score: float
+    session_title: str | None
+    created_at: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class SessionNotFound(LookupError):
+    pass
+
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def new_session_id() -> str:
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + "-" + secrets.token_hex(3)
+
+
+class SessionStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+
+    @classmethod
+    def open(cls, path: Path | str) -> SessionStore:
+        return cls(Database(path))
+
+    # -- sessions -------------------------------------------------------------------------------------------
+    def create_session(
+        self,
+        model: str,
+        *,
+        title: str | None = None,
+        parent_id: str | None = None,
+        source: str = "cli",
+        system_prompt: str | None = None,
+    ) -> str:
+        sid = new_session_id()
+        now = time.time()
+        with self.db.transaction() as c:
+            c.execute(
+                "INSERT INTO sessions (id, title, model, parent_id, source, system_prompt, created_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (sid, title, model, parent_id, source, system_prompt, now, now),
+            )
+        return sid
+
+    def resolve_id(self, prefix: str) -> str:
+        """A full id, or a unique prefix of one, or 'last'."""
+        with self.db.lock:
+            if prefix == "last":
+                row = self.db.conn.execute(
+                    "SELECT id FROM sessions WHERE source != 'review' ORDER BY updated_at DESC LIMIT 1"
+                ).fetchone()
+                if row is None:
+                    raise SessionNotFound("there are no sessions yet; start one with `grove run` or `grove chat`")
+                return row["id"]
+            rows = self.db.conn.execute(
+                "SELECT id FROM sessions WHERE id = ? OR id LIKE ? || '%' LIMIT 2", (prefix, prefix)
+            ).fetchall()
+        if not rows:
+            raise SessionNotFound(f"no session '{prefix}'; `grove sessions list` shows their ids")
+        if len(rows) > 1 and rows[0]["id"] != prefix:
+            raise SessionNotFound(f"'{prefix}' matches several sessions; give more of the id")
+        return rows[0]["id"]
+
+    def get_session(self, session_id: str) -> SessionInfo:
+        with self.db.lock:
+            row = self.db.conn.execute(
+                "SELECT s.*, (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS message_count"
+                " FROM sessions s WHERE id = ?",
+                (session_id,),
+            ).fetchone()
+        if row is None:
+            raise SessionNotFound(f"no session '{session_id}'")
+        return _session(row)
+
+    def system_prompt(self, session_id: str) -> str | None:
+        with self.db.lock:
+            row = self.db.conn.execute("SELECT system_prompt FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        return row["system_prompt"] if row else None
+
+    def list_sessions(self, limit: int = 20, include_reviews: bool = False) -> list[SessionInfo]:
+        where = "" if include_reviews else "WHERE source != 'review'"
+        with self.db.lock:
+            rows = self.db.conn.execute(
+                "SELECT s.*, (SELECT count(*) FROM messages m WHERE m.session_id = s.id) AS message_count"
+                f" FROM sessions s {where} ORDER BY updated_at DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [_session(r) for r in rows]
+
+    def set_title(self, session_id: str, title: str) -> None:
+        with self.db.transaction() as c:
+            c.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))
+
+    def add_usage(self, session_id: str, usage: Usage, cost_usd: float = 0.0, model_calls: int = 1) -> None:
+        with self.db.transaction() as c:
+            c.execute(
+                "UPDATE sessions SET model_calls = model_calls + ?, prompt_tokens = prompt_tokens + ?,"
+                " completion_tokens = completion_tokens + ?, cached_tokens = cached_tokens + ?,"
+                " cost_usd = cost_usd + ?, updated_at = ? WHERE id = ?",
+                (
+                    model_calls,
+                    usage.prompt_tokens,
+                    usage.completion_tokens,
+                    usage.cached_tokens,
+                    cost_usd,
+                    time.time(),
+                    session_id,
+                ),
+            )
+
+    # -- messages -------------------------------------------------------------------------------------------
+    def add_message(self, session_id: str, message: Message, usage: Usage | None = None) -> int:
+        """Commit one message now: a crash after this returns never loses it."""
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            content = json.dumps(content, ensure_ascii=False)
+        tool_calls = message.get("tool_calls")
+        now = time.time()
+        with self.db.transaction() as c:
+            cur = c.execute(
+                "INSERT INTO messages (session_id, role, content, tool_calls, tool_call_id, name,"
+                " prompt_tokens, completion_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    message["role"],
+                    content,
+                    json.dumps(tool_calls, ensure_ascii=False) if tool_calls else None,
+                    message.get("tool_call_id"),
+                    message.get("name"),
+                    usage.prompt_tokens if usage else None,
+                    usage.completion_tokens if usage else None,
+                    now,
+                ),
+            )
+            c.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
+            return int(cur.lastrowid or 0)
+
+    def messages(self, session_id: str, active_only: bool = True) -> list[Message]:
+        return [m for _, m in self.messages_with_ids(session_id, active_only)]
+
+    def messages_with_ids(self, session_id: str, active_only: bool = True) -> list[tuple[int, Message]]:
+        sql = "SELECT * FROM messages WHERE session_id = ?" + (" AND active = 1" if active_only else "")
+        with self.db.lock:
+            rows = self.db.conn.execute(sql + " ORDER BY id", (session_id,)).fetchall()
+        return [(r["id"], _message(r)) for r in rows]
+
+    # -- search ---------------------------------------------------------------------------------------------
+    def search(self, query: str, limit: int = 10, per_session: int = 1) -> list[SearchHit]:
+        """Most relevant first, at most `per_session` hits per session. Words first; substrings and CJK by trigram."""
+        words = _WORD.findall(query)
+        if not words:
+            return []
+        quoted = ['"' + w.replace('"', '""') + '"' for w in words]
+        attempts = [("messages_fts", " ".join(quoted))]
+        if len(words) > 1:
+            attempts.append(("messages_fts", " OR ".join(quoted)))
+        if len(query.strip()) >= 3:
+            attempts.append(("messages_trigram", '"' + query.strip().replace('"', '""') + '"'))
+        hits: list[SearchHit] = []
+        seen: dict[str, int] = {}
+        seen_ids: set[int] = set()
+        for table, expr in attempts:
+            with self.db.lock:
+                rows = self.db.conn.execute(
+                    f"SELECT m.id, m.session_id, m.role, s.title, m.created_at, f.rank AS score,"
+                    f" snippet({table}, 0, '[', ']', '…', 12) AS snip"
+                    f" FROM {table} f JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.id = m.session_id"
+                    f" WHERE {table} MATCH ? AND s.source != 'review' ORDER BY f.rank LIMIT ?",
+                    (expr, max(50, limit * per_session * 10)),
+                ).fetchall()
+            for r in rows:
+                if r["id"] in seen_ids or seen.get(r["session_id"], 0) >= per_session:
+                    continue
+                seen[r["session_id"]] = seen.get(r["session_id"], 0) + 1
+                seen_ids.add(r["id"])
+                hits.append(
+                    SearchHit(r["session_id"], r["id"], r["role"], r["snip"], r["score"], r["title"], r["created_at"])
+                )
+            if len(hits) >= limit:
+                break
+        return hits[:limit]
+
+    def context_around(self, message_id: int, before: int = 2, after: int = 2) -> list[Message]:
+        with self.db.lock:
+            row = self.db.conn.execute("SELECT session_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+            if row is None:
+                return []
+            sid = row["session_id"]
+            rows = self.db.conn.execute(
+                "SELECT * FROM (SELECT * FROM messages WHERE session_id = ? AND id < ? ORDER BY id DESC LIMIT ?)"
+                " UNION ALL SELECT * FROM messages WHERE id = ?"
+                " UNION ALL SELECT * FROM (SELECT * FROM messages WHERE session_id = ? AND id > ? ORDER BY id LIMIT ?)"
+                " ORDER BY id",
+                (sid, message_id, before, message_id, sid, message_id, after),
+            ).fetchall()
+        return [_message(r) for r in rows]
+
+
+def _session(row: Any) -> SessionInfo:
+    keys = row.keys()
+    return SessionInfo(
+        id=row["id"],
+        title=row["title"],
+        model=row["model"],
+        parent_id=row["parent_id"],
+        source=row["source"],
+        created_at=row["created_at"],
+        updated_at=row["updated_at"],
+        model_calls=row["model_calls"],
+        prompt_tokens=row["prompt_tokens"],
+        completion_tokens=row["completion_tokens"],
+        cached_tokens=row["cached_tokens"],
+        cost_usd=row["cost_usd"],
+        message_count=row["message_count"] if "message_count" in keys else 0,
+    )
+
+
+def _message(row: Any) -> Message:
+    msg: Message = {"role": row["role"], "content": row["content"]}
+    if row["tool_calls"]:
+        msg["tool_calls"] = json.loads(row["tool_calls"])
+    if row["tool_call_id"]:
+        msg["tool_call_id"] = row["tool_call_id"]
+    if row["name"]:
+        msg["name"] = row["name"]
+    return msg

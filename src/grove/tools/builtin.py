@@ -1,0 +1,10 @@
+"""The registry of built-in tools: one module per toolset, gathered here."""
+
+from __future__ import annotations
+
+from grove.tools import files, terminal, todo
+from grove.tools.registry import ToolRegistry
+
+
+def builtin_registry() -> ToolRegistry:
+    return ToolRegistry([*files.tools(), *terminal.tools(), *todo.tools()])

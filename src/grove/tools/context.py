@@ -1,0 +1,27 @@
+"""What a tool handler receives besides its arguments: the workspace, the safety policy and session state."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grove.security.policy import SafetyPolicy
+
+if TYPE_CHECKING:
+    from grove.config import Settings
+    from grove.store.sessions import SessionStore
+
+
+@dataclass
+class ToolContext:
+    workspace: Path
+    policy: SafetyPolicy = field(default_factory=SafetyPolicy)
+    settings: Settings | None = None
+    store: SessionStore | None = None
+    session_id: str | None = None
+    state: dict[str, Any] = field(default_factory=dict)  # per-session scratch, e.g. the todo list
+
+    def resolve(self, path: str) -> Path:
+        p = Path(path).expanduser()
+        return (p if p.is_absolute() else self.workspace / p).resolve()

@@ -1,0 +1,174 @@
+"""Typed tools: JSON schema derived from a Python signature (pydantic), validated calls, errors the model can fix."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, get_type_hints
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from grove.llm.types import ToolSchema
+from grove.tools.context import ToolContext
+
+
+class ToolError(Exception):
+    """Raised by a tool handler: the message goes back to the model as an error result."""
+
+
+@dataclass
+class ToolResult:
+    content: str
+    ok: bool = True
+
+
+@dataclass
+class Tool:
+    name: str
+    description: str
+    handler: Callable[..., Any]
+    args_model: type[BaseModel]
+    toolset: str
+    mutating: bool = False
+    needs_approval: bool = False
+    subagent_ok: bool = True
+    _schema: ToolSchema | None = field(default=None, repr=False)
+
+    @property
+    def schema(self) -> ToolSchema:
+        if self._schema is None:
+            params = _compact(self.args_model.model_json_schema())
+            self._schema = {
+                "type": "function",
+                "function": {"name": self.name, "description": self.description, "parameters": params},
+            }
+        return self._schema
+
+    def call(self, ctx: ToolContext, raw_arguments: str | dict[str, Any]) -> ToolResult:
+        try:
+            args = json.loads(raw_arguments or "{}") if isinstance(raw_arguments, str) else raw_arguments
+        except json.JSONDecodeError as e:
+            return ToolResult(f"Error: arguments are not valid JSON ({e.msg} at char {e.pos}); resend them", False)
+        if not isinstance(args, dict):
+            return ToolResult("Error: arguments must be a JSON object", False)
+        try:
+            parsed = self.args_model.model_validate(args)
+        except ValidationError as e:
+            problems = "; ".join(f"{'.'.join(map(str, er['loc'])) or 'arguments'}: {er['msg']}" for er in e.errors())
+            return ToolResult(f"Error: invalid arguments for {self.name}: {problems}", False)
+        try:
+            out = self.handler(ctx, **{k: getattr(parsed, k) for k in type(parsed).model_fields})
+        except ToolError as e:
+            return ToolResult(f"Error: {e}", False)
+        except Exception as e:  # a tool bug must not kill the turn; the model sees it and can adapt
+            return ToolResult(f"Error: {self.name} failed: {type(e).__name__}: {e}", False)
+        if isinstance(out, ToolResult):
+            return out
+        return ToolResult(out if isinstance(out, str) else json.dumps(out, ensure_ascii=False, default=str))
+
+
+def _compact(schema: dict[str, Any]) -> dict[str, Any]:
+    """Drop pydantic's titles: they cost tokens on every call and tell the model nothing."""
+    if isinstance(schema, dict):
+        return {k: _compact(v) for k, v in schema.items() if k != "title" or not isinstance(v, str)}
+    if isinstance(schema, list):
+        return [_compact(v) for v in schema]
+    return schema
+
+
+_PARAM_DOC = re.compile(r"^\s*(\w+)(?:\s*\([^)]*\))?:\s*(.+)$")
+
+
+def _parse_docstring(doc: str) -> tuple[str, dict[str, str]]:
+    """Google-style docstring: the summary before 'Args:', and one description per parameter."""
+    summary, _, rest = inspect.cleandoc(doc).partition("Args:")
+    params: dict[str, str] = {}
+    for line in rest.splitlines():
+        m = _PARAM_DOC.match(line)
+        if m:
+            params[m.group(1)] = m.group(2).strip()
+    return " ".join(summary.split()), params
+
+
+def make_tool(
+    fn: Callable[..., Any],
+    *,
+    toolset: str,
+    name: str | None = None,
+    mutating: bool = False,
+    needs_approval: bool = False,
+    subagent_ok: bool = True,
+) -> Tool:
+    """Build a Tool from `fn(ctx, **typed_args) -> str`; the docstring gives the descriptions."""
+    description, param_docs = _parse_docstring(fn.__doc__ or "")
+    hints = get_type_hints(fn)
+    fields: dict[str, Any] = {}
+    for i, (pname, param) in enumerate(inspect.signature(fn).parameters.items()):
+        if i == 0:
+            continue  # the ToolContext
+        annotation = hints.get(pname, Any)
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
+    model = create_model(  # type: ignore[call-overload]
+        f"{fn.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields
+    )
+    return Tool(
+        name=name or fn.__name__,
+        description=description,
+        handler=fn,
+        args_model=model,
+        toolset=toolset,
+        mutating=mutating,
+        needs_approval=needs_approval,
+        subagent_ok=subagent_ok,
+    )
+
+
+class ToolRegistry:
+    def __init__(self, tools: Iterable[Tool] = ()) -> None:
+        self._tools: dict[str, Tool] = {}
+        for t in tools:
+            self.add(t)
+
+    def add(self, tool: Tool) -> None:
+        if tool.name in self._tools:
+            raise ValueError(f"tool '{tool.name}' is registered twice")
+        self._tools[tool.name] = tool
+
+    def get(self, name: str) -> Tool | None:
+        return self._tools.get(name)
+
+    @property
+    def toolsets(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for t in self._tools.values():
+            out.setdefault(t.toolset, []).append(t.name)
+        return out
+
+    def select(self, toolsets: Iterable[str]) -> ToolRegistry:
+        """A registry holding only the named toolsets (unknown names are an error that lists the known ones)."""
+        wanted = list(toolsets)
+        known = self.toolsets
+        unknown = [t for t in wanted if t not in known]
+        if unknown:
+            raise ValueError(f"unknown toolset(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+        return ToolRegistry(t for t in self._tools.values() if t.toolset in wanted)
+
+    def schemas(self) -> list[ToolSchema]:
+        return [t.schema for t in self._tools.values()]
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def __len__(self) -> int:
+        return len(self._tools)
+
+    def call(self, ctx: ToolContext, name: str, raw_arguments: str | dict[str, Any]) -> ToolResult:
+        tool = self._tools.get(name)
+        if tool is None:
+            known = ", ".join(self._tools) or "none"
+            return ToolResult(f"Error: unknown tool '{name}'. Available tools: {known}", False)
+        return tool.call(ctx, raw_arguments)
