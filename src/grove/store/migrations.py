@@ -56,4 +56,29 @@ MIGRATIONS: list[str] = [
         INSERT INTO messages_trigram(rowid, content) VALUES (new.id, new.content);
     END;
     """,
+    # 2: skill usage: one row of counters per skill, and the events they are counted from
+    """
+    CREATE TABLE skill_usage (
+        name TEXT PRIMARY KEY,
+        views INTEGER NOT NULL DEFAULT 0,
+        uses INTEGER NOT NULL DEFAULT 0,
+        patches INTEGER NOT NULL DEFAULT 0,
+        created_by TEXT,
+        created_session TEXT,
+        created_at REAL,
+        last_viewed_at REAL,
+        last_used_at REAL,
+        last_patched_at REAL
+    );
+    CREATE TABLE skill_events (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        session_id TEXT,
+        detail TEXT,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX skill_events_name ON skill_events(name, id);
+    CREATE INDEX skill_events_session ON skill_events(session_id, name);
+    """,
 ]
