@@ -1,0 +1,69 @@
+"""The bubblewrap command line: read-only system dirs, private /proc /dev /tmp, one writable workspace, no net."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from grove.sandbox.types import Limits
+
+# System trees a program needs to run; read-only. Everything else (/root, /home, /var, /opt, /srv...) is absent.
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+# /etc is an allow-list: no shadow, no sudoers, no ssh keys, no machine secrets.
+ETC_FILES = (
+    "alternatives",
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "localtime",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "hostname",
+    "hosts",
+    "ssl",
+    "ca-certificates",
+    "mime.types",
+    "magic",
+    "python3",
+    "python3.11",
+    "gitconfig",
+    "profile",
+    "bash.bashrc",
+    "inputrc",
+    "protocols",
+    "services",
+)
+NETWORK_ETC = ("resolv.conf", "gai.conf", "host.conf")
+
+
+def bwrap_argv(
+    bwrap: str,
+    argv: list[str],
+    *,
+    workspace: Path,
+    workspace_fd: int,
+    limits: Limits,
+    network: bool,
+    env: dict[str, str],
+) -> list[str]:
+    a = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"]
+    a += ["--cap-drop", "ALL", "--clearenv"]
+    if network:
+        a.append("--share-net")
+    for d in SYSTEM_DIRS:
+        if os.path.islink(d):
+            a += ["--symlink", os.readlink(d), d]
+        elif os.path.isdir(d):
+            a += ["--ro-bind", d, d]
+    for name in ETC_FILES + (NETWORK_ETC if network else ()):
+        path = f"/etc/{name}"
+        if os.path.exists(path):
+            a += ["--ro-bind", path, path]
+    a += ["--proc", "/proc", "--dev", "/dev"]
+    a += ["--size", str(limits.tmp_size_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+    # Bound by fd: the unprivileged uid could not traverse e.g. /root to reach a workspace below it.
+    a += ["--bind-fd", str(workspace_fd), str(workspace), "--chdir", str(workspace)]
+    for key, value in env.items():
+        a += ["--setenv", key, value]
+    return [*a, "--", *argv]

@@ -1,0 +1,220 @@
+"""`run()`: start a command in the sandbox with kernel-enforced limits and a bounded wait that never hangs."""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+
+from grove.sandbox.backend import BACKENDS, BackendInfo, detect_backend
+from grove.sandbox.bwrap import bwrap_argv
+from grove.sandbox.types import Limits, Result
+from grove.sandbox.users import SANDBOX_UID, can_write, choose_uid, count_processes, is_root, kill_uid
+
+# After the command exits, how long to keep reading pipes that an escaped child may still hold open.
+PIPE_GRACE = 0.3
+BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
+_SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "COOKIE", "SESSION")
+
+
+def _safe_env(extra: Mapping[str, str] | None, workspace: Path) -> dict[str, str]:
+    """A minimal environment; variables whose name looks secret are refused (provider keys never go down)."""
+    env = {"PATH": BASE_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "TERM": "dumb", "PWD": str(workspace)}
+    for key, value in (extra or {}).items():
+        if any(w in key.upper() for w in _SECRET_WORDS):
+            continue
+        env[key] = value
+    return env
+
+
+def _limiter(limits: Limits, nproc: int) -> object:
+    cpu = limits.cpu_seconds or math.ceil(limits.timeout) + 1
+    mem = limits.memory_mb * 1024 * 1024
+    fsize = limits.file_size_mb * 1024 * 1024
+
+    def apply() -> None:  # runs in the child after the uid drop and before exec; only lowers limits
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
+        resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
+        resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+
+    return apply
+
+
+def make_scratch(parent: Path | str | None = None, prefix: str = "grove-sbx-") -> Path:
+    """A fresh private directory the sandbox may write (owned by the sandbox uid when grove runs as root)."""
+    path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    if is_root():
+        os.chown(path, SANDBOX_UID, SANDBOX_UID)
+    return path
+
+
+def run(
+    argv: Sequence[str],
+    workspace: Path | str,
+    limits: Limits | None = None,
+    network: bool = False,
+    *,
+    env: Mapping[str, str] | None = None,
+    merge_stderr: bool = False,
+    backend: str | None = None,
+) -> Result:
+    """Run `argv` in `workspace` (the only writable place) under the best available isolation.
+
+    Never raises for what the command does (non-zero exit, timeout, limits hit): all of that is in the Result.
+    """
+    if isinstance(argv, str) or not argv or not all(isinstance(a, str) for a in argv):
+        raise ValueError("argv must be a non-empty list of strings, e.g. ['python3', '-c', 'print(1)']")
+    limits = limits or Limits()
+    ws = Path(workspace).resolve()
+    if not ws.is_dir():
+        raise ValueError(f"workspace {ws} is not a directory; create it first")
+    info = _backend(backend)
+    uid = choose_uid(ws, info.name, limits.uid)
+    notes: list[str] = []
+    if not info.isolated:
+        notes.append("no isolation: only resource limits apply (install bubblewrap)")
+    if not can_write(ws, uid):
+        notes.append(f"the workspace is not writable by sandbox uid {uid}; use make_scratch() or chown it")
+    nproc = limits.max_processes + (count_processes(os.getuid()) if uid is None else 0)
+    run_env = _safe_env(env, ws)
+    fd = os.open(ws, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        if info.name == "bwrap":
+            assert info.bwrap
+            cmd = bwrap_argv(
+                info.bwrap,
+                list(argv),
+                workspace=ws,
+                workspace_fd=fd,
+                limits=limits,
+                network=network,
+                env=run_env,
+            )
+            popen_env: dict[str, str] = {}  # bwrap's own environ is readable inside at /proc/1/environ
+            cwd = "/"
+        else:
+            if network:
+                notes.append("network=True has no effect without isolation: the host network is reachable")
+            cmd, popen_env, cwd = list(argv), run_env, str(ws)
+        start = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                cmd,
+                cwd=cwd,
+                env=popen_env,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+                pass_fds=(fd,),
+                start_new_session=True,
+                user=uid,
+                group=uid,
+                extra_groups=[] if uid is not None else None,
+                preexec_fn=_limiter(limits, nproc),  # type: ignore[arg-type]
+            )
+        except OSError as e:
+            return Result(127, "", f"could not start {argv[0]}: {e}", info.name, duration=0.0, notes=notes)
+    finally:
+        os.close(fd)
+    out, err, timed_out, truncated = _collect(proc, limits)
+    if proc.poll() is None:
+        _kill_tree(proc, info, uid)
+    try:
+        code: int | None = proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        code = None
+    if info.name != "bwrap" and uid == SANDBOX_UID:
+        kill_uid(SANDBOX_UID)  # stragglers that called setsid; bwrap's pid namespace already took them
+    if timed_out:
+        notes.append(f"killed after {limits.timeout:g}s")
+    return Result(
+        code,
+        out.decode("utf-8", errors="replace"),
+        err.decode("utf-8", errors="replace"),
+        info.name,
+        timed_out=timed_out,
+        truncated=truncated,
+        duration=time.monotonic() - start,
+        notes=notes,
+    )
+
+
+def _backend(name: str | None) -> BackendInfo:
+    if name is None:
+        return detect_backend()
+    if name not in BACKENDS:
+        raise ValueError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    detected = detect_backend()
+    if name == detected.name:
+        return detected
+    if name == "rlimit":
+        return BackendInfo("rlimit", "requested explicitly: NO ISOLATION, only resource limits")
+    raise ValueError(f"sandbox backend {name!r} is not available here ({detected.reason})")
+
+
+def _collect(proc: subprocess.Popen[bytes], limits: Limits) -> tuple[bytes, bytes, bool, bool]:
+    """Read both pipes until EOF, the deadline, or shortly after exit (pipes held by escapees are let go)."""
+    deadline = time.monotonic() + limits.timeout
+    bufs: dict[int, bytearray] = {}
+    sel = selectors.DefaultSelector()
+    for stream in (proc.stdout, proc.stderr):
+        if stream is not None:
+            os.set_blocking(stream.fileno(), False)
+            sel.register(stream.fileno(), selectors.EVENT_READ)
+            bufs[stream.fileno()] = bytearray()
+    truncated = timed_out = False
+    exited_at: float | None = None
+    try:
+        while sel.get_map():
+            now = time.monotonic()
+            if exited_at is None and proc.poll() is not None:
+                exited_at = now
+            if exited_at is not None and now - exited_at > PIPE_GRACE:
+                break
+            if now >= deadline:
+                timed_out = exited_at is None
+                break
+            for key, _ in sel.select(timeout=min(0.1, deadline - now)):
+                try:
+                    chunk = os.read(key.fd, 65536)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    sel.unregister(key.fd)
+                    continue
+                buf = bufs[key.fd]
+                room = limits.output_bytes - len(buf)
+                if len(chunk) > room:
+                    truncated = True
+                buf += chunk[: max(room, 0)]
+    finally:
+        sel.close()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+    fds = list(bufs)
+    out = bytes(bufs[fds[0]])
+    err = bytes(bufs[fds[1]]) if len(fds) > 1 else b""
+    return out, err, timed_out, truncated
+
+
+def _kill_tree(proc: subprocess.Popen[bytes], info: BackendInfo, uid: int | None) -> None:
+    if info.name == "bwrap":
+        proc.kill()  # bwrap's pid namespace dies with it, setsid children included
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.kill()
+    if uid == SANDBOX_UID:
+        kill_uid(SANDBOX_UID)
