@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from grove.errors import GroveError
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
@@ -113,7 +114,7 @@ class _YamlSource(PydanticBaseSettingsSource):
         return read_config_file(grove_home() / "config.yaml")
 
 
-class ConfigError(Exception):
+class ConfigError(GroveError):
     """Bad configuration, with a message saying what is wrong and how to fix it."""
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from grove.errors import GroveError
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
@@ -33,17 +34,17 @@ def step_to_completion(step: Step, index: int, model: str) -> Completion:
     if isinstance(step, str):
         return Completion(text=step, model=model)
     if not isinstance(step, dict):
-        raise TypeError(f"script step {index} must be a mapping, a string or a Completion, got {type(step).__name__}")
+        raise GroveError(f"script step {index} must be a mapping, a string or a Completion, got {type(step).__name__}")
     unknown = set(step) - {"text", "tool_calls", "finish_reason", "error"}
     if unknown:
-        raise ValueError(f"script step {index}: unknown keys {sorted(unknown)} (use text, tool_calls, error)")
+        raise GroveError(f"script step {index}: unknown keys {sorted(unknown)} (use text, tool_calls, error)")
     if "error" in step:
         kind = ErrorKind(step["error"])
         raise ModelError(kind, f"scripted {kind.value} error", model=model)
     calls = []
     for j, call in enumerate(step.get("tool_calls") or []):
         if "name" not in call:
-            raise ValueError(f"script step {index}, tool call {j}: missing 'name'")
+            raise GroveError(f"script step {index}, tool call {j}: missing 'name'")
         args = call.get("arguments", {})
         raw = args if isinstance(args, str) else json.dumps(args, ensure_ascii=False)
         calls.append(ToolCall(id=call.get("id") or f"call_{index}_{j}", name=call["name"], arguments=raw))
@@ -70,10 +71,10 @@ class ScriptModel:
 
         p = Path(path).expanduser()
         if not p.is_file():
-            raise FileNotFoundError(f"script file not found: {p} (model spec is script:<file.yaml>)")
+            raise GroveError(f"script file not found: {p} (model spec is script:<file.yaml>)")
         data = yaml.safe_load(p.read_text(encoding="utf-8"))
         if not isinstance(data, list):
-            raise ValueError(f"{p}: a script is a YAML list of steps, e.g. - text: Hello")
+            raise GroveError(f"{p}: a script is a YAML list of steps, e.g. - text: Hello")
         model = cls(data, name=f"script:{p}")
         for i, step in enumerate(data):  # validate up front so a typo fails before the run starts
             if not (isinstance(step, dict) and "error" in step):

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grove.errors import GroveError
 from grove.llm.types import Message, Usage
 from grove.store.db import Database
 
@@ -48,7 +49,7 @@ class SearchHit:
         return dict(self.__dict__)
 
 
-class SessionNotFound(LookupError):
+class SessionNotFound(GroveError, LookupError):
     pass
 
 

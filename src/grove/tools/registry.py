@@ -11,6 +11,7 @@ from typing import Any, get_type_hints
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
+from grove.errors import GroveError
 from grove.llm.types import ToolSchema
 from grove.tools.context import ToolContext
 
@@ -154,7 +155,7 @@ class ToolRegistry:
         known = self.toolsets
         unknown = [t for t in wanted if t not in known]
         if unknown:
-            raise ValueError(f"unknown toolset(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            raise GroveError(f"unknown toolset(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         return ToolRegistry(t for t in self._tools.values() if t.toolset in wanted)
 
     def schemas(self) -> list[ToolSchema]:

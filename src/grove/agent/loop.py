@@ -1,0 +1,165 @@
+"""The turn loop (loop 1): user text -> model -> tools -> ... -> answer, every step committed to the store.
+
+Read top to bottom: everything else (model routing, tools, storage) is called from here, nothing is hidden here.
+"""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from grove.agent.events import AgentEvents
+from grove.llm.types import Completion, Message, Model, ModelSettings, ToolCall, Usage
+from grove.store.sessions import SessionStore
+from grove.tools.context import ToolContext
+from grove.tools.registry import ToolRegistry, ToolResult
+
+GRACE_PROMPT = (
+    "[grove] The tool-call budget for this turn is used up. Do not call tools. Answer now with what you have: "
+    "what is done, what is not, and what the user could do next."
+)
+INTERRUPTED = "[interrupted by the user before this tool finished]"
+
+
+@dataclass
+class ToolCallRecord:
+    name: str
+    arguments: Any
+    ok: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "arguments": self.arguments, "ok": self.ok}
+
+
+@dataclass
+class TurnResult:
+    answer: str
+    model_calls: int = 0
+    usage: Usage = field(default_factory=Usage)
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    interrupted: bool = False
+    budget_exhausted: bool = False
+
+
+class Agent:
+    """One session's agent. `messages` is the live conversation, system prompt first."""
+
+    def __init__(
+        self,
+        model: Model,
+        tools: ToolRegistry,
+        ctx: ToolContext,
+        store: SessionStore,
+        session_id: str,
+        messages: list[Message],
+        *,
+        settings: ModelSettings | None = None,
+        max_iterations: int = 50,
+        events: AgentEvents | None = None,
+    ) -> None:
+        self.model = model
+        self.tools = tools
+        self.ctx = ctx
+        self.store = store
+        self.session_id = session_id
+        self.messages = messages
+        self.settings = settings or ModelSettings()
+        self.max_iterations = max_iterations
+        self.events = events or AgentEvents()
+        self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="grove-tool")
+
+    def run_turn(self, text: str) -> TurnResult:
+        result = TurnResult(answer="")
+        if not any(m["role"] == "user" for m in self.messages):
+            self.store.set_title(self.session_id, " ".join(text.split())[:80])
+        self._append({"role": "user", "content": text})
+        try:
+            for _ in range(self.max_iterations):
+                completion = self._call_model(result, with_tools=True)
+                if not completion.tool_calls:
+                    result.answer = completion.text
+                    return result
+                self._run_tools(completion.tool_calls, result)
+            result.budget_exhausted = True
+            self.events.on_notice(f"iteration budget ({self.max_iterations}) used up; asking for a final answer")
+            self._append({"role": "user", "content": GRACE_PROMPT})
+            result.answer = self._call_model(result, with_tools=False).text
+            return result
+        except KeyboardInterrupt:
+            result.interrupted = True
+            return result
+
+    def _call_model(self, result: TurnResult, with_tools: bool) -> Completion:
+        schemas = self.tools.schemas() if with_tools else []
+        streamed = self.events.on_text if self.events.streaming else None
+        completion = self.model.complete(self.messages, schemas, self.settings, streamed)
+        if not with_tools:
+            completion.tool_calls = []  # a grace answer must be text, whatever the model tried
+        result.model_calls += 1
+        result.usage = result.usage + completion.usage
+        self.store.add_usage(self.session_id, completion.usage, _cost(completion))
+        self._append(completion.to_message(), completion.usage)
+        self.events.on_model_done(bool(completion.tool_calls))
+        return completion
+
+    def _run_tools(self, calls: list[ToolCall], result: TurnResult) -> None:
+        """Run read-only calls concurrently and mutating ones alone, in order; commit each result as it lands.
+
+        On Ctrl-C, every call still unanswered gets an 'interrupted' result so the conversation stays valid.
+        """
+        for call in calls:
+            self.events.on_tool_start(call)
+        done = 0
+        try:
+            for batch in self._batches(calls):
+                futures = [self._pool.submit(self.tools.call, self.ctx, c.name, c.arguments) for c in batch]
+                for call, future in zip(batch, futures, strict=True):
+                    self._record_tool(call, future.result(), result)
+                    done += 1
+        finally:
+            for call in calls[done:]:
+                self._record_tool(call, ToolResult(INTERRUPTED, ok=False), result)
+
+    def _batches(self, calls: list[ToolCall]) -> list[list[ToolCall]]:
+        """Consecutive read-only calls share a batch; a mutating call (write, shell) runs alone, in call order."""
+        batches: list[list[ToolCall]] = []
+        open_batch = False  # whether the last batch may take more read-only calls
+        for call in calls:
+            tool = self.tools.get(call.name)
+            read_only = tool is not None and not tool.mutating
+            if read_only and open_batch:
+                batches[-1].append(call)
+            else:
+                batches.append([call])
+            open_batch = read_only
+        return batches
+
+    def _record_tool(self, call: ToolCall, outcome: ToolResult, result: TurnResult) -> None:
+        self._append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": outcome.content})
+        result.tool_calls.append(ToolCallRecord(call.name, _parse_args(call.arguments), outcome.ok))
+        self.events.on_tool_end(call, outcome)
+
+    def _append(self, message: Message, usage: Usage | None = None) -> None:
+        """Commit first, then keep: what is in memory is always also in state.db."""
+        self.store.add_message(self.session_id, message, usage)
+        self.messages.append(message)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _parse_args(raw: str) -> Any:
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, TypeError):
+        return raw
+
+
+def _cost(completion: Completion) -> float:
+    try:
+        from grove.llm.pricing import cost_usd
+    except ImportError:  # pricing table not available: cost unknown, not fatal
+        return 0.0
+    return cost_usd(completion.model, completion.usage)

@@ -1,0 +1,57 @@
+"""The system prompt, assembled once at session start and then kept byte-identical (prefix caches depend on it).
+
+Order: identity -> tool guidance -> memory -> user profile -> skills index -> project context -> date.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from grove.config import Settings
+    from grove.tools.registry import ToolRegistry
+
+IDENTITY = (
+    "You are grove, a capable assistant that works in the user's terminal. Answer directly and concisely. "
+    "Be accurate; say so when you are unsure."
+)
+TOOL_GUIDANCE = (
+    "Use tools only when the task needs them (files, commands); answer plain questions directly. "
+    "Read before you edit; prefer `patch` for small changes. Paths are relative to the workspace: {workspace}."
+)
+PROJECT_FILES = ("AGENTS.md", "GROVE.md")
+MAX_PROJECT_CHARS = 12_000
+
+
+def build_system_prompt(settings: Settings, workspace: Path, tools: ToolRegistry) -> str:
+    parts = [IDENTITY]
+    if len(tools):
+        parts.append(TOOL_GUIDANCE.format(workspace=workspace))
+    for section in (_skills_index(settings, workspace, tools), _project_context(workspace)):
+        if section:
+            parts.append(section)
+    parts.append(f"Today is {time.strftime('%Y-%m-%d')}.")
+    return "\n\n".join(parts)
+
+
+def _skills_index(settings: Settings, workspace: Path, tools: ToolRegistry) -> str:
+    if tools.get("skill_view") is None:
+        return ""  # without the skills tools an index would only cost tokens
+    try:
+        from grove.skills.index import skills_index_text
+    except ImportError:
+        return ""
+    return skills_index_text(settings, workspace)
+
+
+def _project_context(workspace: Path) -> str:
+    for name in PROJECT_FILES:
+        path = workspace / name
+        if path.is_file():
+            text = path.read_text(encoding="utf-8", errors="replace")
+            if len(text) > MAX_PROJECT_CHARS:
+                text = text[:MAX_PROJECT_CHARS] + f"\n[... {name} cut at {MAX_PROJECT_CHARS} characters]"
+            return f"Project instructions from {name} (the user's project; follow them):\n\n{text}"
+    return ""

@@ -1,0 +1,92 @@
+"""Opening a session: settings + store + model chain + tools + system prompt -> a ready Agent (new or resumed)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from grove.agent.events import AgentEvents
+from grove.agent.loop import Agent
+from grove.agent.prompt import build_system_prompt
+from grove.config import Settings
+from grove.llm.router import RetryPolicy, Router, RouterEvent
+from grove.llm.spec import build_model
+from grove.llm.types import Model, ModelSettings
+from grove.security.policy import SafetyPolicy
+from grove.store.sessions import SessionStore
+from grove.tools.builtin import builtin_registry
+from grove.tools.context import ToolContext
+
+
+@dataclass
+class SessionOptions:
+    model: str | None = None  # spec; None = settings
+    toolsets: list[str] | None = None  # None = settings.toolsets
+    resume: str | None = None  # session id (or prefix, or "last")
+    max_iterations: int | None = None
+    workspace: Path | None = None
+    policy: SafetyPolicy | None = None
+    source: str = "cli"
+
+
+def open_store(settings: Settings) -> SessionStore:
+    return SessionStore.open(settings.db_path)
+
+
+def build_router(settings: Settings, spec: str, events: AgentEvents, model: Model | None = None) -> Router:
+    models = [model or build_model(spec, settings)]
+    models += [build_model(s, settings) for s in settings.fallback_models if s != spec]
+
+    def notice(e: RouterEvent) -> None:
+        if e.action == "retry":
+            events.on_notice(f"{e.error.kind.value} from {e.model}; retrying in {e.delay:.1f}s")
+        elif e.action == "fallback":
+            events.on_notice(f"{e.model} failed ({e.error.kind.value}); falling back to the next model")
+
+    return Router(
+        models,
+        RetryPolicy(settings.retry.attempts, settings.retry.base_delay, settings.retry.max_delay),
+        on_event=notice,
+    )
+
+
+def open_agent(
+    settings: Settings,
+    options: SessionOptions,
+    events: AgentEvents | None = None,
+    store: SessionStore | None = None,
+    model: Model | None = None,
+) -> Agent:
+    """A new session, or the resumed one with its stored system prompt and active messages."""
+    events = events or AgentEvents()
+    store = store or open_store(settings)
+    workspace = (options.workspace or Path.cwd()).resolve()
+    policy = options.policy or SafetyPolicy(allow_terminal=settings.security.allow_terminal)
+    tools = builtin_registry().select(options.toolsets if options.toolsets is not None else settings.toolsets)
+    if options.resume:
+        session_id = store.resolve_id(options.resume)
+        info = store.get_session(session_id)
+        spec = options.model or info.model
+        system = store.system_prompt(session_id) or build_system_prompt(settings, workspace, tools)
+        history = store.messages(session_id)
+    else:
+        spec = options.model or settings.resolved_model()
+        system = build_system_prompt(settings, workspace, tools)
+        history = []
+    router = build_router(settings, spec, events, model)
+    if not options.resume:
+        session_id = store.create_session(router.name, source=options.source, system_prompt=system)
+    ctx = ToolContext(workspace=workspace, policy=policy, settings=settings, store=store, session_id=session_id)
+    return Agent(
+        router,
+        tools,
+        ctx,
+        store,
+        session_id,
+        [{"role": "system", "content": system}, *history],
+        settings=ModelSettings(
+            max_tokens=settings.max_tokens, temperature=settings.temperature, timeout=settings.timeout
+        ),
+        max_iterations=options.max_iterations or settings.max_iterations,
+        events=events,
+    )

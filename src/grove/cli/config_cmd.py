@@ -1,0 +1,49 @@
+"""`grove config show | set | path`: see and change settings (keys come from the environment, shown masked)."""
+
+from __future__ import annotations
+
+import os
+
+import typer
+
+from grove.cli.common import load
+
+app = typer.Typer(help="Show and change settings ($GROVE_HOME/config.yaml).", no_args_is_help=True,
+                  rich_markup_mode=None)
+
+
+@app.command("show")
+def show() -> None:
+    """Print the effective settings, where they come from, and which API keys are set (masked)."""
+    import yaml
+
+    from grove.config import KEY_ENVS, mask
+
+    settings = load()
+    data = settings.model_dump(mode="json")
+    data["model"] = f"{settings.model or ''} (effective: {settings.resolved_model()})".strip()
+    print(f"# {settings.config_path}" + ("" if settings.config_path.exists() else " (not created yet)"))
+    print(yaml.safe_dump(data, sort_keys=False).rstrip())
+    names = sorted({*KEY_ENVS.values(), *(p.key_env for p in settings.providers.values() if p.key_env)})
+    print("# API keys (from the environment only)")
+    for name in names:
+        value = os.environ.get(name)
+        print(f"{name}: {mask(value) if value else '(not set)'}")
+
+
+@app.command("set")
+def set_(
+    key: str = typer.Argument(..., help="Dotted key, e.g. model, toolsets, retry.attempts, providers.vllm.base_url"),
+    value: str = typer.Argument(..., help="YAML value, e.g. openai:gpt-4o-mini, 3, true, [files, todo]"),
+) -> None:
+    """Set one setting in config.yaml (validated first; API keys are refused: use environment variables)."""
+    from grove.config import set_config_value
+
+    path = set_config_value(key, value)
+    print(f"set {key} = {value} in {path}")
+
+
+@app.command("path")
+def path() -> None:
+    """Print the path of config.yaml."""
+    print(load().config_path)

@@ -1,0 +1,128 @@
+"""`grove doctor`: checks the setup one line at a time — OK, or the problem and how to fix it."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import typer
+
+
+@dataclass
+class Check:
+    name: str
+    ok: bool
+    detail: str
+
+
+def doctor(
+    model: str | None = typer.Option(None, "--model", "-m", help="Check this model spec instead of the default."),
+) -> None:
+    """Check settings, model, local model file, database and sandbox; exit 1 if something needs fixing."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    console = Console(highlight=False)
+    checks = run_checks(model)
+    for c in checks:
+        mark = "[green]OK[/]     " if c.ok else "[red]PROBLEM[/]"
+        console.print(f"{mark} {c.name}: {escape(c.detail)}")
+    if not all(c.ok for c in checks):
+        raise typer.Exit(1)
+
+
+def run_checks(model_override: str | None = None) -> list[Check]:
+    from grove.config import load_settings
+    from grove.errors import GroveError
+
+    try:
+        settings = load_settings()
+    except GroveError as e:
+        return [Check("settings", False, str(e))]
+    checks = [Check("settings", True, f"GROVE_HOME={settings.home}")]
+    spec = model_override or settings.resolved_model()
+    checks.append(_guard("model", lambda: _check_model(spec, settings)))
+    checks.append(_guard("local model file", _check_local_file))
+    checks.append(_guard("database", lambda: _check_db(settings)))
+    checks.append(_guard("sandbox", _check_sandbox))
+    return checks
+
+
+def _guard(name: str, fn: Callable[[], tuple[bool, str]]) -> Check:
+    try:
+        ok, detail = fn()
+    except Exception as e:  # a check that crashes is itself a finding, not a crash of doctor
+        ok, detail = False, f"{type(e).__name__}: {e}"
+    return Check(name, ok, detail)
+
+
+def _check_model(spec_text: str, settings) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
+    from grove.config import ProviderConfig
+    from grove.llm.spec import api_key_for, parse_spec
+
+    spec = parse_spec(spec_text)
+    if spec.provider == "local":
+        try:
+            import llama_cpp  # noqa: F401
+        except ImportError:
+            return False, 'llama-cpp-python is not installed; pip install "grove-agent[local]"'
+        return True, f"{spec} (embedded llama.cpp, offline)"
+    if spec.provider == "script":
+        exists = os.path.isfile(os.path.expanduser(spec.model))
+        return exists, f"{spec}" if exists else f"script file {spec.model} not found"
+    key, key_env = api_key_for(spec.provider, settings.providers.get(spec.provider, ProviderConfig()))
+    if not key and spec.provider != "openai-compat":
+        return False, f"{spec}: no API key; export {key_env}=..."
+    if spec.provider == "anthropic":
+        return True, f"{spec} (key from {key_env})"
+    import urllib.error
+    import urllib.request
+
+    base = (settings.providers.get(spec.provider, ProviderConfig()).base_url or spec.base_url
+            or "https://api.openai.com/v1")
+    request = urllib.request.Request(base.rstrip("/") + "/models")
+    if key:
+        request.add_header("Authorization", f"Bearer {key}")
+    try:
+        with urllib.request.urlopen(request, timeout=5) as r:
+            status = r.status
+    except urllib.error.HTTPError as e:
+        status = e.code
+    except (urllib.error.URLError, OSError) as e:
+        return False, f"{spec}: {base} unreachable ({e}); is the server running?"
+    if status in (401, 403):
+        return False, f"{spec}: the server refused the key in {key_env} (HTTP {status})"
+    return status < 500, f"{spec}: {base} answered HTTP {status}"
+
+
+def _check_local_file() -> tuple[bool, str]:
+    try:
+        from grove.llm.local import default_model_path
+    except ImportError:
+        return False, 'the local provider is missing; pip install "grove-agent[local]"'
+    path = default_model_path()
+    return True, f"{path} ({path.stat().st_size / 1e6:.0f} MB)"
+
+
+def _check_db(settings) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
+    from grove.store.db import Database
+
+    db = Database(settings.db_path)
+    try:
+        with db.transaction() as c:
+            c.execute("CREATE TEMP TABLE IF NOT EXISTS _doctor (x)")
+            c.execute("INSERT INTO _doctor VALUES (1)")
+        mode = db.conn.execute("PRAGMA journal_mode").fetchone()[0]
+        version = db.conn.execute("PRAGMA user_version").fetchone()[0]
+    finally:
+        db.close()
+    return True, f"{settings.db_path} writable (journal {mode}, schema v{version})"
+
+
+def _check_sandbox() -> tuple[bool, str]:
+    try:
+        from grove.sandbox import doctor_check
+    except ImportError:
+        return False, "no sandbox module yet; the terminal tool runs unsandboxed and only when allowed"
+    return doctor_check()

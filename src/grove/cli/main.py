@@ -1,0 +1,55 @@
+"""The `grove` app: registers the command groups and turns known errors into clear messages and exit codes."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from grove import __version__
+from grove.cli import chat, config_cmd, doctor, run, sessions
+
+app = typer.Typer(
+    name="grove",
+    help="grove — the agent that grows with you. Start with `grove run \"question\"` or `grove chat`.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"grove {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+) -> None:
+    """grove — the agent that grows with you."""
+
+
+app.command("run")(run.run)
+app.command("chat")(chat.chat)
+app.command("doctor")(doctor.doctor)
+app.add_typer(sessions.app, name="sessions")
+app.add_typer(config_cmd.app, name="config")
+try:  # the skills command group arrives with the skills library
+    from grove.cli import skills as _skills
+
+    app.add_typer(_skills.app, name="skills")
+except ImportError:  # pragma: no cover - only while the module is absent
+    pass
+
+
+def main() -> None:
+    from grove.errors import GroveError
+
+    try:
+        app()
+    except GroveError as e:
+        print(f"grove: {e}", file=sys.stderr)
+        sys.exit(2)

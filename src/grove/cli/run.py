@@ -1,0 +1,62 @@
+"""`grove run TEXT`: one turn, one answer; scriptable (`--json`), resumable (`--resume ID`)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import typer
+
+from grove.cli.common import fail, load, split_csv
+
+
+def run(
+    text: str = typer.Argument(..., help="What to ask or do, e.g. \"What is the capital of France?\""),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="Model spec: local, openai:<m>, anthropic:<m>, openrouter:<m>, "
+        "openai-compat:<m>@<url>, script:<file.yaml>."
+    ),
+    toolsets: str | None = typer.Option(
+        None, "--toolsets", "-t", help="Comma-separated toolsets (files, terminal, todo, ...); '' for none."
+    ),
+    max_iterations: int | None = typer.Option(None, "--max-iterations", min=1, help="Model calls per turn."),
+    as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, usage, tool calls)."),
+    resume: str | None = typer.Option(None, "--resume", "-r", help="Continue session ID (or 'last')."),
+    allow_terminal: bool = typer.Option(False, "--allow-terminal", help="Let the model run shell commands."),
+) -> None:
+    """Run one turn and print the answer. Example: grove run "Summarise README.md" -t files"""
+    from grove.agent.session import SessionOptions, open_agent
+    from grove.cli.output import TerminalEvents
+    from grove.llm.errors import ModelError
+    from grove.security.policy import SafetyPolicy
+
+    settings = load()
+    events = TerminalEvents(stream_text=not as_json and sys.stdout.isatty(), quiet=as_json)
+    policy = SafetyPolicy(allow_terminal=allow_terminal or settings.security.allow_terminal)
+    options = SessionOptions(
+        model=model, toolsets=split_csv(toolsets), resume=resume, max_iterations=max_iterations, policy=policy
+    )
+    agent = open_agent(settings, options, events)
+    try:
+        result = agent.run_turn(text)
+    except ModelError as e:
+        fail(f"{e}\n(session {agent.session_id} keeps everything up to the failure; "
+             f"continue it with `grove run --resume {agent.session_id} ...`)", code=1)
+    finally:
+        agent.close()
+    if as_json:
+        payload = {
+            "answer": result.answer,
+            "session_id": agent.session_id,
+            "model": agent.model.name,
+            "usage": result.usage.as_dict(),
+            "tool_calls": [c.as_dict() for c in result.tool_calls],
+            "model_calls": result.model_calls,
+            "interrupted": result.interrupted,
+            "budget_exhausted": result.budget_exhausted,
+        }
+        print(json.dumps(payload, ensure_ascii=False))
+    elif not events.streaming:
+        print(result.answer)
+    if result.interrupted:
+        raise typer.Exit(130)

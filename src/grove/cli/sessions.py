@@ -1,0 +1,88 @@
+"""`grove sessions list | show | search`: every past session, searchable (also as JSON)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import typer
+
+from grove.cli.common import fail, load
+
+app = typer.Typer(help="List, show and search past sessions.", no_args_is_help=True, rich_markup_mode=None)
+
+
+def _store():  # type: ignore[no-untyped-def]
+    from grove.store.sessions import SessionStore
+
+    return SessionStore.open(load().db_path)
+
+
+def _when(ts: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+
+
+@app.command("list")
+def list_(
+    limit: int = typer.Option(20, "--limit", "-n", help="How many, newest first."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """List recent sessions, newest first."""
+    sessions = _store().list_sessions(limit)
+    if as_json:
+        print(json.dumps([s.as_dict() for s in sessions], ensure_ascii=False))
+        return
+    if not sessions:
+        print("no sessions yet; start one with `grove run \"...\"` or `grove chat`")
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("id", "updated", "model", "msgs", "tokens", "title", box=None, highlight=False)
+    for s in sessions:
+        table.add_row(
+            s.id, _when(s.updated_at), s.model, str(s.message_count),
+            str(s.prompt_tokens + s.completion_tokens), (s.title or "")[:60],
+        )
+    Console().print(table)
+
+
+@app.command("show")
+def show(
+    session_id: str = typer.Argument(..., help="Session id, a unique prefix of one, or 'last'."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+    all_messages: bool = typer.Option(False, "--all", help="Include compressed-away (inactive) messages."),
+) -> None:
+    """Show one session's messages."""
+    store = _store()
+    sid = store.resolve_id(session_id)
+    info = store.get_session(sid)
+    messages = store.messages(sid, active_only=not all_messages)
+    if as_json:
+        print(json.dumps({"session": info.as_dict(), "messages": messages}, ensure_ascii=False))
+        return
+    print(f"session {sid} · {info.model} · {_when(info.created_at)} · {info.title or ''}")
+    for m in messages:
+        if m.get("tool_calls"):
+            for c in m["tool_calls"]:
+                print(f"[assistant → {c['function']['name']}] {c['function']['arguments'][:200]}")
+        if m.get("content"):
+            label = m["role"] if m["role"] != "tool" else f"tool {m.get('name', '')}"
+            print(f"[{label}] {m['content']}")
+
+
+@app.command("search")
+def search(
+    query: str = typer.Argument(..., help="Words or a substring to find (any language)."),
+    limit: int = typer.Option(10, "--limit", "-n", help="Most sessions to return."),
+    as_json: bool = typer.Option(False, "--json", help="Print JSON."),
+) -> None:
+    """Full-text search over all past sessions: one hit per session, best first."""
+    hits = _store().search(query, limit=limit)
+    if as_json:
+        print(json.dumps([h.as_dict() for h in hits], ensure_ascii=False))
+        return
+    if not hits:
+        fail(f"nothing found for {query!r}", code=1)
+    for h in hits:
+        print(f"{h.session_id}  {_when(h.created_at)}  [{h.role}] {h.snippet}")
