@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 from grove.errors import GroveError
 from pydantic import BaseModel, Field, ValidationError, field_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings.exceptions import SettingsError
 
 KEY_ENVS = {
     "openai": "OPENAI_API_KEY",
@@ -60,8 +61,8 @@ class Settings(BaseSettings):
 
     home: Path = Field(default_factory=grove_home)
     model: str | None = Field(None, description="model spec; empty = first configured provider, else local")
-    fallback_models: list[str] = Field(default_factory=list)
-    toolsets: list[str] = Field(default_factory=lambda: ["files", "todo"])
+    fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    toolsets: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["files", "todo"])
     max_iterations: int = Field(50, ge=1)
     timeout: float = Field(120.0, gt=0, description="seconds per model request")
     max_tokens: int | None = None
@@ -74,7 +75,13 @@ class Settings(BaseSettings):
     @field_validator("toolsets", "fallback_models", mode="before")
     @classmethod
     def _split_commas(cls, v: Any) -> Any:
-        return [s.strip() for s in v.split(",") if s.strip()] if isinstance(v, str) else v
+        if isinstance(v, str):  # GROVE_TOOLSETS=files,todo or a JSON list
+            if v.strip().startswith("["):
+                import json
+
+                return json.loads(v)
+            return [s.strip() for s in v.split(",") if s.strip()]
+        return v
 
     @classmethod
     def settings_customise_sources(
@@ -135,6 +142,8 @@ def read_config_file(path: Path) -> dict[str, Any]:
 def load_settings(**overrides: Any) -> Settings:
     try:
         return Settings(**{k: v for k, v in overrides.items() if v is not None})
+    except SettingsError as e:
+        raise ConfigError(f"{e}; check your GROVE_* environment variables") from e
     except ValidationError as e:
         problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
         raise ConfigError(f"invalid settings ({problems}); see `grove config show`") from e

@@ -11,7 +11,7 @@ from grove.agent.prompt import build_system_prompt
 from grove.config import Settings
 from grove.llm.router import RetryPolicy, Router, RouterEvent
 from grove.llm.spec import build_model
-from grove.llm.types import Model, ModelSettings
+from grove.llm.types import Message, Model, ModelSettings
 from grove.security.policy import SafetyPolicy
 from grove.store.sessions import SessionStore
 from grove.tools.builtin import builtin_registry
@@ -27,6 +27,24 @@ class SessionOptions:
     workspace: Path | None = None
     policy: SafetyPolicy | None = None
     source: str = "cli"
+
+
+LOST_RESULT = (
+    "[grove] The process stopped before this tool call finished; its effect is unknown. "
+    "Check the current state before repeating it."
+)
+
+
+def unanswered_tool_results(history: list[Message]) -> list[Message]:
+    """Results for tool calls a killed process never answered, so the conversation is valid again."""
+    answered = {m.get("tool_call_id") for m in history if m["role"] == "tool"}
+    missing: list[Message] = []
+    for m in history:
+        for call in m.get("tool_calls") or []:
+            if call["id"] not in answered:
+                name = call["function"]["name"]
+                missing.append({"role": "tool", "tool_call_id": call["id"], "name": name, "content": LOST_RESULT})
+    return missing
 
 
 def open_store(settings: Settings) -> SessionStore:
@@ -69,6 +87,9 @@ def open_agent(
         spec = options.model or info.model
         system = store.system_prompt(session_id) or build_system_prompt(settings, workspace, tools)
         history = store.messages(session_id)
+        for message in unanswered_tool_results(history):
+            store.add_message(session_id, message)
+            history.append(message)
     else:
         spec = options.model or settings.resolved_model()
         system = build_system_prompt(settings, workspace, tools)

@@ -45,11 +45,11 @@ except ImportError:  # pragma: no cover - only while the module is absent
     pass
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     from grove.errors import GroveError
 
     try:
-        app()
+        app(args=argv, prog_name="grove")
     except GroveError as e:
         print(f"grove: {e}", file=sys.stderr)
         sys.exit(2)

@@ -1,0 +1,5 @@
+"""`python -m grove` runs the CLI."""
+
+from grove.cli.main import main
+
+main()

@@ -1,0 +1,105 @@
+"""The CLI as a user drives it: run (text and --json), resume, sessions, config, errors with exit codes."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from grove.cli.main import main
+
+
+def grove(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    try:
+        main(list(args))
+        code = 0
+    except SystemExit as e:
+        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+    out = capsys.readouterr()
+    return code, out.out, out.err
+
+
+def script(tmp_path: Path, steps: str, name: str = "s.yaml") -> str:
+    path = tmp_path / name
+    path.write_text(steps)
+    return f"script:{path}"
+
+
+def test_run_json_reports_answer_usage_and_tool_calls(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    spec = script(tmp_path, "- tool_calls: [{name: write_file, arguments: {path: out.txt, content: hi}}]\n- text: Done.\n")
+    code, out, _ = grove(capsys, "run", "make out.txt", "-m", spec, "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["answer"] == "Done." and data["model_calls"] == 2 and data["model"] == spec
+    assert data["tool_calls"] == [{"name": "write_file", "arguments": {"path": "out.txt", "content": "hi"}, "ok": True}]
+    assert set(data["usage"]) == {"prompt_tokens", "completion_tokens", "cached_tokens"}
+    assert (tmp_path / "out.txt").read_text() == "hi"
+
+    code, out, _ = grove(capsys, "sessions", "show", data["session_id"], "--json")
+    assert [m["role"] for m in json.loads(out)["messages"]] == ["user", "assistant", "tool", "assistant"]
+
+
+def test_run_prints_the_plain_answer_and_resume_continues(tmp_path, capsys) -> None:
+    first = script(tmp_path, "- text: It is Paris.\n", "a.yaml")
+    code, out, _ = grove(capsys, "run", "capital of France?", "-m", first, "-t", "")
+    assert (code, out) == (0, "It is Paris.\n")
+    second = script(tmp_path, "- text: Still Paris.\n", "b.yaml")
+    code, out, _ = grove(capsys, "run", "and now?", "-m", second, "--resume", "last", "--json")
+    data = json.loads(out)
+    code, out, _ = grove(capsys, "sessions", "show", data["session_id"], "--json")
+    contents = [m["content"] for m in json.loads(out)["messages"]]
+    assert contents == ["capital of France?", "It is Paris.", "and now?", "Still Paris."]
+
+
+def test_sessions_list_and_search(tmp_path, capsys) -> None:
+    grove(capsys, "run", "remember the zebra protocol", "-m", script(tmp_path, "- text: noted\n"))
+    code, out, _ = grove(capsys, "sessions", "list", "--json")
+    assert code == 0 and json.loads(out)[0]["title"] == "remember the zebra protocol"
+    code, out, _ = grove(capsys, "sessions", "search", "zebra", "--json")
+    assert code == 0 and "[zebra]" in json.loads(out)[0]["snippet"]
+    code, _, err = grove(capsys, "sessions", "search", "unicorn")
+    assert code == 1 and "nothing found" in err
+
+
+def test_errors_are_clear_with_nonzero_exit(tmp_path, capsys) -> None:
+    code, _, err = grove(capsys, "run", "x", "-m", "gpt-4o")
+    assert code == 2 and "unknown model spec" in err and "openai:<model>" in err
+    code, _, err = grove(capsys, "run", "x", "-m", "script:/nowhere.yaml")
+    assert code == 2 and "script file not found" in err
+    code, _, err = grove(capsys, "run", "x", "-t", "bogus", "-m", script(tmp_path, "- text: a\n"))
+    assert code == 2 and "unknown toolset" in err
+    code, _, err = grove(capsys, "run", "x", "-m", "openai:gpt-4o-mini")
+    assert code == 2 and "OPENAI_API_KEY" in err
+    code, _, err = grove(capsys, "sessions", "show", "nope")
+    assert code == 2 and "grove sessions list" in err
+
+
+def test_running_off_the_end_of_a_script_fails_and_keeps_the_session(tmp_path, capsys) -> None:
+    spec = script(tmp_path, "- tool_calls: [{name: todo, arguments: {}}]\n")
+    code, _, err = grove(capsys, "run", "go", "-m", spec)
+    assert code == 1 and "ran off its end" in err and "--resume" in err
+
+
+def test_config_set_and_show_mask_keys(capsys, monkeypatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-proj-abcdefghijklmnopqrstuvwxyz")
+    code, out, _ = grove(capsys, "config", "set", "retry.attempts", "2")
+    assert code == 0
+    code, out, _ = grove(capsys, "config", "show")
+    assert "attempts: 2" in out and "OPENAI_API_KEY: sk-p…wxyz" in out
+    assert "abcdefghijklmnop" not in out
+    code, _, err = grove(capsys, "config", "set", "api_key", "sk-1")
+    assert code == 2 and "never writes keys" in err
+
+
+@pytest.mark.parametrize("cmd", [[], ["run"], ["chat"], ["sessions"], ["sessions", "search"], ["config"], ["doctor"]])
+def test_every_command_has_help(capsys, cmd: list[str]) -> None:
+    code, out, _ = grove(capsys, *cmd, "--help")
+    assert code == 0 and "Usage: grove" in out and len(out.splitlines()) > 4
+
+
+def test_version(capsys) -> None:
+    from grove import __version__
+
+    assert grove(capsys, "--version")[1].strip() == f"grove {__version__}"

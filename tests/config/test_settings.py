@@ -1,0 +1,96 @@
+"""Settings from config.yaml and GROVE_* variables; `config set` validates, refuses secrets, writes atomically."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from grove.config import ConfigError, load_settings, mask, set_config_value
+from grove.llm.spec import ModelSpec, parse_spec
+
+
+def test_defaults_pick_local_without_keys(grove_home: Path) -> None:
+    s = load_settings()
+    assert s.home == grove_home and s.resolved_model() == "local"
+    assert s.toolsets == ["files", "todo"] and s.max_iterations == 50
+
+
+def test_a_present_key_picks_that_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    assert load_settings().resolved_model().startswith("openai:")
+
+
+def test_yaml_then_env_override(grove_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    grove_home.mkdir()
+    (grove_home / "config.yaml").write_text("model: openai:gpt-4o\nretry:\n  attempts: 2\ntoolsets: [files]\n")
+    assert load_settings().model == "openai:gpt-4o"
+    monkeypatch.setenv("GROVE_MODEL", "anthropic:claude-x")
+    monkeypatch.setenv("GROVE_RETRY__ATTEMPTS", "7")
+    monkeypatch.setenv("GROVE_TOOLSETS", "files,todo")
+    s = load_settings()
+    assert (s.model, s.retry.attempts, s.toolsets) == ("anthropic:claude-x", 7, ["files", "todo"])
+
+
+def test_broken_yaml_is_a_clear_error(grove_home: Path) -> None:
+    grove_home.mkdir()
+    (grove_home / "config.yaml").write_text("model: [unclosed\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_settings()
+
+
+def test_unknown_key_is_refused(grove_home: Path) -> None:
+    grove_home.mkdir()
+    (grove_home / "config.yaml").write_text("modle: local\n")
+    with pytest.raises(ConfigError, match="modle"):
+        load_settings()
+
+
+def test_set_writes_validated_values(grove_home: Path) -> None:
+    set_config_value("model", "openai:gpt-4o-mini")
+    set_config_value("retry.attempts", "3")
+    set_config_value("providers.vllm.base_url", "http://127.0.0.1:8000/v1")
+    s = load_settings()
+    assert s.model == "openai:gpt-4o-mini" and s.retry.attempts == 3
+    assert s.providers["vllm"].base_url == "http://127.0.0.1:8000/v1"
+
+
+def test_set_refuses_invalid_values_and_keeps_the_file(grove_home: Path) -> None:
+    set_config_value("max_iterations", "5")
+    before = (grove_home / "config.yaml").read_bytes()
+    with pytest.raises(ConfigError, match="max_iterations"):
+        set_config_value("max_iterations", "zero")
+    assert (grove_home / "config.yaml").read_bytes() == before
+
+
+def test_set_refuses_secrets() -> None:
+    with pytest.raises(ConfigError, match="never writes keys"):
+        set_config_value("openai_api_key", "sk-secret")
+
+
+def test_mask_hides_all_but_the_ends() -> None:
+    assert mask("sk-abcdefghijklmnop") == "sk-a…mnop"
+    assert mask("short") == "*****"
+
+
+@pytest.mark.parametrize(
+    ("text", "spec"),
+    [
+        ("local", ModelSpec("local", "")),
+        ("local:/m/x.gguf", ModelSpec("local", "/m/x.gguf")),
+        ("openai:gpt-4o-mini", ModelSpec("openai", "gpt-4o-mini")),
+        ("anthropic:claude-sonnet-4-5", ModelSpec("anthropic", "claude-sonnet-4-5")),
+        ("openrouter:meta/llama-3", ModelSpec("openrouter", "meta/llama-3", "https://openrouter.ai/api/v1")),
+        ("openai-compat:qwen@http://127.0.0.1:8000/v1", ModelSpec("openai-compat", "qwen", "http://127.0.0.1:8000/v1")),
+        ("script:demo.yaml", ModelSpec("script", "demo.yaml")),
+    ],
+)
+def test_model_specs_parse_and_print_back(text: str, spec: ModelSpec) -> None:
+    assert parse_spec(text) == spec
+    assert str(spec) == text
+
+
+@pytest.mark.parametrize("bad", ["gpt-4o", "foo:bar", "openai:", "openai-compat:qwen", "openai-compat:q@ftp://x"])
+def test_bad_specs_say_what_is_accepted(bad: str) -> None:
+    with pytest.raises(ConfigError, match="openai|model spec"):
+        parse_spec(bad)

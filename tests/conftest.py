@@ -1,0 +1,40 @@
+"""Shared fixtures: a fresh GROVE_HOME per test, a store, and a ready agent on the script model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from grove.config import Settings
+from grove.store.sessions import SessionStore
+
+
+@pytest.fixture(autouse=True)
+def grove_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own GROVE_HOME and no provider keys, so nothing leaks between tests or to the network."""
+    home = tmp_path / "grove-home"
+    monkeypatch.setenv("GROVE_HOME", str(home))
+    for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GROVE_API_KEY", "GROVE_MODEL"):
+        monkeypatch.delenv(var, raising=False)
+    return home
+
+
+@pytest.fixture
+def settings(grove_home: Path) -> Settings:
+    return Settings()
+
+
+@pytest.fixture
+def store(settings: Settings) -> Iterator[SessionStore]:
+    s = SessionStore.open(settings.db_path)
+    yield s
+    s.db.close()
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    return ws
