@@ -42,7 +42,7 @@ def bwrap_argv(
     argv: list[str],
     *,
     workspace: Path,
-    workspace_fd: int,
+    source: Path,
     limits: Limits,
     network: bool,
     env: dict[str, str],
@@ -62,8 +62,9 @@ def bwrap_argv(
             a += ["--ro-bind", path, path]
     a += ["--proc", "/proc", "--dev", "/dev"]
     a += ["--size", str(limits.tmp_size_mb * 1024 * 1024), "--tmpfs", "/tmp"]
-    # Bound by fd: the unprivileged uid could not traverse e.g. /root to reach a workspace below it.
-    a += ["--bind-fd", str(workspace_fd), str(workspace), "--chdir", str(workspace)]
+    # `source` differs from `workspace` when it was staged (see mountns): inside, it keeps its real path.
+    a += ["--bind", str(source), str(workspace), "--chdir", str(workspace)]
+    a += ["--remount-ro", "/"]  # the sandbox's own root (where /etc's mount points live) is not writable
     for key, value in env.items():
         a += ["--setenv", key, value]
     return [*a, "--", *argv]

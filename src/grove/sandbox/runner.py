@@ -16,6 +16,7 @@ from pathlib import Path
 
 from grove.sandbox.backend import BACKENDS, BackendInfo, detect_backend
 from grove.sandbox.bwrap import bwrap_argv
+from grove.sandbox.mountns import STAGED_WORKSPACE, stage_workspace
 from grove.sandbox.types import Limits, Result
 from grove.sandbox.users import SANDBOX_UID, can_write, choose_uid, count_processes, is_root, kill_uid
 
@@ -35,18 +36,24 @@ def _safe_env(extra: Mapping[str, str] | None, workspace: Path) -> dict[str, str
     return env
 
 
-def _limiter(limits: Limits, nproc: int) -> object:
+def _child_setup(limits: Limits, nproc: int, uid: int | None, stage: str | None) -> object:
     cpu = limits.cpu_seconds or math.ceil(limits.timeout) + 1
     mem = limits.memory_mb * 1024 * 1024
     fsize = limits.file_size_mb * 1024 * 1024
 
-    def apply() -> None:  # runs in the child after the uid drop and before exec; only lowers limits
+    def apply() -> None:  # runs in the forked child, before exec
+        if stage is not None:
+            stage_workspace(stage)
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if uid is not None:  # last: what came before needed root
+            os.setgroups([])
+            os.setresgid(uid, uid, uid)
+            os.setresuid(uid, uid, uid)
 
     return apply
 
@@ -88,45 +95,39 @@ def run(
         notes.append(f"the workspace is not writable by sandbox uid {uid}; use make_scratch() or chown it")
     nproc = limits.max_processes + (count_processes(os.getuid()) if uid is None else 0)
     run_env = _safe_env(env, ws)
-    fd = os.open(ws, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC)
+    stage = info.name == "bwrap" and uid is not None and not _reachable(ws, uid)
+    if info.name == "bwrap":
+        assert info.bwrap
+        source = Path(STAGED_WORKSPACE) if stage else ws
+        cmd = bwrap_argv(
+            info.bwrap,
+            list(argv),
+            workspace=ws,
+            source=source,
+            limits=limits,
+            network=network,
+            env=run_env,
+        )
+        popen_env: dict[str, str] = {}  # bwrap's own environ is readable inside at /proc/1/environ
+        cwd = "/"
+    else:
+        if network:
+            notes.append("network=True has no effect without isolation: the host network is reachable")
+        cmd, popen_env, cwd = list(argv), run_env, str(ws)
+    start = time.monotonic()
     try:
-        if info.name == "bwrap":
-            assert info.bwrap
-            cmd = bwrap_argv(
-                info.bwrap,
-                list(argv),
-                workspace=ws,
-                workspace_fd=fd,
-                limits=limits,
-                network=network,
-                env=run_env,
-            )
-            popen_env: dict[str, str] = {}  # bwrap's own environ is readable inside at /proc/1/environ
-            cwd = "/"
-        else:
-            if network:
-                notes.append("network=True has no effect without isolation: the host network is reachable")
-            cmd, popen_env, cwd = list(argv), run_env, str(ws)
-        start = time.monotonic()
-        try:
-            proc = subprocess.Popen(
-                cmd,
-                cwd=cwd,
-                env=popen_env,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
-                pass_fds=(fd,),
-                start_new_session=True,
-                user=uid,
-                group=uid,
-                extra_groups=[] if uid is not None else None,
-                preexec_fn=_limiter(limits, nproc),  # type: ignore[arg-type]
-            )
-        except OSError as e:
-            return Result(127, "", f"could not start {argv[0]}: {e}", info.name, duration=0.0, notes=notes)
-    finally:
-        os.close(fd)
+        proc = subprocess.Popen(
+            cmd,
+            cwd=cwd,
+            env=popen_env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
+            start_new_session=True,
+            preexec_fn=_child_setup(limits, nproc, uid, str(ws) if stage else None),  # type: ignore[arg-type]
+        )
+    except (OSError, subprocess.SubprocessError) as e:  # SubprocessError: the child setup failed
+        return Result(127, "", f"could not start {argv[0]}: {e}", info.name, duration=0.0, notes=notes)
     out, err, timed_out, truncated = _collect(proc, limits)
     if proc.poll() is None:
         _kill_tree(proc, info, uid)
@@ -148,6 +149,15 @@ def run(
         duration=time.monotonic() - start,
         notes=notes,
     )
+
+
+def _reachable(path: Path, uid: int) -> bool:
+    """Can `uid` traverse every ancestor of `path` (the 'x' bit for others, or it owns them)?"""
+    for parent in [path, *path.parents]:
+        st = parent.stat()
+        if st.st_uid != uid and not st.st_mode & 0o001:
+            return False
+    return True
 
 
 def _backend(name: str | None) -> BackendInfo:
