@@ -9,9 +9,9 @@ import time
 from pathlib import Path
 
 import pytest
+from tests.sandbox.conftest import needs_isolation, needs_uid_drop
 
 from grove.sandbox import Limits, run
-from tests.sandbox.conftest import needs_isolation, needs_uid_drop
 
 PY = "/usr/bin/python3"
 
