@@ -1,0 +1,368 @@
+"""The OpenAI-compatible provider (OpenAI, OpenRouter, vLLM, llama.cpp server, ...) through the `openai` SDK.
+
+Also home of the HTTP-status → ErrorKind mapping that every remote provider shares. The SDK is imported lazily
+(~0.4 s) and never retries: the Router owns retries, so a failure reaches it at once, classified.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import threading
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from grove.llm.errors import ErrorKind, ModelError
+from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
+
+DEFAULT_CONTEXT_WINDOW = 128_000
+# Most specific prefix first; matched against the model id without any "vendor/" prefix (OpenRouter style).
+CONTEXT_WINDOWS: list[tuple[str, int]] = [
+    ("gpt-4.1", 1_047_576),
+    ("gpt-5", 400_000),
+    ("gpt-4o", 128_000),
+    ("gpt-4-turbo", 128_000),
+    ("gpt-4-32k", 32_768),
+    ("gpt-4", 8_192),
+    ("gpt-3.5-turbo", 16_385),
+    ("o1", 200_000),
+    ("o3", 200_000),
+    ("o4", 200_000),
+    ("claude", 200_000),
+    ("gemini", 1_048_576),
+]
+# Reasoning models take max_completion_tokens and refuse max_tokens.
+COMPLETION_TOKENS_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+
+CONTEXT_OVERFLOW_TEXT = (
+    "context_length_exceeded",
+    "maximum context length",
+    "context length",
+    "context window",
+    "too many tokens",
+    "prompt is too long",
+    "input is too long",
+    "reduce the length",
+    "exceeds the context",
+)
+BILLING_TEXT = (
+    "insufficient_quota",
+    "exceeded your current quota",
+    "billing",
+    "credit balance",
+    "insufficient credits",
+    "payment required",
+)
+CONTENT_POLICY_TEXT = ("content_filter", "content_policy", "content management policy", "safety system")
+
+
+def context_window_for(model: str) -> int:
+    base = model.rsplit("/", 1)[-1].lower()
+    for prefix, window in CONTEXT_WINDOWS:
+        if base.startswith(prefix):
+            return window
+    return DEFAULT_CONTEXT_WINDOW
+
+
+def parse_retry_after(headers: Mapping[str, str] | None, now: float | None = None) -> float | None:
+    """Seconds to wait from `retry-after-ms`, or `retry-after` as seconds or an HTTP date; None when absent."""
+    if not headers:
+        return None
+    lower = {k.lower(): v for k, v in headers.items()}
+    try:
+        if lower.get("retry-after-ms"):
+            return max(float(lower["retry-after-ms"]) / 1000, 0.0)
+    except ValueError:
+        pass
+    value = lower.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value).timestamp()
+    except (TypeError, ValueError, IndexError):
+        return None
+    return max(when - (time.time() if now is None else now), 0.0)
+
+
+def error_text(body: object, fallback: str) -> str:
+    """The human part of an error body: `{"error": {"message": ...}}`, `{"message": ...}` or raw text."""
+    if isinstance(body, dict):
+        inner = body.get("error", body)
+        if isinstance(inner, dict):
+            msg = inner.get("message")
+            if isinstance(msg, str) and msg:
+                return msg
+        elif isinstance(inner, str) and inner:
+            return inner
+    if isinstance(body, str) and body.strip():
+        return body.strip()[:500]
+    return fallback
+
+
+def _body_codes(body: object) -> str:
+    """Error type/code fields, lower-cased, to match on alongside the message."""
+    if not isinstance(body, dict):
+        return ""
+    inner = body.get("error", body)
+    if not isinstance(inner, dict):
+        return ""
+    return " ".join(str(inner.get(k) or "") for k in ("type", "code")).lower()
+
+
+def _has(text: str, needles: Iterable[str]) -> bool:
+    return any(n in text for n in needles)
+
+
+def classify_http_error(
+    status: int,
+    body: object,
+    headers: Mapping[str, str] | None,
+    *,
+    model: str,
+    key_env: str,
+    fallback_message: str = "",
+) -> ModelError:
+    """Map one HTTP error answer of any provider onto grove's ErrorKind taxonomy."""
+    message = error_text(body, fallback_message or f"HTTP {status}")
+    haystack = f"{message} {_body_codes(body)}".lower()
+    retry_after = parse_retry_after(headers)
+
+    def err(kind: ErrorKind, text: str = message) -> ModelError:
+        return ModelError(kind, text, status=status, retry_after=retry_after, model=model)
+
+    if status in (401, 403) or "authentication_error" in haystack:
+        return err(
+            ErrorKind.AUTH,
+            f"the provider refused the API key from {key_env} (HTTP {status}: {message}). "
+            f"Check it is set and valid: export {key_env}=<your key>",
+        )
+    if status == 402 or _has(haystack, BILLING_TEXT):
+        return err(
+            ErrorKind.BILLING, f"billing problem (HTTP {status}): {message}. Check the account's credit"
+        )
+    if status == 529 or "overloaded" in haystack:
+        return err(ErrorKind.OVERLOADED)
+    if status == 429:
+        return err(ErrorKind.RATE_LIMIT)
+    if status == 404:
+        return err(
+            ErrorKind.MODEL_NOT_FOUND,
+            f"model '{model}' not found (HTTP 404: {message}). Check the model name, and that a custom "
+            "base URL is right (OpenAI-compatible servers usually end in /v1)",
+        )
+    if status == 413:
+        return err(ErrorKind.PAYLOAD_TOO_LARGE)
+    if _has(haystack, CONTEXT_OVERFLOW_TEXT) and status < 500:
+        return err(ErrorKind.CONTEXT_OVERFLOW)
+    if _has(haystack, CONTENT_POLICY_TEXT):
+        return err(ErrorKind.CONTENT_POLICY)
+    if status == 503:
+        return err(ErrorKind.OVERLOADED)
+    if status == 408:
+        return err(ErrorKind.TIMEOUT)
+    if status == 409 or status >= 500:
+        return err(ErrorKind.SERVER_ERROR)
+    if status in (400, 422):
+        return err(ErrorKind.BAD_REQUEST)
+    return err(ErrorKind.UNKNOWN)
+
+
+def classify_transport_error(exc: BaseException, model: str) -> ModelError | None:
+    """Timeouts and connection failures, from the SDK's wrappers or raw httpx errors that escaped a stream."""
+    names = [c.__name__ for c in type(exc).__mro__]
+    module = type(exc).__module__.split(".")[0]
+    if "APITimeoutError" in names or (
+        module.startswith(("httpx", "httpcore")) and "TimeoutException" in names
+    ):
+        return ModelError(ErrorKind.TIMEOUT, f"no answer within the timeout ({exc})", model=model)
+    if "APIConnectionError" in names or (
+        module.startswith(("httpx", "httpcore")) and "TransportError" in names
+    ):
+        cause = exc.__cause__ or exc.__context__
+        detail = f"{exc} ({cause})" if cause else str(exc)
+        return ModelError(ErrorKind.CONNECTION, f"cannot reach the model server: {detail}", model=model)
+    return None
+
+
+class OpenAICompatModel:
+    """A chat model behind an OpenAI-compatible `/chat/completions` endpoint."""
+
+    def __init__(
+        self,
+        name: str,
+        model: str,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        key_env: str = "OPENAI_API_KEY",
+        context_window: int | None = None,
+    ) -> None:
+        self.name = name
+        self.model = model
+        self.base_url = base_url
+        self.api_key = api_key
+        self.key_env = key_env
+        self.context_window = context_window or context_window_for(model)
+        self._client: Any = None
+        self._lock = threading.Lock()
+
+    def _get_client(self, timeout: float) -> Any:
+        with self._lock:
+            if self._client is None:
+                import openai
+
+                self._client = openai.OpenAI(
+                    base_url=self.base_url,
+                    # Local servers need no key, but the SDK refuses to start without one.
+                    api_key=self.api_key or "none",
+                    max_retries=0,
+                    timeout=timeout,
+                )
+            return self._client
+
+    def request_params(
+        self, messages: list[Message], tools: list[ToolSchema], settings: ModelSettings
+    ) -> dict:
+        params: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            params["tools"] = tools
+        if settings.max_tokens is not None:
+            reasoning = self.model.rsplit("/", 1)[-1].startswith(COMPLETION_TOKENS_PREFIXES)
+            params["max_completion_tokens" if reasoning else "max_tokens"] = settings.max_tokens
+        if settings.temperature is not None:
+            params["temperature"] = settings.temperature
+        if settings.seed is not None:
+            params["seed"] = settings.seed
+        return params
+
+    def complete(
+        self,
+        messages: list[Message],
+        tools: list[ToolSchema],
+        settings: ModelSettings,
+        on_text: TextCallback | None = None,
+    ) -> Completion:
+        import openai
+
+        client = self._get_client(settings.timeout)
+        params = self.request_params(messages, tools, settings)
+        try:
+            if on_text is None:
+                response = client.chat.completions.create(**params, timeout=settings.timeout)
+                return self._parse(response)
+            stream = client.chat.completions.create(
+                **params, stream=True, stream_options={"include_usage": True}, timeout=settings.timeout
+            )
+            return self._assemble(stream, on_text)
+        except ModelError:
+            raise
+        except openai.APIStatusError as e:
+            raise classify_http_error(
+                e.status_code,
+                e.body,
+                e.response.headers,
+                model=self.name,
+                key_env=self.key_env,
+                fallback_message=e.message,
+            ) from e
+        except Exception as e:
+            transport = classify_transport_error(e, self.name)
+            if transport is not None:
+                raise transport from e
+            if isinstance(e, openai.APIError):  # an error event inside a 200 stream (e.g. OpenRouter)
+                raise self._stream_error(e) from e
+            raise
+
+    def _stream_error(self, e: Any) -> ModelError:
+        err = classify_http_error(
+            500,
+            {"error": e.body} if e.body else None,
+            None,
+            model=self.name,
+            key_env=self.key_env,
+            fallback_message=e.message,
+        )
+        err.status = None
+        return err
+
+    def _parse(self, response: Any) -> Completion:
+        choices = getattr(response, "choices", None)
+        if not choices:
+            # Some gateways answer 200 with an error object instead of choices.
+            extra = getattr(response, "model_extra", None) or {}
+            raise classify_http_error(
+                500,
+                extra or None,
+                None,
+                model=self.name,
+                key_env=self.key_env,
+                fallback_message="the server answered without any choices",
+            )
+        choice = choices[0]
+        message = choice.message
+        calls = [
+            ToolCall(id=tc.id or f"call_{i}", name=tc.function.name, arguments=tc.function.arguments or "{}")
+            for i, tc in enumerate(message.tool_calls or [])
+        ]
+        return Completion(
+            text=message.content or "",
+            tool_calls=calls,
+            usage=parse_usage(response.usage),
+            finish_reason=choice.finish_reason or ("tool_calls" if calls else "stop"),
+            model=self.name,
+        )
+
+    def _assemble(self, stream: Iterable[Any], on_text: TextCallback) -> Completion:
+        """Forward text deltas as they come; rebuild tool calls from their fragments, keyed by index."""
+        text: list[str] = []
+        calls: dict[int, dict[str, Any]] = {}
+        usage = Usage()
+        finish = ""
+        for chunk in stream:
+            if getattr(chunk, "usage", None):
+                usage = parse_usage(chunk.usage)
+            for choice in chunk.choices or []:
+                delta = choice.delta
+                if delta is not None and delta.content:
+                    text.append(delta.content)
+                    on_text(delta.content)
+                for tc in (delta.tool_calls if delta is not None else None) or []:
+                    index = tc.index if tc.index is not None else len(calls)
+                    slot = calls.setdefault(index, {"id": "", "name": "", "arguments": []})
+                    slot["id"] = slot["id"] or tc.id or ""
+                    if tc.function is not None:
+                        slot["name"] = slot["name"] or tc.function.name or ""
+                        if tc.function.arguments:
+                            slot["arguments"].append(tc.function.arguments)
+                if choice.finish_reason:
+                    finish = choice.finish_reason
+        tool_calls = [
+            ToolCall(
+                id=slot["id"] or f"call_{i}", name=slot["name"], arguments="".join(slot["arguments"]) or "{}"
+            )
+            for i, slot in sorted(calls.items())
+        ]
+        return Completion(
+            text="".join(text),
+            tool_calls=tool_calls,
+            usage=usage,
+            finish_reason=finish or ("tool_calls" if tool_calls else "stop"),
+            model=self.name,
+        )
+
+
+def parse_usage(usage: Any) -> Usage:
+    if usage is None:
+        return Usage()
+    details = getattr(usage, "prompt_tokens_details", None)
+    cached = getattr(details, "cached_tokens", None) if details is not None else None
+    if isinstance(details, dict):
+        cached = details.get("cached_tokens")
+    return Usage(
+        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
+        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
+        cached_tokens=int(cached or 0),
+    )

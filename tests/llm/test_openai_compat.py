@@ -1,0 +1,130 @@
+"""OpenAICompatModel against the fake OpenAI server, through the real openai SDK: requests, parsing, streaming."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
+
+from grove.llm.errors import ErrorKind, ModelError
+from grove.llm.openai_compat import OpenAICompatModel, context_window_for
+from grove.llm.types import ModelSettings
+
+TOOLS = [
+    {
+        "type": "function",
+        "function": {
+            "name": "read_file",
+            "description": "Read a file",
+            "parameters": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}},
+                "required": ["path"],
+            },
+        },
+    }
+]
+HELLO = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hello"}]
+
+
+def model_for(srv: FakeOpenAIServer, **kw: object) -> OpenAICompatModel:
+    return OpenAICompatModel(name="openai-compat:fake", model="fake-model", base_url=srv.url, **kw)  # type: ignore[arg-type]
+
+
+def test_plain_completion_sends_messages_and_settings(openai_server: FakeOpenAIServer) -> None:
+    openai_server.queue(FakeReply(text="Hi there."))
+    model = model_for(openai_server, api_key="sk-test")
+    settings = ModelSettings(max_tokens=50, temperature=0.2, seed=7, timeout=5)
+    result = model.complete(HELLO, [], settings)
+    assert result.text == "Hi there."
+    assert result.finish_reason == "stop"
+    assert result.tool_calls == []
+    (req,) = openai_server.requests
+    assert req.path == "/v1/chat/completions"
+    assert req.headers["authorization"] == "Bearer sk-test"
+    assert req.body["messages"] == HELLO
+    assert req.body["max_tokens"] == 50 and req.body["temperature"] == 0.2 and req.body["seed"] == 7
+    assert "tools" not in req.body  # no empty tools list: some servers reject it
+    assert "stream" not in req.body
+
+
+def test_unset_settings_are_not_sent_and_missing_key_uses_placeholder(
+    openai_server: FakeOpenAIServer,
+) -> None:
+    model_for(openai_server).complete(HELLO, TOOLS, ModelSettings(timeout=5))
+    body = openai_server.requests[0].body
+    assert not {"max_tokens", "temperature", "seed"} & set(body)
+    assert body["tools"] == TOOLS
+    assert openai_server.requests[0].headers["authorization"] == "Bearer none"
+
+
+def test_reasoning_models_get_max_completion_tokens(openai_server: FakeOpenAIServer) -> None:
+    model = OpenAICompatModel(name="openai:o3-mini", model="o3-mini", base_url=openai_server.url)
+    model.complete(HELLO, [], ModelSettings(max_tokens=64, timeout=5))
+    body = openai_server.requests[0].body
+    assert body["max_completion_tokens"] == 64 and "max_tokens" not in body
+
+
+def test_tool_calls_and_usage_with_cached_tokens(openai_server: FakeOpenAIServer) -> None:
+    usage = {"prompt_tokens": 1200, "completion_tokens": 30, "prompt_tokens_details": {"cached_tokens": 1024}}
+    openai_server.queue(FakeReply(tool_calls=[("read_file", {"path": "a.txt"})], usage=usage))
+    result = model_for(openai_server).complete(HELLO, TOOLS, ModelSettings(timeout=5))
+    assert result.finish_reason == "tool_calls"
+    (call,) = result.tool_calls
+    assert call.name == "read_file" and call.id == "call_0"
+    assert json.loads(call.arguments) == {"path": "a.txt"}
+    assert (result.usage.prompt_tokens, result.usage.completion_tokens, result.usage.cached_tokens) == (
+        1200,
+        30,
+        1024,
+    )
+
+
+def test_streaming_forwards_text_deltas_and_assembles_tool_calls(openai_server: FakeOpenAIServer) -> None:
+    usage = {"prompt_tokens": 500, "completion_tokens": 20, "prompt_tokens_details": {"cached_tokens": 256}}
+    calls = [("read_file", {"path": "notes/a long name.txt"}), ("read_file", {"path": "b.txt"})]
+    openai_server.queue(FakeReply(text="Let me look at both files.", tool_calls=calls, usage=usage))
+    deltas: list[str] = []
+    result = model_for(openai_server).complete(HELLO, TOOLS, ModelSettings(timeout=5), on_text=deltas.append)
+    assert len(deltas) > 1  # really streamed, not one final blob
+    assert "".join(deltas) == result.text == "Let me look at both files."
+    assert [c.id for c in result.tool_calls] == ["call_0", "call_1"]
+    assert [json.loads(c.arguments) for c in result.tool_calls] == [dict(a) for _, a in calls]
+    assert result.finish_reason == "tool_calls"
+    assert result.usage.cached_tokens == 256 and result.usage.prompt_tokens == 500
+    body = openai_server.requests[0].body
+    assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
+
+
+def test_an_error_inside_a_stream_is_classified(openai_server: FakeOpenAIServer) -> None:
+    openai_server.queue(
+        FakeReply(text="partial", stream_error={"message": "Provider overloaded", "code": 502})
+    )
+    with pytest.raises(ModelError) as info:
+        model_for(openai_server).complete(HELLO, [], ModelSettings(timeout=5), on_text=lambda _: None)
+    assert info.value.kind is ErrorKind.OVERLOADED
+    assert info.value.retryable
+
+
+def test_client_is_created_once_per_model(openai_server: FakeOpenAIServer) -> None:
+    model = model_for(openai_server)
+    model.complete(HELLO, [], ModelSettings(timeout=5))
+    first = model._client
+    model.complete(HELLO, [], ModelSettings(timeout=5))
+    assert model._client is first and len(openai_server.requests) == 2
+
+
+@pytest.mark.parametrize(
+    ("model", "window"),
+    [
+        ("gpt-4o-mini", 128_000),
+        ("gpt-4.1-mini", 1_047_576),
+        ("openai/gpt-4.1", 1_047_576),
+        ("qwen3-8b", 128_000),
+    ],
+)
+def test_context_window_defaults_per_family(model: str, window: int) -> None:
+    assert context_window_for(model) == window
+    assert OpenAICompatModel(name="x", model=model).context_window == window
+    assert OpenAICompatModel(name="x", model=model, context_window=4096).context_window == 4096
