@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -32,13 +31,3 @@ def backend(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
     return make_scratch(tmp_path)
-
-
-def needs_isolation(backend: str, what: str) -> None:
-    if backend == "rlimit":
-        pytest.skip(f"the rlimit backend does not isolate {what} (reported as 'no isolation')")
-
-
-def needs_uid_drop(backend: str) -> None:
-    if backend == "rlimit" and os.geteuid() != 0:
-        pytest.skip("the rlimit backend confines reads only through a uid drop, which needs root")
