@@ -32,7 +32,9 @@ def ensure_cl100k_cached() -> Path:
         try:
             packed = resources.files("bpe_openai").joinpath("data/cl100k_base.tiktoken.gz").read_bytes()
         except (ModuleNotFoundError, FileNotFoundError) as e:
-            raise SystemExit("token counts need the PyPI packages tiktoken and bpe-openai: pip install -e '.[dev]'") from e
+            raise SystemExit(
+                "token counts need the PyPI packages tiktoken and bpe-openai: pip install -e '.[dev]'"
+            ) from e
         tmp = target.with_suffix(".tmp")
         tmp.write_bytes(gzip.decompress(packed))
         os.replace(tmp, target)

@@ -1,0 +1,1 @@
+"""The skill library: Agent Skills folders (SKILL.md + supporting files), discovered, indexed, searched and managed."""

@@ -1,0 +1,190 @@
+"""SKILL.md parsing and validation: lenient reading (warn, still load), strict checking before any write."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+MAX_NAME = 64
+MAX_DESCRIPTION = 1024
+MAX_COMPATIBILITY = 500
+MAX_SKILL_MD_CHARS = 100_000
+STANDARD_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
+_FENCE = "---"
+_KEY_LINE = re.compile(r"^([A-Za-z0-9_.-]+):[ \t]+(.+)$")
+
+
+class SkillFormatError(ValueError):
+    """A SKILL.md that cannot be loaded at all (no frontmatter, unparseable YAML, no description)."""
+
+
+@dataclass
+class ParsedSkillMd:
+    frontmatter: dict[str, Any]
+    body: str
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def extra_keys(self) -> list[str]:
+        """Top-level keys outside the standard (Claude Code's, Hermes Agent's): kept as they are."""
+        return [k for k in self.frontmatter if k not in STANDARD_KEYS]
+
+
+def split_frontmatter(text: str) -> tuple[str, str]:
+    """(yaml text, body) of a SKILL.md; raises SkillFormatError when there is no frontmatter block."""
+    text = text.lstrip("\ufeff")
+    lines = text.splitlines(keepends=True)
+    start = 0
+    while start < len(lines) and not lines[start].strip():
+        start += 1
+    if start >= len(lines) or lines[start].strip() != _FENCE:
+        raise SkillFormatError("SKILL.md must start with a '---' line opening the YAML frontmatter")
+    for end in range(start + 1, len(lines)):
+        if lines[end].rstrip() == _FENCE:
+            return "".join(lines[start + 1 : end]), "".join(lines[end + 1 :])
+    raise SkillFormatError("the YAML frontmatter is never closed by a '---' line")
+
+
+def _quote_colon_values(yaml_text: str) -> str:
+    """Retry for `description: Use when: X` lines, which YAML rejects: quote the value of top-level keys."""
+    out = []
+    for line in yaml_text.splitlines():
+        m = _KEY_LINE.match(line)
+        value = m.group(2).strip() if m else ""
+        if m and ": " in value and value[0] not in "\"'[{|>":
+            out.append(f"{m.group(1)}: " + '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"')
+        else:
+            out.append(line)
+    return "\n".join(out) + "\n"
+
+
+def _load_yaml(yaml_text: str, warnings: list[str]) -> Any:
+    try:
+        return yaml.safe_load(yaml_text)
+    except yaml.YAMLError as first:
+        try:
+            data = yaml.safe_load(_quote_colon_values(yaml_text))
+        except yaml.YAMLError:
+            mark = getattr(first, "problem_mark", None)
+            where = f" (line {mark.line + 2})" if mark is not None else ""
+            raise SkillFormatError(
+                f"the frontmatter is not valid YAML{where}: {getattr(first, 'problem', first)}"
+            ) from None
+        warnings.append("frontmatter had unquoted values containing ': '; read them quoted")
+        return data
+
+
+def parse_skill_md(text: str, folder_name: str | None = None) -> ParsedSkillMd:
+    """Lenient read: problems that still leave a usable skill become warnings; the rest raise SkillFormatError."""
+    yaml_text, body = split_frontmatter(text)
+    warnings: list[str] = []
+    data = _load_yaml(yaml_text, warnings)
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise SkillFormatError("the frontmatter must be a YAML mapping of keys to values")
+    fm: dict[str, Any] = {str(k): v for k, v in data.items()}
+    desc = fm.get("description")
+    if desc is None or (isinstance(desc, str) and not desc.strip()):
+        raise SkillFormatError(
+            "the frontmatter has no 'description' (say what the skill does and when to use it)"
+        )
+    if not isinstance(desc, str):
+        fm["description"] = " ".join(str(desc).split())
+        warnings.append("'description' is not a string; read as text")
+    name = fm.get("name")
+    if name is None or not str(name).strip():
+        if folder_name is None:
+            raise SkillFormatError("the frontmatter has no 'name'")
+        fm["name"] = folder_name
+        warnings.append(f"no 'name' in the frontmatter; using the folder name '{folder_name}'")
+    elif not isinstance(name, str):
+        fm["name"] = str(name)
+    warnings.extend(check_frontmatter(fm, folder_name, body=body))
+    return ParsedSkillMd(fm, body, warnings)
+
+
+def check_frontmatter(fm: dict[str, Any], folder_name: str | None, body: str | None = None) -> list[str]:
+    """Every way `fm` breaks the Agent Skills rules, each said as what is wrong and how to fix it."""
+    problems: list[str] = []
+    name = fm.get("name")
+    if not isinstance(name, str) or not name:
+        problems.append("'name' is required: 1-64 characters of a-z, 0-9 and single hyphens")
+    else:
+        if len(name) > MAX_NAME:
+            problems.append(f"'name' is {len(name)} characters; at most {MAX_NAME} are allowed")
+        if not NAME_RE.match(name):
+            problems.append(
+                f"'name' {name!r} must use only lowercase a-z, 0-9 and single hyphens, "
+                "not starting or ending with a hyphen (e.g. 'pdf-forms')"
+            )
+        if folder_name is not None and name != folder_name:
+            problems.append(
+                f"'name' {name!r} differs from its folder name {folder_name!r}; they must be equal"
+            )
+    desc = fm.get("description")
+    if not isinstance(desc, str) or not desc.strip():
+        problems.append(
+            "'description' is required: 1-1024 characters saying what the skill does and when to use it"
+        )
+    elif len(desc) > MAX_DESCRIPTION:
+        problems.append(f"'description' is {len(desc)} characters; at most {MAX_DESCRIPTION} are allowed")
+    compat = fm.get("compatibility")
+    if compat is not None and (not isinstance(compat, str) or len(compat) > MAX_COMPATIBILITY):
+        problems.append(f"'compatibility' must be text of at most {MAX_COMPATIBILITY} characters")
+    lic = fm.get("license")
+    if lic is not None and not isinstance(lic, str):
+        problems.append("'license' must be text, e.g. 'MIT' or 'see LICENSE.txt'")
+    meta = fm.get("metadata")
+    if meta is not None:
+        if not isinstance(meta, dict):
+            problems.append("'metadata' must be a mapping of string keys to string values")
+        else:
+            bad = [str(k) for k, v in meta.items() if not isinstance(v, str)]
+            if bad:
+                problems.append(
+                    f"'metadata' values must be strings; quote these: {', '.join(sorted(bad))} (e.g. \"true\")"
+                )
+    tools = fm.get("allowed-tools")
+    if tools is not None and not isinstance(tools, str):
+        problems.append("'allowed-tools' must be one space-separated string, e.g. 'Bash(git:*) Read'")
+    if body is not None and len(body) > MAX_SKILL_MD_CHARS:
+        problems.append(f"SKILL.md is {len(body)} characters; at most {MAX_SKILL_MD_CHARS} are allowed")
+    return problems
+
+
+def strict_problems(text: str, folder_name: str) -> list[str]:
+    """Every reason `text` is not a valid SKILL.md for folder `folder_name` ([] when valid)."""
+    if len(text) > MAX_SKILL_MD_CHARS:
+        return [f"SKILL.md is {len(text)} characters; at most {MAX_SKILL_MD_CHARS} are allowed"]
+    try:
+        yaml_text, _body = split_frontmatter(text)
+        data = yaml.safe_load(yaml_text)
+    except SkillFormatError as e:
+        return [str(e)]
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 2}" if mark is not None else ""
+        return [f"the frontmatter is not valid YAML{where}: {getattr(e, 'problem', None) or e}"]
+    if not isinstance(data, dict):
+        return ["the frontmatter must be a YAML mapping with at least 'name' and 'description'"]
+    return check_frontmatter({str(k): v for k, v in data.items()}, folder_name)
+
+
+def validate_skill_md(text: str, folder_name: str) -> None:
+    """Strict check before a write: raises SkillFormatError listing every problem."""
+    problems = strict_problems(text, folder_name)
+    if problems:
+        raise SkillFormatError("; ".join(problems))
+
+
+def render_skill_md(frontmatter: dict[str, Any], body: str) -> str:
+    """SKILL.md text: standard keys first, in the standard's order, then any others as they were."""
+    ordered = {k: frontmatter[k] for k in STANDARD_KEYS if k in frontmatter}
+    ordered.update({k: v for k, v in frontmatter.items() if k not in ordered})
+    dumped = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=1000)
+    return f"---\n{dumped}---\n{body if body.startswith(chr(10)) else chr(10) + body}"

@@ -1,0 +1,123 @@
+"""Skill versions: a per-skill lock across processes, and a snapshot in skills/.history/ before every write.
+
+Layout: `.history/<name>/<NNNNNN>/` holds the skill folder as it was before change N, with `<NNNNNN>.json` beside it
+saying who made change N, why, and when. Numbers are taken under the lock, so concurrent writers never share one.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from grove.store.files import atomic_write_bytes, atomic_write_text
+
+HISTORY_DIR = ".history"
+LOCKS_DIR = ".locks"
+
+
+@dataclass
+class Version:
+    number: int
+    action: str
+    actor: str  # user | agent | import
+    reason: str
+    at: float
+    session_id: str | None = None
+
+    def as_dict(self) -> dict[str, object]:
+        return asdict(self)
+
+
+@contextmanager
+def skill_lock(skills_root: Path, name: str) -> Iterator[None]:
+    """Exclusive lock on one skill, across threads and processes (flock on a per-skill lock file)."""
+    locks = skills_root / LOCKS_DIR
+    locks.mkdir(parents=True, exist_ok=True)
+    fd = os.open(locks / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def history_dir(skills_root: Path, name: str) -> Path:
+    return skills_root / HISTORY_DIR / name
+
+
+def versions(skills_root: Path, name: str) -> list[Version]:
+    folder = history_dir(skills_root, name)
+    out: list[Version] = []
+    if not folder.is_dir():
+        return out
+    for meta in sorted(folder.glob("[0-9]*.json")):
+        try:
+            data = json.loads(meta.read_text(encoding="utf-8"))
+            out.append(Version(**data))
+        except (OSError, ValueError, TypeError):
+            continue  # a foreign or damaged entry is skipped, not fatal
+    return out
+
+
+def _next_number(folder: Path) -> int:
+    numbers = (
+        [int(p.name) for p in folder.iterdir() if p.is_dir() and p.name.isdigit()] if folder.is_dir() else []
+    )
+    return max(numbers, default=0) + 1
+
+
+def snapshot(
+    skills_root: Path, name: str, action: str, actor: str, reason: str, session_id: str | None = None
+) -> Version | None:
+    """Keep the skill folder as it is now (call under skill_lock, before changing it). None if it does not exist."""
+    src = skills_root / name
+    if not (src / "SKILL.md").is_file():
+        return None
+    folder = history_dir(skills_root, name)
+    folder.mkdir(parents=True, exist_ok=True)
+    number = _next_number(folder)
+    tmp = Path(tempfile.mkdtemp(dir=folder, prefix=".tmp-"))
+    try:
+        shutil.copytree(src, tmp / "skill", symlinks=True)
+        version = Version(number, action, actor, reason, time.time(), session_id)
+        atomic_write_text(folder / f"{number:06d}.json", json.dumps(version.as_dict(), ensure_ascii=False))
+        os.rename(tmp / "skill", folder / f"{number:06d}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return version
+
+
+def version_dir(skills_root: Path, name: str, number: int) -> Path:
+    return history_dir(skills_root, name) / f"{number:06d}"
+
+
+def restore_files(snapshot_dir: Path, target: Path) -> None:
+    """Make `target` hold exactly the files of `snapshot_dir`, byte for byte, each file written atomically.
+
+    SKILL.md goes last, so a reader never sees a SKILL.md that points at files not restored yet.
+    """
+    wanted: dict[str, Path] = {}
+    for dirpath, _dirs, files in os.walk(snapshot_dir):
+        for fname in files:
+            full = Path(dirpath) / fname
+            wanted[os.path.relpath(full, snapshot_dir)] = full
+    for rel in sorted(wanted, key=lambda r: r == "SKILL.md"):
+        src = wanted[rel]
+        atomic_write_bytes(target / rel, src.read_bytes(), mode=src.stat().st_mode & 0o7777)
+    for dirpath, _dirs, files in os.walk(target):
+        for fname in files:
+            full = Path(dirpath) / fname
+            if os.path.relpath(full, target) not in wanted:
+                full.unlink()
+    for dirpath, dirs, files in sorted(os.walk(target), key=lambda t: -len(t[0])):
+        if not dirs and not files and Path(dirpath) != target:
+            Path(dirpath).rmdir()

@@ -1,0 +1,175 @@
+"""Importing skills written for other agents (Claude Code, Hermes Agent, any Agent Skills client) into $GROVE_HOME.
+
+Each skill is read leniently, scanned, and copied whole into a temp folder that is renamed into place, so a
+half-imported skill never shows up. Every skill gets a verdict: imported (with warnings) or skipped (with why).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grove.skills import usage
+from grove.skills.discover import iter_skill_dirs
+from grove.skills.frontmatter import MAX_NAME, NAME_RE, SkillFormatError, split_frontmatter, strict_problems
+from grove.skills.guard import scan_skill_text
+from grove.skills.history import skill_lock, snapshot
+from grove.skills.manage import MAX_SUPPORT_FILE_BYTES
+from grove.skills.skill import MAX_SUPPORT_FILES, SUPPORT_DIRS, load_skill
+from grove.store.db import Database
+
+_NAME_LINE = re.compile(r"^name:.*$", re.MULTILINE)
+
+
+@dataclass
+class ImportOutcome:
+    source: Path
+    name: str
+    status: str  # "imported" | "skipped"
+    reason: str = ""
+    warnings: list[str] = field(default_factory=list)
+
+
+def normalise_name(name: str) -> str:
+    """'My_Skill.v2' -> 'my-skill-v2': the closest name the standard allows ('' if nothing is left)."""
+    out = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+    return out[:MAX_NAME].rstrip("-")
+
+
+def with_category(text: str, category: str, warnings: list[str]) -> str:
+    """Keep the category folder an import came from as `metadata.grove.category`, editing only that line."""
+    from grove.skills.frontmatter import parse_skill_md
+
+    yaml_text, _body = split_frontmatter(text)
+    lines = yaml_text.splitlines(keepends=True)
+    entry = f"grove.category: {category}\n"
+    meta_at = next((i for i, ln in enumerate(lines) if re.match(r"^metadata:\s*$", ln)), None)
+    if meta_at is None and not any(ln.startswith("metadata:") for ln in lines):
+        lines.append("metadata:\n  " + entry)
+    elif meta_at is not None:
+        nxt = lines[meta_at + 1] if meta_at + 1 < len(lines) else "  "
+        indent = nxt[: len(nxt) - len(nxt.lstrip())] or "  "
+        lines.insert(meta_at + 1, indent + entry)
+    else:
+        warnings.append(f"category '{category}' not recorded (metadata is not a block mapping)")
+        return text
+    new_text = text[: text.index(yaml_text)] + "".join(lines) + text[text.index(yaml_text) + len(yaml_text) :]
+    try:
+        parsed = parse_skill_md(new_text)
+    except SkillFormatError:
+        return text
+    meta = parsed.frontmatter.get("metadata")
+    return new_text if isinstance(meta, dict) and meta.get("grove.category") == category else text
+
+
+def find_skill_dirs(path: Path) -> list[tuple[Path, str | None]]:
+    path = Path(path)
+    if (path / "SKILL.md").is_file():
+        return [(path, None)]
+    if path.is_file() and path.name == "SKILL.md":
+        return [(path.parent, None)]
+    return list(iter_skill_dirs(path))
+
+
+def _files(folder: Path) -> tuple[list[Path], list[str]]:
+    """The regular files to copy, and warnings for what is left out (symlinks, hidden files)."""
+    files: list[Path] = []
+    warnings: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(folder):
+        for d in list(dirnames):
+            if d.startswith(".") or os.path.islink(os.path.join(dirpath, d)):
+                warnings.append(
+                    f"left out {os.path.relpath(os.path.join(dirpath, d), folder)}/ (hidden or a link)"
+                )
+                dirnames.remove(d)
+        dirnames.sort()
+        for fname in sorted(filenames):
+            full = Path(dirpath) / fname
+            rel = full.relative_to(folder)
+            if fname.startswith(".") or full.is_symlink():
+                warnings.append(f"left out {rel} (hidden or a link)")
+                continue
+            files.append(full)
+    return files, warnings
+
+
+def import_one(
+    folder: Path, category: str | None, skills_root: Path, db: Database | None, force: bool
+) -> ImportOutcome:
+    try:
+        skill = load_skill(folder, "import", category)
+    except SkillFormatError as e:
+        return ImportOutcome(folder, folder.name, "skipped", str(e))
+    warnings = list(skill.warnings)
+    name = skill.name
+    text = skill.skill_md.read_text(encoding="utf-8")
+    if not NAME_RE.match(name) or len(name) > MAX_NAME:
+        fixed = normalise_name(name)
+        if not fixed:
+            return ImportOutcome(folder, name, "skipped", f"name {name!r} cannot be made valid; rename it")
+        warnings.append(f"renamed {name!r} to {fixed!r} (the standard allows a-z, 0-9 and single hyphens)")
+        text = _NAME_LINE.sub(f"name: {fixed}", text, count=1)
+        name = fixed
+    if category and skill.category != category:
+        pass  # the file names its own category; it wins over the folder it came from
+    elif category:
+        text = with_category(text, category, warnings)
+    warnings = list(dict.fromkeys(warnings + strict_problems(text, name)))
+    files, left_out = _files(folder)
+    warnings += left_out
+    if len(files) > MAX_SUPPORT_FILES:
+        return ImportOutcome(
+            folder, name, "skipped", f"{len(files)} files; at most {MAX_SUPPORT_FILES} are allowed"
+        )
+    for f in files:
+        rel = f.relative_to(folder)
+        if f.stat().st_size > MAX_SUPPORT_FILE_BYTES:
+            return ImportOutcome(folder, name, "skipped", f"{rel} is larger than 1 MiB")
+        if rel.parts[0] not in SUPPORT_DIRS and str(rel) != "SKILL.md":
+            warnings.append(f"{rel} is outside {', '.join(SUPPORT_DIRS)} (kept; readable with skill_view)")
+        content = text if str(rel) == "SKILL.md" else f.read_bytes().decode("utf-8", errors="ignore")
+        scan = scan_skill_text(content)
+        if scan.verdict == "dangerous":
+            return ImportOutcome(
+                folder, name, "skipped", f"content scan of {rel}: " + "; ".join(scan.reasons)
+            )
+        warnings += [f"{rel}: {r}" for r in scan.reasons]
+    skills_root.mkdir(parents=True, exist_ok=True)
+    with skill_lock(skills_root, name):
+        dest = skills_root / name
+        if dest.exists() and not force:
+            return ImportOutcome(
+                folder, name, "skipped", f"a skill '{name}' exists already (--force replaces it)"
+            )
+        tmp = Path(tempfile.mkdtemp(dir=skills_root, prefix=".import-"))
+        try:
+            for f in files:
+                rel = f.relative_to(folder)
+                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, tmp / rel)
+            (tmp / "SKILL.md").write_text(text, encoding="utf-8")
+            if dest.exists():
+                snapshot(skills_root, name, "import", "import", f"replaced by import from {folder}")
+                shutil.rmtree(dest)
+            os.rename(tmp, dest)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    usage.record(db, name, "create", detail=f"import from {folder}", actor="import")
+    return ImportOutcome(folder, name, "imported", warnings=warnings)
+
+
+def import_skills(
+    path: Path, skills_root: Path, db: Database | None = None, force: bool = False
+) -> list[ImportOutcome]:
+    """Import one skill folder, or every skill under a folder of skills (flat or by category)."""
+    path = Path(path).expanduser()
+    if not path.exists():
+        raise FileNotFoundError(f"{path} does not exist")
+    found = find_skill_dirs(path)
+    if not found:
+        raise FileNotFoundError(f"no SKILL.md found in {path} (looked {3} folders deep)")
+    return [import_one(folder, category, Path(skills_root), db, force) for folder, category in found]

@@ -1,0 +1,135 @@
+"""Ranked lexical search over skills (BM25F over name, description, category and body), and relevance hints."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grove.skills.skill import Skill
+
+# Field weights: a word in the name or description says far more about what a skill is for than one in the body.
+FIELD_WEIGHTS = {"name": 3.0, "description": 2.0, "category": 0.5, "body": 0.6}
+K1 = 1.2
+B = 0.75
+SYNONYM_WEIGHT = 0.5  # an expanded word counts half as much as one the user wrote
+_WORD = re.compile(r"[a-z0-9]+")
+_STOP_TEXT = """
+a an and are as at be but by can do does for from get got has have how i if in into is it its me my need
+of on or our please so some that the their them then there these this those to up us use using want was we
+what when where which while who why will with without you your all any not no now out over just make
+"""
+STOPWORDS = frozenset(_STOP_TEXT.split())
+
+
+def stem(word: str) -> str:
+    """A light suffix stripper: enough to match 'deploying', 'deployed' and 'deploys' to one term."""
+    for suffix, repl, min_len in (
+        ("ies", "y", 5),
+        ("sses", "ss", 5),
+        ("ing", "", 6),
+        ("ers", "er", 5),
+        ("ed", "", 5),
+        ("es", "e", 5),
+        ("s", "", 4),
+    ):
+        if word.endswith(suffix) and len(word) >= min_len and not word.endswith("ss"):
+            word = word[: len(word) - len(suffix)] + repl
+            break
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]
+    return word
+
+
+def terms(text: str) -> list[str]:
+    return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
+
+
+def expand(query_terms: list[str]) -> dict[str, float]:
+    """Query words at weight 1, their synonyms at SYNONYM_WEIGHT."""
+    from grove.skills.synonyms import expansion_map
+
+    synonyms = expansion_map()
+    weights = dict.fromkeys(query_terms, 1.0)
+    for t in query_terms:
+        for syn in synonyms.get(t, ()):
+            weights.setdefault(syn, SYNONYM_WEIGHT)
+    return weights
+
+
+@dataclass
+class SearchHit:
+    name: str
+    score: float
+    description: str
+    category: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self.__dict__)
+
+
+class SkillSearchIndex:
+    """BM25F: per-field length-normalised term frequencies, weighted, then one saturation and IDF per term."""
+
+    def __init__(self, skills: list[Skill]) -> None:
+        self.skills = sorted(skills, key=lambda s: s.name)
+        self.fields: list[dict[str, Counter[str]]] = []
+        lengths: dict[str, float] = {f: 0.0 for f in FIELD_WEIGHTS}
+        df: Counter[str] = Counter()
+        for s in self.skills:
+            doc = {
+                "name": Counter(terms(s.name.replace("-", " "))),
+                "description": Counter(terms(s.description)),
+                "category": Counter(terms(s.category)),
+                "body": Counter(terms(s.body)),
+            }
+            self.fields.append(doc)
+            for f, counts in doc.items():
+                lengths[f] += sum(counts.values())
+            df.update(set().union(*(set(c) for c in doc.values())))
+        n = max(len(self.skills), 1)
+        self.avg_len = {f: (lengths[f] / n) or 1.0 for f in FIELD_WEIGHTS}
+        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+
+    def score(self, i: int, query_terms: dict[str, float]) -> float:
+        doc = self.fields[i]
+        total = 0.0
+        for t, q_weight in query_terms.items():
+            idf = self.idf.get(t)
+            if idf is None:
+                continue
+            weighted = 0.0
+            for f, w in FIELD_WEIGHTS.items():
+                tf = doc[f].get(t, 0)
+                if tf:
+                    length = sum(doc[f].values())
+                    weighted += w * tf / (1 - B + B * length / self.avg_len[f])
+            total += q_weight * idf * weighted / (K1 + weighted)
+        return total
+
+    def search(self, query: str, limit: int = 5) -> list[SearchHit]:
+        q = expand(terms(query))
+        if not q:
+            return []
+        scored = [(self.score(i, q), s) for i, s in enumerate(self.skills)]
+        ranked = sorted((x for x in scored if x[0] > 0), key=lambda x: (-x[0], x[1].name))
+        return [SearchHit(s.name, round(sc, 4), s.description, s.category) for sc, s in ranked[:limit]]
+
+
+def search_skills(settings: Any, workspace: Path | None, query: str, limit: int = 5) -> list[SearchHit]:
+    from grove.skills.discover import discover
+
+    return SkillSearchIndex(list(discover(settings, workspace).skills.values())).search(query, limit)
+
+
+def relevant_skills(
+    settings: Any, workspace: Path | None, text: str, k: int = 2, min_score: float = 2.0
+) -> list[str]:
+    """Names of up to `k` skills that look relevant to `text`, for a hint on the user message (never the prompt).
+
+    Only clear matches count: a weak score on a common word is noise that would cost the model a call.
+    """
+    return [h.name for h in search_skills(settings, workspace, text, limit=k) if h.score >= min_score]

@@ -1,0 +1,105 @@
+"""One loaded skill: its folder, parsed SKILL.md, where it came from, and its grove metadata."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grove.skills.frontmatter import ParsedSkillMd, SkillFormatError, parse_skill_md
+
+SUPPORT_DIRS = ("scripts", "references", "templates", "assets")
+MAX_SUPPORT_FILES = 200
+DEFAULT_CATEGORY = "general"
+
+
+@dataclass
+class Skill:
+    name: str
+    description: str
+    path: Path  # the skill's folder
+    source: str  # "home", "project", or "external"
+    frontmatter: dict[str, Any]
+    body: str
+    category: str = DEFAULT_CATEGORY
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def skill_md(self) -> Path:
+        return self.path / "SKILL.md"
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        meta = self.frontmatter.get("metadata")
+        return meta if isinstance(meta, dict) else {}
+
+    @property
+    def pinned(self) -> bool:
+        return str(self.metadata.get("grove.pinned", "")).lower() in ("true", "yes", "1")
+
+    @property
+    def created_by(self) -> str:
+        return str(self.metadata.get("grove.created_by", "user"))
+
+    @property
+    def writable(self) -> bool:
+        return self.source == "home"
+
+    def supporting_files(self) -> list[str]:
+        """Relative paths of the skill's other files, sorted and bounded; hidden files and symlinks left out."""
+        found: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(self.path):
+            dirnames[:] = sorted(
+                d for d in dirnames if not d.startswith(".") and not os.path.islink(os.path.join(dirpath, d))
+            )
+            for fname in sorted(filenames):
+                rel = os.path.relpath(os.path.join(dirpath, fname), self.path)
+                if rel == "SKILL.md" or fname.startswith(".") or os.path.islink(os.path.join(dirpath, fname)):
+                    continue
+                found.append(rel)
+                if len(found) >= MAX_SUPPORT_FILES:
+                    return found
+        return found
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "category": self.category,
+            "source": self.source,
+            "path": str(self.path),
+            "pinned": self.pinned,
+            "created_by": self.created_by,
+            "warnings": list(self.warnings),
+        }
+
+
+def category_of(fm: dict[str, Any], fallback: str | None) -> str:
+    meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+    for value in (meta.get("grove.category"), meta.get("category"), fm.get("category"), fallback):
+        if isinstance(value, str) and value.strip():
+            return value.strip().lower().replace(" ", "-")
+    return DEFAULT_CATEGORY
+
+
+def load_skill(folder: Path, source: str, category_hint: str | None = None) -> Skill:
+    """Read `folder/SKILL.md` leniently; raises SkillFormatError (with the reason) when it cannot be loaded."""
+    try:
+        text = (folder / "SKILL.md").read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise SkillFormatError(f"SKILL.md is not UTF-8 text ({e.reason} at byte {e.start})") from e
+    except OSError as e:
+        raise SkillFormatError(f"cannot read SKILL.md: {e.strerror or e}") from e
+    parsed: ParsedSkillMd = parse_skill_md(text, folder.name)
+    fm = parsed.frontmatter
+    return Skill(
+        name=str(fm["name"]),
+        description=" ".join(str(fm["description"]).split()),
+        path=folder,
+        source=source,
+        frontmatter=fm,
+        body=parsed.body,
+        category=category_of(fm, category_hint),
+        warnings=parsed.warnings,
+    )

@@ -1,0 +1,170 @@
+"""The `skills` toolset: skill_view (levels 1 and 2 of progressive disclosure), skills_search, skill_manage."""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any, Literal
+
+from grove.tools.context import ToolContext
+from grove.tools.registry import Tool, ToolError, make_tool
+
+MAX_VIEW_CHARS = 100_000
+
+Action = Literal["create", "edit", "patch", "write_file", "remove_file", "delete"]
+
+
+def _settings(ctx: ToolContext) -> Any:
+    if ctx.settings is not None:
+        return ctx.settings
+    from grove.config import load_settings
+
+    return load_settings()
+
+
+def _db(ctx: ToolContext) -> Any:
+    return ctx.store.db if ctx.store is not None else None
+
+
+def _library(ctx: ToolContext) -> Any:
+    from grove.skills.discover import discover
+
+    return discover(_settings(ctx), ctx.workspace)
+
+
+def _unknown(name: str, known: list[str]) -> ToolError:
+    close = difflib.get_close_matches(name, known, n=3, cutoff=0.6)
+    hint = f" Did you mean: {', '.join(close)}?" if close else " Use skills_search(query) to find one."
+    return ToolError(f"no skill named '{name}'.{hint}")
+
+
+def skill_view(ctx: ToolContext, name: str, file_path: str | None = None) -> str:
+    """Load a skill: its SKILL.md instructions and the list of its supporting files; or one of those files.
+
+    Args:
+        name: the skill's name, as listed in the skills index or found by skills_search
+        file_path: a supporting file to read instead, relative to the skill folder (e.g. references/api.md)
+    """
+    from grove.skills import usage
+    from grove.skills.paths import UnsafePathError, inside_path
+
+    lib = _library(ctx)
+    skill = lib.get(name)
+    if skill is None:
+        raise _unknown(name, list(lib.skills))
+    if file_path:
+        try:
+            target = inside_path(skill.path, file_path)
+        except UnsafePathError as e:
+            raise ToolError(str(e)) from e
+        if not target.is_file():
+            files = ", ".join(skill.supporting_files()) or "none"
+            raise ToolError(f"'{file_path}' is not a file of skill '{name}'; its files: {files}")
+        data = target.read_bytes()
+        if b"\0" in data[:8192]:
+            return f"[{file_path} is binary, {len(data)} bytes; path: {target}]"
+        usage.record(_db(ctx), name, "view", ctx.session_id, detail=file_path)
+        text = data.decode("utf-8", errors="replace")
+        if len(text) > MAX_VIEW_CHARS:
+            text = text[:MAX_VIEW_CHARS] + f"\n[cut at {MAX_VIEW_CHARS} of {len(text)} characters]"
+        return text
+    text = skill.skill_md.read_text(encoding="utf-8", errors="replace")
+    files = skill.supporting_files()
+    usage.record(_db(ctx), name, "view", ctx.session_id)
+    listing = "\n".join(f"- {f}" for f in files) if files else "(none)"
+    footer = f"\n\n[skill folder: {skill.path}]\n[supporting files, read with skill_view(name, file_path):\n{listing}]"
+    return text[:MAX_VIEW_CHARS] + footer
+
+
+def skills_search(ctx: ToolContext, query: str, limit: int = 5) -> str:
+    """Find skills for a task by keywords (ranked by relevance over names, descriptions and bodies).
+
+    Args:
+        query: what the task is about, in a few words
+        limit: how many results to return (at most 20)
+    """
+    from grove.skills.search import SkillSearchIndex
+
+    lib = _library(ctx)
+    if not lib.skills:
+        return "no skills installed yet"
+    hits = SkillSearchIndex(list(lib.skills.values())).search(query, max(1, min(limit, 20)))
+    if not hits:
+        return f"no skill matches '{query}'; try other words"
+    return "\n".join(f"{i}. {h.name} [{h.category}] {h.description}" for i, h in enumerate(hits, 1))
+
+
+def skill_manage(
+    ctx: ToolContext,
+    action: Action,
+    name: str,
+    content: str | None = None,
+    old_string: str | None = None,
+    new_string: str | None = None,
+    file_path: str | None = None,
+    file_content: str | None = None,
+    reason: str | None = None,
+) -> str:
+    """Create or change a skill in the user's library; every change keeps the previous version (reversible).
+
+    Actions: create (content = whole SKILL.md with name/description frontmatter), edit (replace SKILL.md with
+    content), patch (replace the unique old_string with new_string in SKILL.md, or in file_path), write_file /
+    remove_file (a supporting file under scripts/, references/, templates/ or assets/), delete (archive it).
+    Read the skill with skill_view before changing it.
+
+    Args:
+        action: create | edit | patch | write_file | remove_file | delete
+        name: skill name: lowercase a-z, 0-9 and single hyphens, equal to its folder name
+        content: the whole SKILL.md (create, edit)
+        old_string: exact text to replace, occurring once (patch)
+        new_string: replacement text (patch)
+        file_path: supporting file path, e.g. references/api.md (write_file, remove_file; patch of that file)
+        file_content: the supporting file's whole content (write_file)
+        reason: one line saying why, kept in the skill's history
+    """
+    from grove.skills.discover import discover, home_skills_dir
+    from grove.skills.manage import SkillError, SkillManager
+
+    settings = _settings(ctx)
+    mgr = SkillManager(home_skills_dir(settings.home), _db(ctx), actor="agent", session_id=ctx.session_id)
+    why = reason or ""
+
+    def need(value: str | None, arg: str) -> str:
+        if value is None:
+            raise ToolError(f"action '{action}' needs '{arg}'")
+        return value
+
+    try:
+        if action != "create" and not mgr.exists(name):
+            other = discover(settings, ctx.workspace).get(name)
+            if other is not None:
+                raise ToolError(
+                    f"skill '{name}' comes from a read-only {other.source} folder ({other.path}); "
+                    "create a skill of your own instead, or ask the user to `grove skills import` it"
+                )
+        if action == "create":
+            result = mgr.create(name, need(content, "content"), why)
+        elif action == "edit":
+            result = mgr.edit(name, need(content, "content"), why)
+        elif action == "patch":
+            result = mgr.patch(
+                name, need(old_string, "old_string"), need(new_string, "new_string"), file_path, why
+            )
+        elif action == "write_file":
+            result = mgr.write_file(
+                name, need(file_path, "file_path"), need(file_content, "file_content"), why
+            )
+        elif action == "remove_file":
+            result = mgr.remove_file(name, need(file_path, "file_path"), why)
+        else:
+            result = mgr.archive(name, why)
+    except SkillError as e:
+        raise ToolError(str(e)) from e
+    return str(result)
+
+
+def tools() -> list[Tool]:
+    return [
+        make_tool(skill_view, toolset="skills"),
+        make_tool(skills_search, toolset="skills"),
+        make_tool(skill_manage, toolset="skills", mutating=True),
+    ]
