@@ -39,6 +39,9 @@ CONTEXT_OVERFLOW_TEXT = (
     "maximum context length",
     "context length",
     "context window",
+    "context size",  # llama.cpp server: "exceeds the available context size"
+    "exceed_context_size",
+    "prompt too long",
     "too many tokens",
     "prompt is too long",
     "input is too long",
