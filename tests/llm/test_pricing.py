@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from grove.llm.pricing import PRICES, cost_usd, normal_model_id, price_for
+from grove.llm.pricing import Price, cost_usd, normal_model_id, price_for
 from grove.llm.types import Usage
 
 
@@ -23,21 +23,30 @@ def test_cached_tokens_are_billed_at_the_cached_rate() -> None:
 
 
 @pytest.mark.parametrize(
-    ("name", "key"),
+    ("name", "input_price", "output_price"),
     [
-        ("openai:gpt-4o-2024-08-06", "gpt-4o"),
-        ("openai:gpt-4o-mini", "gpt-4o-mini"),
-        ("openai:gpt-4.1-mini", "gpt-4-1-mini"),
-        ("openrouter:openai/gpt-4.1", "gpt-4-1"),
-        ("openrouter:anthropic/claude-sonnet-4.5", "claude-sonnet-4"),
-        ("anthropic:claude-3-5-haiku-20241022", "claude-3-5-haiku"),
-        ("anthropic:claude-opus-4-1", "claude-opus-4"),
-        ("anthropic:claude-opus-4-5", "claude-opus-4-5"),
-        ("openai-compat:gpt-4o-mini@http://127.0.0.1:8000/v1", "gpt-4o-mini"),
+        ("openai:gpt-4o-2024-08-06", 2.50, 10.00),
+        ("openai:gpt-4o-mini", 0.15, 0.60),
+        ("openai:gpt-4.1-mini", 0.40, 1.60),
+        ("openrouter:openai/gpt-4.1", 2.00, 8.00),
+        ("openai:gpt-5.1-mini", 0.25, 2.00),
+        ("openai:o3", 2.00, 8.00),
+        ("openai:o3-mini", 1.10, 4.40),
+        ("openrouter:anthropic/claude-sonnet-4.5", 3.00, 15.00),
+        ("anthropic:claude-3-5-sonnet-20241022", 3.00, 15.00),
+        ("anthropic:claude-3-5-haiku-20241022", 0.80, 4.00),
+        ("anthropic:claude-haiku-4-5", 1.00, 5.00),
+        ("anthropic:claude-opus-4-1", 15.00, 75.00),
+        ("anthropic:claude-opus-4-20250514", 15.00, 75.00),
+        ("anthropic:claude-opus-4-5", 5.00, 25.00),
+        ("anthropic:claude-opus-4-6", 5.00, 25.00),
+        ("openai-compat:gpt-4o-mini@http://127.0.0.1:8000/v1", 0.15, 0.60),
     ],
 )
-def test_model_families_match_the_right_price(name: str, key: str) -> None:
-    assert price_for(name) == PRICES[key]
+def test_model_families_match_the_right_price(name: str, input_price: float, output_price: float) -> None:
+    price = price_for(name)
+    assert isinstance(price, Price)
+    assert (price.input, price.output) == (input_price, output_price)
 
 
 @pytest.mark.parametrize(

@@ -18,31 +18,30 @@ class Price(NamedTuple):
     output: float  # USD per million completion tokens
 
 
-# Keys are model-id prefixes in normal form (lower case, dots as hyphens), matched up to a "-" boundary
-# ("gpt-4-1" is gpt-4.1 and not gpt-4-1106-preview); the longest match wins.
-PRICES: dict[str, Price] = {
-    "gpt-4o": Price(2.50, 1.25, 10.00),
-    "gpt-4o-mini": Price(0.15, 0.075, 0.60),
-    "gpt-4-1": Price(2.00, 0.50, 8.00),
-    "gpt-4-1-mini": Price(0.40, 0.10, 1.60),
-    "gpt-4-1-nano": Price(0.10, 0.025, 0.40),
-    "gpt-5": Price(1.25, 0.125, 10.00),
-    "gpt-5-mini": Price(0.25, 0.025, 2.00),
-    "gpt-5-nano": Price(0.05, 0.005, 0.40),
-    "o1": Price(15.00, 7.50, 60.00),
-    "o3": Price(2.00, 0.50, 8.00),
-    "o3-mini": Price(1.10, 0.55, 4.40),
-    "o4-mini": Price(1.10, 0.275, 4.40),
-    "claude-opus-4": Price(15.00, 1.50, 75.00),
-    "claude-opus-4-5": Price(5.00, 0.50, 25.00),
-    "claude-3-opus": Price(15.00, 1.50, 75.00),
-    "claude-sonnet-4": Price(3.00, 0.30, 15.00),
-    "claude-3-7-sonnet": Price(3.00, 0.30, 15.00),
-    "claude-3-5-sonnet": Price(3.00, 0.30, 15.00),
-    "claude-haiku-4-5": Price(1.00, 0.10, 5.00),
-    "claude-3-5-haiku": Price(0.80, 0.08, 4.00),
-    "claude-3-haiku": Price(0.25, 0.03, 1.25),
-}
+OPUS_4 = Price(15.00, 1.50, 75.00)
+# First match wins, on the normal id (lower case, dots as hyphens, no vendor prefix). A family's newer versions
+# are priced like its latest version known here: a guess until the table is updated.
+PRICES: list[tuple[str, Price]] = [
+    (r"gpt-4o-mini", Price(0.15, 0.075, 0.60)),
+    (r"gpt-4o", Price(2.50, 1.25, 10.00)),
+    (r"gpt-4-1-nano", Price(0.10, 0.025, 0.40)),
+    (r"gpt-4-1-mini", Price(0.40, 0.10, 1.60)),
+    (r"gpt-4-1(-20|$)", Price(2.00, 0.50, 8.00)),  # not gpt-4-1106-preview
+    (r"gpt-5(-\d+)*-nano", Price(0.05, 0.005, 0.40)),
+    (r"gpt-5(-\d+)*-mini", Price(0.25, 0.025, 2.00)),
+    (r"gpt-5", Price(1.25, 0.125, 10.00)),
+    (r"o1(-|$)", Price(15.00, 7.50, 60.00)),
+    (r"o3-mini", Price(1.10, 0.55, 4.40)),
+    (r"o3(-|$)", Price(2.00, 0.50, 8.00)),
+    (r"o4-mini", Price(1.10, 0.275, 4.40)),
+    (r"claude-3-opus", OPUS_4),
+    (r"claude-opus-4(-0|-1)?(-\d{8})?$", OPUS_4),  # Opus 4 and 4.1
+    (r"claude-opus", Price(5.00, 0.50, 25.00)),  # Opus 4.5 and later
+    (r"claude-3-haiku", Price(0.25, 0.03, 1.25)),
+    (r"claude-3-5-haiku", Price(0.80, 0.08, 4.00)),
+    (r"claude-(haiku|\d.*-haiku)", Price(1.00, 0.10, 5.00)),  # Haiku 4.5 and later
+    (r"claude-(sonnet|\d.*-sonnet)", Price(3.00, 0.30, 15.00)),  # every Sonnet so far
+]
 FREE_PROVIDERS = ("local", "script")
 
 
@@ -60,9 +59,7 @@ def price_for(model_name: str) -> Price | None:
     if model_name.strip().lower().startswith(FREE_PROVIDERS):
         return None
     model_id = normal_model_id(model_name)
-    matches = [key for key in PRICES if model_id == key or model_id.startswith(key + "-")]
-    best = max(matches, key=len, default=None)
-    return PRICES[best] if best else None
+    return next((price for pattern, price in PRICES if re.match(pattern, model_id)), None)
 
 
 def cost_usd(model_name: str, usage: Usage) -> float:
