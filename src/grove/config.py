@@ -10,10 +10,11 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
-from grove.errors import GroveError
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
+
+from grove.errors import GroveError
 
 KEY_ENVS = {
     "openai": "OPENAI_API_KEY",
@@ -114,7 +115,9 @@ class Settings(BaseSettings):
 class _YamlSource(PydanticBaseSettingsSource):
     """Reads $GROVE_HOME/config.yaml; a broken file is a clear error, not a silent default."""
 
-    def get_field_value(self, field: Any, field_name: str) -> tuple[Any, str, bool]:  # pragma: no cover - unused
+    def get_field_value(
+        self, field: Any, field_name: str
+    ) -> tuple[Any, str, bool]:  # pragma: no cover - unused
         return None, field_name, False
 
     def __call__(self) -> dict[str, Any]:
@@ -155,7 +158,11 @@ def set_config_value(key: str, raw_value: str) -> Path:
 
     from grove.store.files import atomic_write_text
 
-    if any(w in key.lower() for w in SECRET_WORDS) and key.lower() != "providers" and not key.endswith("key_env"):
+    if (
+        any(w in key.lower() for w in SECRET_WORDS)
+        and key.lower() != "providers"
+        and not key.endswith("key_env")
+    ):
         raise ConfigError(
             f"'{key}' looks like a secret; grove never writes keys to disk. Export it in your shell instead "
             "(e.g. export OPENAI_API_KEY=...), or set providers.<name>.key_env to the variable's name."

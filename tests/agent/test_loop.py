@@ -15,8 +15,9 @@ from grove.tools.context import ToolContext
 from grove.tools.registry import ToolRegistry, make_tool
 
 
-def make_agent(store: SessionStore, workspace: Path, model: ScriptModel, tools: ToolRegistry | None = None,
-               **kw: object) -> Agent:
+def make_agent(
+    store: SessionStore, workspace: Path, model: ScriptModel, tools: ToolRegistry | None = None, **kw: object
+) -> Agent:
     tools = tools if tools is not None else builtin_registry().select(["files", "todo"])
     sid = store.create_session(model.name, system_prompt="SYS")
     ctx = ToolContext(workspace=workspace, store=store, session_id=sid, settings=Settings())
@@ -37,11 +38,13 @@ def test_plain_answer_is_one_model_call_and_stored(store: SessionStore, workspac
 
 
 def test_tool_call_then_answer_and_messages_match_the_store(store: SessionStore, workspace: Path) -> None:
-    model = ScriptModel([
-        {"tool_calls": [call("write_file", path="a.txt", content="alpha\n")]},
-        {"tool_calls": [call("read_file", path="a.txt")]},
-        {"text": "done"},
-    ])
+    model = ScriptModel(
+        [
+            {"tool_calls": [call("write_file", path="a.txt", content="alpha\n")]},
+            {"tool_calls": [call("read_file", path="a.txt")]},
+            {"text": "done"},
+        ]
+    )
     agent = make_agent(store, workspace, model)
     result = agent.run_turn("write and read")
     assert result.answer == "done"
@@ -53,12 +56,16 @@ def test_tool_call_then_answer_and_messages_match_the_store(store: SessionStore,
     assert store.messages(agent.session_id) == agent.messages[1:]
 
 
-def test_invalid_arguments_and_unknown_tool_become_error_results(store: SessionStore, workspace: Path) -> None:
-    model = ScriptModel([
-        {"tool_calls": [call("read_file", offset=3), call("no_such_tool", x=1)]},
-        {"tool_calls": [{"name": "read_file", "arguments": "{not json"}]},
-        "sorry",
-    ])
+def test_invalid_arguments_and_unknown_tool_become_error_results(
+    store: SessionStore, workspace: Path
+) -> None:
+    model = ScriptModel(
+        [
+            {"tool_calls": [call("read_file", offset=3), call("no_such_tool", x=1)]},
+            {"tool_calls": [{"name": "read_file", "arguments": "{not json"}]},
+            "sorry",
+        ]
+    )
     agent = make_agent(store, workspace, model)
     result = agent.run_turn("go")
     tool_msgs = [m for m in agent.messages if m["role"] == "tool"]
@@ -69,7 +76,9 @@ def test_invalid_arguments_and_unknown_tool_become_error_results(store: SessionS
     assert result.answer == "sorry"
 
 
-def test_read_only_calls_run_concurrently_and_results_keep_call_order(store: SessionStore, workspace: Path) -> None:
+def test_read_only_calls_run_concurrently_and_results_keep_call_order(
+    store: SessionStore, workspace: Path
+) -> None:
     barrier = threading.Barrier(2, timeout=5)
 
     def wait_a(ctx: ToolContext) -> str:
@@ -90,12 +99,19 @@ def test_read_only_calls_run_concurrently_and_results_keep_call_order(store: Ses
 
 
 def test_mutating_calls_run_in_order(store: SessionStore, workspace: Path) -> None:
-    model = ScriptModel([
-        {"tool_calls": [call("write_file", path="f.txt", content="one"), call("read_file", path="f.txt"),
-                        call("patch", path="f.txt", old_string="one", new_string="two"),
-                        call("read_file", path="f.txt")]},
-        "ok",
-    ])
+    model = ScriptModel(
+        [
+            {
+                "tool_calls": [
+                    call("write_file", path="f.txt", content="one"),
+                    call("read_file", path="f.txt"),
+                    call("patch", path="f.txt", old_string="one", new_string="two"),
+                    call("read_file", path="f.txt"),
+                ]
+            },
+            "ok",
+        ]
+    )
     agent = make_agent(store, workspace, model)
     result = agent.run_turn("go")
     tool_msgs = [m["content"] for m in agent.messages if m["role"] == "tool"]
@@ -141,7 +157,13 @@ def test_usage_is_accumulated_on_the_session(store: SessionStore, workspace: Pat
 
 
 def test_tool_arguments_are_recorded_parsed(store: SessionStore, workspace: Path) -> None:
-    agent = make_agent(store, workspace, ScriptModel([{"tool_calls": [call("todo", items=[{"content": "x"}])]}, "k"]))
+    agent = make_agent(
+        store, workspace, ScriptModel([{"tool_calls": [call("todo", items=[{"content": "x"}])]}, "k"])
+    )
     result = agent.run_turn("plan")
-    assert result.tool_calls[0].as_dict() == {"name": "todo", "arguments": {"items": [{"content": "x"}]}, "ok": True}
+    assert result.tool_calls[0].as_dict() == {
+        "name": "todo",
+        "arguments": {"items": [{"content": "x"}]},
+        "ok": True,
+    }
     assert json.loads(store.messages(agent.session_id)[1]["tool_calls"][0]["function"]["arguments"])

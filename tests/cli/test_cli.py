@@ -28,12 +28,17 @@ def script(tmp_path: Path, steps: str, name: str = "s.yaml") -> str:
 
 def test_run_json_reports_answer_usage_and_tool_calls(tmp_path, capsys, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
-    spec = script(tmp_path, "- tool_calls: [{name: write_file, arguments: {path: out.txt, content: hi}}]\n- text: Done.\n")
+    spec = script(
+        tmp_path,
+        "- tool_calls: [{name: write_file, arguments: {path: out.txt, content: hi}}]\n- text: Done.\n",
+    )
     code, out, _ = grove(capsys, "run", "make out.txt", "-m", spec, "--json")
     assert code == 0
     data = json.loads(out)
     assert data["answer"] == "Done." and data["model_calls"] == 2 and data["model"] == spec
-    assert data["tool_calls"] == [{"name": "write_file", "arguments": {"path": "out.txt", "content": "hi"}, "ok": True}]
+    assert data["tool_calls"] == [
+        {"name": "write_file", "arguments": {"path": "out.txt", "content": "hi"}, "ok": True}
+    ]
     assert set(data["usage"]) == {"prompt_tokens", "completion_tokens", "cached_tokens"}
     assert (tmp_path / "out.txt").read_text() == "hi"
 
@@ -93,7 +98,9 @@ def test_config_set_and_show_mask_keys(capsys, monkeypatch) -> None:
     assert code == 2 and "never writes keys" in err
 
 
-@pytest.mark.parametrize("cmd", [[], ["run"], ["chat"], ["sessions"], ["sessions", "search"], ["config"], ["doctor"]])
+@pytest.mark.parametrize(
+    "cmd", [[], ["run"], ["chat"], ["sessions"], ["sessions", "search"], ["config"], ["doctor"]]
+)
 def test_every_command_has_help(capsys, cmd: list[str]) -> None:
     code, out, _ = grove(capsys, *cmd, "--help")
     assert code == 0 and "Usage: grove" in out and len(out.splitlines()) > 4

@@ -36,7 +36,10 @@ def test_sigkill_mid_tool_call_keeps_every_earlier_message(tmp_path: Path, grove
     env = {**os.environ, "GROVE_HOME": str(grove_home)}
     proc = subprocess.Popen(
         [sys.executable, "-m", "grove", "run", "do two steps", "-m", f"script:{steps}"],
-        cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     db = grove_home / "state.db"
     deadline = time.monotonic() + 30
@@ -59,7 +62,11 @@ def test_sigkill_mid_tool_call_keeps_every_earlier_message(tmp_path: Path, grove
     resume.write_text("- text: resumed\n")
     out = subprocess.run(
         [sys.executable, "-m", "grove", "run", "go on", "-m", f"script:{resume}", "--resume", sid, "--json"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60,
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["answer"] == "resumed"

@@ -23,7 +23,9 @@ def test_a_present_key_picks_that_provider(monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_yaml_then_env_override(grove_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     grove_home.mkdir()
-    (grove_home / "config.yaml").write_text("model: openai:gpt-4o\nretry:\n  attempts: 2\ntoolsets: [files]\n")
+    (grove_home / "config.yaml").write_text(
+        "model: openai:gpt-4o\nretry:\n  attempts: 2\ntoolsets: [files]\n"
+    )
     assert load_settings().model == "openai:gpt-4o"
     monkeypatch.setenv("GROVE_MODEL", "anthropic:claude-x")
     monkeypatch.setenv("GROVE_RETRY__ATTEMPTS", "7")
@@ -81,7 +83,10 @@ def test_mask_hides_all_but_the_ends() -> None:
         ("openai:gpt-4o-mini", ModelSpec("openai", "gpt-4o-mini")),
         ("anthropic:claude-sonnet-4-5", ModelSpec("anthropic", "claude-sonnet-4-5")),
         ("openrouter:meta/llama-3", ModelSpec("openrouter", "meta/llama-3", "https://openrouter.ai/api/v1")),
-        ("openai-compat:qwen@http://127.0.0.1:8000/v1", ModelSpec("openai-compat", "qwen", "http://127.0.0.1:8000/v1")),
+        (
+            "openai-compat:qwen@http://127.0.0.1:8000/v1",
+            ModelSpec("openai-compat", "qwen", "http://127.0.0.1:8000/v1"),
+        ),
         ("script:demo.yaml", ModelSpec("script", "demo.yaml")),
     ],
 )
@@ -90,7 +95,9 @@ def test_model_specs_parse_and_print_back(text: str, spec: ModelSpec) -> None:
     assert str(spec) == text
 
 
-@pytest.mark.parametrize("bad", ["gpt-4o", "foo:bar", "openai:", "openai-compat:qwen", "openai-compat:q@ftp://x"])
+@pytest.mark.parametrize(
+    "bad", ["gpt-4o", "foo:bar", "openai:", "openai-compat:qwen", "openai-compat:q@ftp://x"]
+)
 def test_bad_specs_say_what_is_accepted(bad: str) -> None:
-    with pytest.raises(ConfigError, match="openai|model spec"):
+    with pytest.raises(ConfigError, match=r"openai|model spec"):
         parse_spec(bad)

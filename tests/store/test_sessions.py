@@ -90,7 +90,11 @@ def test_search_ignores_punctuation_only_queries_and_quotes(store: SessionStore)
 def test_context_around_a_hit(store: SessionStore) -> None:
     sid = _session_with(store, "one", "two", "needle three", "four", "five", "six")
     hit = store.search("needle")[0]
-    assert [m["content"] for m in store.context_around(hit.message_id, 1, 1)] == ["two", "needle three", "four"]
+    assert [m["content"] for m in store.context_around(hit.message_id, 1, 1)] == [
+        "two",
+        "needle three",
+        "four",
+    ]
     assert hit.session_id == sid
 
 

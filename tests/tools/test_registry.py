@@ -49,7 +49,13 @@ def test_call_validates_and_reports(tmp_path: Path) -> None:
 
 def test_default_toolsets_stay_small() -> None:
     reg = builtin_registry()
-    assert reg.select(["files", "todo"]).names() == ["read_file", "write_file", "patch", "search_files", "todo"]
+    assert reg.select(["files", "todo"]).names() == [
+        "read_file",
+        "write_file",
+        "patch",
+        "search_files",
+        "todo",
+    ]
     assert reg.select([]).schemas() == []
     with pytest.raises(GroveError, match="known: files"):
         reg.select(["nope"])

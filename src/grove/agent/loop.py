@@ -83,7 +83,9 @@ class Agent:
                     return result
                 self._run_tools(completion.tool_calls, result)
             result.budget_exhausted = True
-            self.events.on_notice(f"iteration budget ({self.max_iterations}) used up; asking for a final answer")
+            self.events.on_notice(
+                f"iteration budget ({self.max_iterations}) used up; asking for a final answer"
+            )
             self._append({"role": "user", "content": GRACE_PROMPT})
             result.answer = self._call_model(result, with_tools=False).text
             return result

@@ -43,7 +43,9 @@ def unanswered_tool_results(history: list[Message]) -> list[Message]:
         for call in m.get("tool_calls") or []:
             if call["id"] not in answered:
                 name = call["function"]["name"]
-                missing.append({"role": "tool", "tool_call_id": call["id"], "name": name, "content": LOST_RESULT})
+                missing.append(
+                    {"role": "tool", "tool_call_id": call["id"], "name": name, "content": LOST_RESULT}
+                )
     return missing
 
 
@@ -97,7 +99,9 @@ def open_agent(
     router = build_router(settings, spec, events, model)
     if not options.resume:
         session_id = store.create_session(router.name, source=options.source, system_prompt=system)
-    ctx = ToolContext(workspace=workspace, policy=policy, settings=settings, store=store, session_id=session_id)
+    ctx = ToolContext(
+        workspace=workspace, policy=policy, settings=settings, store=store, session_id=session_id
+    )
     return Agent(
         router,
         tools,

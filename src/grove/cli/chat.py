@@ -56,7 +56,9 @@ def chat(
         event.current_buffer.insert_text("\n")
 
     prompt = PromptSession(history=FileHistory(str(settings.home / "chat_history")), key_bindings=keys)
-    console.print(f"[bold green]grove[/] · {agent.model.name} · session {agent.session_id} · /help for commands")
+    console.print(
+        f"[bold green]grove[/] · {agent.model.name} · session {agent.session_id} · /help for commands"
+    )
 
     def reopen(**changes: object) -> None:
         nonlocal agent

@@ -8,8 +8,9 @@ import typer
 
 from grove.cli.common import load
 
-app = typer.Typer(help="Show and change settings ($GROVE_HOME/config.yaml).", no_args_is_help=True,
-                  rich_markup_mode=None)
+app = typer.Typer(
+    help="Show and change settings ($GROVE_HOME/config.yaml).", no_args_is_help=True, rich_markup_mode=None
+)
 
 
 @app.command("show")
@@ -33,7 +34,9 @@ def show() -> None:
 
 @app.command("set")
 def set_(
-    key: str = typer.Argument(..., help="Dotted key, e.g. model, toolsets, retry.attempts, providers.vllm.base_url"),
+    key: str = typer.Argument(
+        ..., help="Dotted key, e.g. model, toolsets, retry.attempts, providers.vllm.base_url"
+    ),
     value: str = typer.Argument(..., help="YAML value, e.g. openai:gpt-4o-mini, 3, true, [files, todo]"),
 ) -> None:
     """Set one setting in config.yaml (validated first; API keys are refused: use environment variables)."""

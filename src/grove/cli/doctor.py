@@ -17,7 +17,9 @@ class Check:
 
 
 def doctor(
-    model: str | None = typer.Option(None, "--model", "-m", help="Check this model spec instead of the default."),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help="Check this model spec instead of the default."
+    ),
 ) -> None:
     """Check settings, model, local model file, database and sandbox; exit 1 if something needs fixing."""
     from rich.console import Console
@@ -79,8 +81,11 @@ def _check_model(spec_text: str, settings) -> tuple[bool, str]:  # type: ignore[
     import urllib.error
     import urllib.request
 
-    base = (settings.providers.get(spec.provider, ProviderConfig()).base_url or spec.base_url
-            or "https://api.openai.com/v1")
+    base = (
+        settings.providers.get(spec.provider, ProviderConfig()).base_url
+        or spec.base_url
+        or "https://api.openai.com/v1"
+    )
     request = urllib.request.Request(base.rstrip("/") + "/models")
     if key:
         request.add_header("Authorization", f"Bearer {key}")

@@ -11,7 +11,7 @@ from grove.cli import chat, config_cmd, doctor, run, sessions
 
 app = typer.Typer(
     name="grove",
-    help="grove — the agent that grows with you. Start with `grove run \"question\"` or `grove chat`.",
+    help='grove — the agent that grows with you. Start with `grove run "question"` or `grove chat`.',
     no_args_is_help=True,
     add_completion=False,
     rich_markup_mode=None,
@@ -27,7 +27,9 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def _root(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Show the version."),
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Show the version."
+    ),
 ) -> None:
     """grove — the agent that grows with you."""
 

@@ -11,10 +11,13 @@ from grove.cli.common import fail, load, split_csv
 
 
 def run(
-    text: str = typer.Argument(..., help="What to ask or do, e.g. \"What is the capital of France?\""),
+    text: str = typer.Argument(..., help='What to ask or do, e.g. "What is the capital of France?"'),
     model: str | None = typer.Option(
-        None, "--model", "-m", help="Model spec: local, openai:<m>, anthropic:<m>, openrouter:<m>, "
-        "openai-compat:<m>@<url>, script:<file.yaml>."
+        None,
+        "--model",
+        "-m",
+        help="Model spec: local, openai:<m>, anthropic:<m>, openrouter:<m>, "
+        "openai-compat:<m>@<url>, script:<file.yaml>.",
     ),
     toolsets: str | None = typer.Option(
         None, "--toolsets", "-t", help="Comma-separated toolsets (files, terminal, todo, ...); '' for none."
@@ -40,8 +43,11 @@ def run(
     try:
         result = agent.run_turn(text)
     except ModelError as e:
-        fail(f"{e}\n(session {agent.session_id} keeps everything up to the failure; "
-             f"continue it with `grove run --resume {agent.session_id} ...`)", code=1)
+        fail(
+            f"{e}\n(session {agent.session_id} keeps everything up to the failure; "
+            f"continue it with `grove run --resume {agent.session_id} ...`)",
+            code=1,
+        )
     finally:
         agent.close()
     if as_json:

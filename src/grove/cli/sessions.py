@@ -33,7 +33,7 @@ def list_(
         print(json.dumps([s.as_dict() for s in sessions], ensure_ascii=False))
         return
     if not sessions:
-        print("no sessions yet; start one with `grove run \"...\"` or `grove chat`")
+        print('no sessions yet; start one with `grove run "..."` or `grove chat`')
         return
     from rich.console import Console
     from rich.table import Table
@@ -41,8 +41,12 @@ def list_(
     table = Table("id", "updated", "model", "msgs", "tokens", "title", box=None, highlight=False)
     for s in sessions:
         table.add_row(
-            s.id, _when(s.updated_at), s.model, str(s.message_count),
-            str(s.prompt_tokens + s.completion_tokens), (s.title or "")[:60],
+            s.id,
+            _when(s.updated_at),
+            s.model,
+            str(s.message_count),
+            str(s.prompt_tokens + s.completion_tokens),
+            (s.title or "")[:60],
         )
     Console().print(table)
 

@@ -22,7 +22,13 @@ class ErrorKind(StrEnum):
 
 
 RETRYABLE = frozenset(
-    {ErrorKind.RATE_LIMIT, ErrorKind.OVERLOADED, ErrorKind.SERVER_ERROR, ErrorKind.TIMEOUT, ErrorKind.CONNECTION}
+    {
+        ErrorKind.RATE_LIMIT,
+        ErrorKind.OVERLOADED,
+        ErrorKind.SERVER_ERROR,
+        ErrorKind.TIMEOUT,
+        ErrorKind.CONNECTION,
+    }
 )
 # Worth trying another model for: the primary is unusable, but the request itself may be fine.
 FALLBACK_OK = RETRYABLE | {ErrorKind.MODEL_NOT_FOUND, ErrorKind.BILLING, ErrorKind.AUTH, ErrorKind.UNKNOWN}

@@ -34,7 +34,9 @@ def step_to_completion(step: Step, index: int, model: str) -> Completion:
     if isinstance(step, str):
         return Completion(text=step, model=model)
     if not isinstance(step, dict):
-        raise GroveError(f"script step {index} must be a mapping, a string or a Completion, got {type(step).__name__}")
+        raise GroveError(
+            f"script step {index} must be a mapping, a string or a Completion, got {type(step).__name__}"
+        )
     unknown = set(step) - {"text", "tool_calls", "finish_reason", "error"}
     if unknown:
         raise GroveError(f"script step {index}: unknown keys {sorted(unknown)} (use text, tool_calls, error)")

@@ -48,7 +48,9 @@ def parse_spec(spec: str) -> ModelSpec:
     if provider == "openai-compat":
         model, at, base_url = rest.rpartition("@")
         if not at or not model or not base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"'{spec}': use openai-compat:<model>@<base_url>, e.g. openai-compat:qwen3@http://localhost:8000/v1")
+            raise ConfigError(
+                f"'{spec}': use openai-compat:<model>@<base_url>, e.g. openai-compat:qwen3@http://localhost:8000/v1"
+            )
         return ModelSpec(provider, model, base_url)
     return ModelSpec(provider, rest, BASE_URLS.get(provider))
 
@@ -81,7 +83,11 @@ def build_model(spec_text: str, settings: Settings) -> Model:
         from grove.llm.anthropic_model import AnthropicModel
 
         return AnthropicModel(
-            name=str(spec), model=spec.model, api_key=key, key_env=key_env, base_url=cfg.base_url,
+            name=str(spec),
+            model=spec.model,
+            api_key=key,
+            key_env=key_env,
+            base_url=cfg.base_url,
             context_window=cfg.context_window,
         )
     from grove.llm.openai_compat import OpenAICompatModel
@@ -89,6 +95,10 @@ def build_model(spec_text: str, settings: Settings) -> Model:
     if spec.provider in ("openai", "openrouter") and not key:
         raise ConfigError(f"{spec.provider} needs an API key: export {key_env}=... (grove never stores keys)")
     return OpenAICompatModel(
-        name=str(spec), model=spec.model, base_url=cfg.base_url or spec.base_url, api_key=key, key_env=key_env,
+        name=str(spec),
+        model=spec.model,
+        base_url=cfg.base_url or spec.base_url,
+        api_key=key,
+        key_env=key_env,
         context_window=cfg.context_window,
     )

@@ -54,6 +54,7 @@ class SessionNotFound(GroveError, LookupError):
 
 
 _WORD = re.compile(r"\w+", re.UNICODE)
+RANK_WINDOW = 2000
 
 
 def new_session_id() -> str:
@@ -96,7 +97,9 @@ class SessionStore:
                     "SELECT id FROM sessions WHERE source != 'review' ORDER BY updated_at DESC LIMIT 1"
                 ).fetchone()
                 if row is None:
-                    raise SessionNotFound("there are no sessions yet; start one with `grove run` or `grove chat`")
+                    raise SessionNotFound(
+                        "there are no sessions yet; start one with `grove run` or `grove chat`"
+                    )
                 return row["id"]
             rows = self.db.conn.execute(
                 "SELECT id FROM sessions WHERE id = ? OR id LIKE ? || '%' LIMIT 2", (prefix, prefix)
@@ -120,7 +123,9 @@ class SessionStore:
 
     def system_prompt(self, session_id: str) -> str | None:
         with self.db.lock:
-            row = self.db.conn.execute("SELECT system_prompt FROM sessions WHERE id = ?", (session_id,)).fetchone()
+            row = self.db.conn.execute(
+                "SELECT system_prompt FROM sessions WHERE id = ?", (session_id,)
+            ).fetchone()
         return row["system_prompt"] if row else None
 
     def list_sessions(self, limit: int = 20, include_reviews: bool = False) -> list[SessionInfo]:
@@ -192,7 +197,11 @@ class SessionStore:
 
     # -- search ---------------------------------------------------------------------------------------------
     def search(self, query: str, limit: int = 10, per_session: int = 1) -> list[SearchHit]:
-        """Most relevant first, at most `per_session` hits per session. Words first; substrings and CJK by trigram."""
+        """Most relevant first, at most `per_session` hits per session. Words first; substrings and CJK by trigram.
+
+        A term found in very many messages is ranked among its RANK_WINDOW most recent matches only: BM25 over
+        every match of a common word costs ~85 ms at 100K messages, and for such words recency is the better cue.
+        """
         words = _WORD.findall(query)
         if not words:
             return []
@@ -203,32 +212,54 @@ class SessionStore:
         if len(query.strip()) >= 3:
             attempts.append(("messages_trigram", '"' + query.strip().replace('"', '""') + '"'))
         hits: list[SearchHit] = []
-        seen: dict[str, int] = {}
+        per: dict[str, int] = {}
         seen_ids: set[int] = set()
-        for table, expr in attempts:
-            with self.db.lock:
-                rows = self.db.conn.execute(
-                    f"SELECT m.id, m.session_id, m.role, s.title, m.created_at, f.rank AS score,"
-                    f" snippet({table}, 0, '[', ']', '…', 12) AS snip"
-                    f" FROM {table} f JOIN messages m ON m.id = f.rowid JOIN sessions s ON s.id = m.session_id"
-                    f" WHERE {table} MATCH ? AND s.source != 'review' ORDER BY f.rank LIMIT ?",
-                    (expr, max(50, limit * per_session * 10)),
+        with self.db.lock:
+            conn = self.db.conn
+            for table, expr in attempts:
+                floor = conn.execute(
+                    f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
+                    (expr, RANK_WINDOW - 1),
+                ).fetchone()
+                ranked = conn.execute(
+                    f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?",
+                    (expr, floor[0] if floor else 0, max(50, limit * per_session * 10)),
                 ).fetchall()
-            for r in rows:
-                if r["id"] in seen_ids or seen.get(r["session_id"], 0) >= per_session:
+                ids = [r[0] for r in ranked if r[0] not in seen_ids]
+                if not ids:
                     continue
-                seen[r["session_id"]] = seen.get(r["session_id"], 0) + 1
-                seen_ids.add(r["id"])
-                hits.append(
-                    SearchHit(r["session_id"], r["id"], r["role"], r["snip"], r["score"], r["title"], r["created_at"])
-                )
-            if len(hits) >= limit:
-                break
-        return hits[:limit]
+                marks = ",".join("?" * len(ids))
+                info = {
+                    r["id"]: r
+                    for r in conn.execute(
+                        "SELECT m.id, m.session_id, m.role, m.created_at, s.title FROM messages m"
+                        f" JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks}) AND s.source != 'review'",
+                        ids,
+                    )
+                }
+                for rowid, score in ranked:
+                    r = info.get(rowid)
+                    if r is None or rowid in seen_ids or per.get(r["session_id"], 0) >= per_session:
+                        continue
+                    per[r["session_id"]] = per.get(r["session_id"], 0) + 1
+                    seen_ids.add(rowid)
+                    snip = conn.execute(
+                        f"SELECT snippet({table}, 0, '[', ']', '…', 12) FROM {table} WHERE {table} MATCH ?"
+                        " AND rowid = ?",
+                        (expr, rowid),
+                    ).fetchone()[0]
+                    hits.append(
+                        SearchHit(r["session_id"], rowid, r["role"], snip, score, r["title"], r["created_at"])
+                    )
+                    if len(hits) >= limit:
+                        return hits
+        return hits
 
     def context_around(self, message_id: int, before: int = 2, after: int = 2) -> list[Message]:
         with self.db.lock:
-            row = self.db.conn.execute("SELECT session_id FROM messages WHERE id = ?", (message_id,)).fetchone()
+            row = self.db.conn.execute(
+                "SELECT session_id FROM messages WHERE id = ?", (message_id,)
+            ).fetchone()
             if row is None:
                 return []
             sid = row["session_id"]

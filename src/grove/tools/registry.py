@@ -52,13 +52,17 @@ class Tool:
         try:
             args = json.loads(raw_arguments or "{}") if isinstance(raw_arguments, str) else raw_arguments
         except json.JSONDecodeError as e:
-            return ToolResult(f"Error: arguments are not valid JSON ({e.msg} at char {e.pos}); resend them", False)
+            return ToolResult(
+                f"Error: arguments are not valid JSON ({e.msg} at char {e.pos}); resend them", False
+            )
         if not isinstance(args, dict):
             return ToolResult("Error: arguments must be a JSON object", False)
         try:
             parsed = self.args_model.model_validate(args)
         except ValidationError as e:
-            problems = "; ".join(f"{'.'.join(map(str, er['loc'])) or 'arguments'}: {er['msg']}" for er in e.errors())
+            problems = "; ".join(
+                f"{'.'.join(map(str, er['loc'])) or 'arguments'}: {er['msg']}" for er in e.errors()
+            )
             return ToolResult(f"Error: invalid arguments for {self.name}: {problems}", False)
         try:
             out = self.handler(ctx, **{k: getattr(parsed, k) for k in type(parsed).model_fields})

@@ -1,0 +1,187 @@
+"""Session search latency over a large store: fills state.db with N messages, then times varied queries.
+
+Usage: python benchmarks/session_search.py [--messages 100000] [--queries 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from grove.store.sessions import SessionStore
+
+WORDS = [
+    "deploy",
+    "build",
+    "test",
+    "docker",
+    "kubernetes",
+    "cluster",
+    "database",
+    "postgres",
+    "migration",
+    "index",
+    "query",
+    "latency",
+    "cache",
+    "redis",
+    "invoice",
+    "customer",
+    "report",
+    "csv",
+    "column",
+    "revenue",
+    "average",
+    "chart",
+    "plot",
+    "python",
+    "script",
+    "function",
+    "class",
+    "module",
+    "error",
+    "traceback",
+    "timeout",
+    "retry",
+    "network",
+    "request",
+    "response",
+    "token",
+    "model",
+    "prompt",
+    "skill",
+    "memory",
+    "session",
+    "file",
+    "folder",
+    "config",
+    "yaml",
+    "json",
+    "parse",
+    "write",
+    "read",
+    "patch",
+    "commit",
+    "branch",
+    "merge",
+    "review",
+    "release",
+    "version",
+    "bug",
+    "fix",
+    "feature",
+    "user",
+    "email",
+    "schedule",
+    "meeting",
+    "budget",
+    "forecast",
+    "quarter",
+    "sales",
+    "marketing",
+    "design",
+    "layout",
+    "font",
+    "colour",
+    "image",
+    "resize",
+    "backup",
+    "restore",
+    "sync",
+    "upload",
+    "download",
+    "server",
+    "client",
+    "api",
+    "endpoint",
+    "auth",
+    "login",
+    "password",
+    "secret",
+    "key",
+    "cert",
+    "sourdough",
+    "recipe",
+    "garden",
+    "travel",
+    "flight",
+    "hotel",
+    "itinerary",
+    "invoice",
+    "tax",
+    "receipt",
+    "contract",
+    "lease",
+]
+CJK = ["数据库迁移", "部署服务器", "会议记录", "季度报告", "错误日志"]
+
+
+def fill(store: SessionStore, n_messages: int, rng: random.Random) -> None:
+    per_session = 40
+    db = store.db
+    with db.transaction() as c:
+        for s in range(n_messages // per_session):
+            sid = f"bench-{s:06d}"
+            c.execute(
+                "INSERT INTO sessions (id, title, model, created_at, updated_at) VALUES (?, ?, 'script', ?, ?)",
+                (sid, " ".join(rng.choices(WORDS, k=4)), s, s),
+            )
+            rows = []
+            for i in range(per_session):
+                words = rng.choices(WORDS, k=rng.randint(8, 60))
+                if rng.random() < 0.02:
+                    words.append(rng.choice(CJK))
+                rows.append((sid, "user" if i % 2 == 0 else "assistant", " ".join(words), s + i / 100))
+            c.executemany(
+                "INSERT INTO messages (session_id, role, content, created_at) VALUES (?, ?, ?, ?)", rows
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--messages", type=int, default=100_000)
+    parser.add_argument("--queries", type=int, default=200)
+    args = parser.parse_args()
+    rng = random.Random(7)
+    path = Path(tempfile.mkdtemp(prefix="grove-search-")) / "state.db"
+    store = SessionStore.open(path)
+    start = time.perf_counter()
+    fill(store, args.messages, rng)
+    fill_s = time.perf_counter() - start
+    queries = []
+    for i in range(args.queries):
+        kind = i % 4
+        if kind == 0:
+            queries.append(rng.choice(WORDS))
+        elif kind == 1:
+            queries.append(" ".join(rng.sample(WORDS, 2)))
+        elif kind == 2:
+            queries.append(rng.choice(WORDS)[1:6])  # substring, via the trigram index
+        else:
+            queries.append(rng.choice(CJK))
+    store.search(queries[0])  # warm the page cache
+    times = []
+    hits = 0
+    for q in queries:
+        t = time.perf_counter()
+        hits += bool(store.search(q, limit=10))
+        times.append((time.perf_counter() - t) * 1000)
+    times.sort()
+    p95 = times[int(len(times) * 0.95) - 1]
+    print(
+        f"{args.messages} messages filled in {fill_s:.1f} s; {len(queries)} queries "
+        f"(words, word pairs, substrings, CJK), {hits} with hits"
+    )
+    print(f"median {statistics.median(times):.2f} ms, p95 {p95:.2f} ms, max {times[-1]:.2f} ms")
+    print(
+        f"messages={args.messages} search_median_ms={statistics.median(times):.2f} search_p95_ms={p95:.2f} "
+        f"queries={len(queries)} hit_rate={hits / len(queries):.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()
