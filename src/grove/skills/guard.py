@@ -28,10 +28,6 @@ _DANGEROUS: list[tuple[str, str]] = [
         "sends credential files over the network",
     ),
     (
-        r"\b(curl|wget)\b[^\n]*\$\{?\w*(API_KEY|TOKEN|SECRET|PASSWORD)\w*\}?[^\n]*(https?://)",
-        "sends secrets from the environment to a URL",
-    ),
-    (
         r"(>>?|tee\s+-a)\s*~?/?[^\s]*(\.bashrc|\.zshrc|\.profile|authorized_keys)\b",
         "writes shell start-up or SSH keys",
     ),
@@ -39,6 +35,10 @@ _DANGEROUS: list[tuple[str, str]] = [
     (r"[\u200b\u200c\u200d\u2060\u202a-\u202e\u2066-\u2069]", "hidden Unicode control characters"),
 ]
 _CAUTION: list[tuple[str, str]] = [
+    (
+        r"\b(curl|wget|nc)\b[^\n]*\$\{?\w*(API_KEY|TOKEN|SECRET|PASSWORD)\w*\}?",
+        "sends an environment secret over the network (fine for its own API, not elsewhere)",
+    ),
     (r"\bsudo\b", "uses sudo"),
     (r"\bchmod\s+(-R\s+)?777\b", "makes files world-writable"),
     (r"\b(curl|wget)\s+[^\n]*https?://", "downloads from the network"),

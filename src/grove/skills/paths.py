@@ -21,7 +21,7 @@ def support_path(skill_dir: Path, file_path: str) -> Path:
             f"file_path {file_path!r} must be relative to the skill folder, under {allowed}"
         )
     parts = rel.parts
-    if any(p in ("..", ".") for p in parts) or "\0" in raw:
+    if any(p in ("..", ".") for p in raw.split("/")) or "\0" in raw:
         raise UnsafePathError(f"file_path {file_path!r} may not contain '..' or '.' segments")
     if len(parts) < 2 or parts[0] not in SUPPORT_DIRS:
         raise UnsafePathError(
