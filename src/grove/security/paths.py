@@ -1,0 +1,109 @@
+"""What kind of path a command argument names: root, home, system tree, credential or shell-startup file."""
+
+from __future__ import annotations
+
+import re
+
+SYSTEM_TOPS = (
+    "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/boot", "/var", "/opt", "/srv", "/sys", "/proc",
+    "/dev", "/root", "/home", "/Users", "/System", "/Library", "/Applications", "/snap", "/mnt", "/media",
+)  # fmt: skip
+TMP_PREFIXES = ("/tmp/", "/var/tmp/", "$TMPDIR/", "${TMPDIR}/", "/dev/shm/")
+DISK_DEVICE = re.compile(
+    r"^/dev/(sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(p\d+)?|mmcblk\d+(p\d+)?|disk\d+(s\d+)?"
+    r"|rdisk\d+|md\d+|dm-\d+|mapper/\S+|loop\d+|sr\d+|root|disk/\S+)$"
+)
+HARMLESS_DEVICES = {"/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/random",
+                    "/dev/urandom", "/dev/fd/1", "/dev/fd/2"}  # fmt: skip
+_HOME = r"(?:~|\$HOME|\$\{HOME\}|/root|/home/[^/\s]+|/Users/[^/\s]+)"
+CREDENTIAL = re.compile(
+    r"(?:^|[/@=\s:'\"])(?:"
+    r"\.ssh/(?:id_[a-z0-9_]+|identity|[a-z0-9_.-]*_key)(?![.\w]*\.pub)\b"
+    r"|/etc/ssh/ssh_host_\w+_key(?!\.pub)\b|/etc/shadow\b|/etc/gshadow\b|/etc/master\.passwd\b"
+    r"|\.aws/credentials|\.config/gcloud/(?:credentials|application_default_credentials|legacy_credentials|"
+    r"access_tokens)|\.azure/(?:accessTokens|msal_token_cache)|\.kube/config\b|\.docker/config\.json"
+    r"|\.netrc\b|\.pgpass\b|\.my\.cnf\b|\.git-credentials\b|\.npmrc\b|\.pypirc\b|\.gnupg/|\.vault-token\b"
+    r"|\.terraform\.d/credentials|\.config/gh/hosts\.yml|\.password-store/|\.local/share/keyrings/"
+    r"|Library/Keychains/|\.mozilla/firefox/\S*(?:logins\.json|key4\.db)|Login Data\b|\.grove/\.env"
+    r"|\.env(?:\.(?:local|production|prod|development|dev|staging|test|secret))?(?=$|[\s'\"])"
+    r"|[\w.-]*(?:private|priv)[\w.-]*\.(?:pem|key)\b|[\w.-]+\.(?:p12|pfx|jks|keystore)\b"
+    r"|/proc/(?:\d+|self|\*)/environ\b)"
+)
+STARTUP = re.compile(
+    r"(?:^|/)(?:\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile|zlogin|kshrc|cshrc"
+    r"|tcshrc|xprofile|xinitrc|xsessionrc)|\.config/fish/config\.fish|\.config/autostart/\S*"
+    r"|\.config/systemd/user/\S*|\.ssh/(?:authorized_keys2?|config|rc)|Library/LaunchAgents/\S*)$"
+    r"|^/etc/(?:profile|bash\.bashrc|zsh/\S*|profile\.d/\S*|environment|rc\.local|crontab|cron\.\w+/\S*|cron\.d"
+    r"|ld\.so\.preload|sudoers(?:\.d/\S*)?|systemd/system/\S*|init\.d/\S*|security/\S*|pam\.d/\S*|passwd|shadow"
+    r"|group|hosts|resolv\.conf|ssh/sshd_config)$|^/var/spool/cron/\S*|^/Library/Launch(?:Agents|Daemons)/\S*"
+)
+
+
+def norm(path: str) -> str:
+    """Spell home one way (~) and drop quotes and trailing slashes, so the checks below stay simple."""
+    p = path.strip("'\"")
+    p = re.sub(r"^(\$HOME|\$\{HOME\})", "~", p)
+    while len(p) > 1 and p.endswith("/") and not p.endswith("//"):
+        p = p[:-1]
+    return p
+
+
+def is_root(path: str) -> bool:
+    p = norm(path)
+    return p in ("/", "/*", "/.", "/..", "//", "/.*") or re.fullmatch(r"/+\*?", p) is not None
+
+
+def is_home(path: str) -> bool:
+    p = norm(path)
+    return re.fullmatch(rf"{_HOME}(?:/\*|/\.\*|/\.)?|/home|/Users|/home/\*|/Users/\*", p) is not None
+
+
+def is_system_top(path: str) -> bool:
+    p = norm(path).rstrip("*").rstrip("/") or "/"
+    return p in SYSTEM_TOPS
+
+
+def is_system(path: str) -> bool:
+    p = norm(path)
+    return any(
+        p == top or p.startswith(top + "/") for top in SYSTEM_TOPS if top not in ("/home", "/Users", "/root")
+    )
+
+
+def in_home(path: str) -> bool:
+    return re.match(rf"{_HOME}(?:/|$)", norm(path)) is not None
+
+
+def is_tmp(path: str) -> bool:
+    return norm(path).startswith(TMP_PREFIXES) or norm(path) in ("/tmp", "/var/tmp")
+
+
+def is_unguarded_var(path: str) -> bool:
+    """`$DIR/...`: when DIR is empty this becomes `/...`. `${DIR:?}` fails instead, so it is fine."""
+    p = norm(path)
+    return p.startswith("$") and not is_tmp(p) and ":?" not in p.split("/")[0]
+
+
+def escapes_up(path: str) -> bool:
+    p = norm(path)
+    return p in ("..", "../*", "../..") or p.startswith("../..") or p == "." or p == "./*" or p == "*"
+
+
+def outside(path: str, workspace: str | None) -> bool:
+    """An absolute (or home) path that is neither in the workspace nor a temp dir."""
+    p = norm(path)
+    if workspace and (p == workspace or p.startswith(workspace.rstrip("/") + "/")):
+        return False
+    return (p.startswith("/") or p.startswith("~")) and not is_tmp(p)
+
+
+def is_credential(text: str) -> bool:
+    return CREDENTIAL.search(text.replace("$HOME", "~").replace("${HOME}", "~")) is not None
+
+
+def is_startup(path: str) -> bool:
+    return STARTUP.search(norm(path)) is not None
+
+
+def is_disk(path: str) -> bool:
+    return DISK_DEVICE.match(norm(path)) is not None

@@ -1,0 +1,235 @@
+"""A small shell-command parser for the safety rules: pipelines of simple commands, wrappers stripped,
+command substitutions, `sh -c` strings and heredoc bodies parsed too. Precise enough to tell `rm -rf ~` from
+`grep -r "rm -rf ~" docs/`, and conservative when the text does not parse."""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+from dataclasses import dataclass, field
+
+OPERATORS = {";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")"}
+REDIRECTS = {">", ">>", ">|", "&>", "&>>", ">&", "<", "<>", "<<<", "<<", "<<-"}
+SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "busybox-sh"}
+# Commands that run the next word as a command; the value says how many option arguments they may take.
+WRAPPERS = {
+    "sudo", "doas", "nohup", "nice", "ionice", "time", "timeout", "command", "builtin", "exec", "stdbuf",
+    "env", "xargs", "setsid", "unbuffer", "chronic", "caffeinate", "torsocks", "proxychains", "strace",
+    "watch", "flock", "chroot", "runuser", "su", "busybox", "then", "do", "else", "!",
+}  # fmt: skip
+# Options of each wrapper that take a value (the next word is that value, not the command).
+_WRAPPER_VALUE_OPTS: dict[str, set[str]] = {
+    "sudo": {"-u", "-g", "-h", "-p", "-C", "-U", "-r", "-t", "-D", "-R"},
+    "doas": {"-u", "-C"},
+    "nice": {"-n"},
+    "ionice": {"-c", "-n", "-p"},
+    "timeout": {"-s", "-k", "--signal", "--kill-after"},
+    "xargs": {"-I", "-n", "-P", "-L", "-s", "-d", "-E", "-a"},
+    "env": {"-u", "-C", "-S", "--unset", "--chdir"},
+    "flock": {"-w", "-E"},
+    "runuser": {"-u", "-g"},
+    "su": {"-s", "-g"},
+    "stdbuf": {"-i", "-o", "-e"},
+    "strace": {"-o", "-e", "-p", "-s"},
+}
+_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1[^\n]*\n(.*?)\n\s*\2\s*(?:\n|$)", re.S)
+
+
+@dataclass
+class SimpleCommand:
+    argv: list[str]  # wrappers and leading VAR=value assignments removed; argv[0] is a basename
+    raw_argv: list[str]
+    redirects: list[tuple[str, str]] = field(default_factory=list)  # (operator, target)
+    assignments: dict[str, str] = field(default_factory=dict)
+    wrappers: list[str] = field(default_factory=list)  # e.g. ["sudo", "xargs"]
+
+    @property
+    def name(self) -> str:
+        return self.argv[0] if self.argv else ""
+
+    @property
+    def args(self) -> list[str]:
+        return self.argv[1:]
+
+
+@dataclass
+class Pipeline:
+    commands: list[SimpleCommand]
+    background: bool = False
+
+
+@dataclass
+class ParsedCommand:
+    pipelines: list[Pipeline]
+    substitutions: list[ParsedCommand] = field(default_factory=list)  # $(...), `...`, <(...), sh -c '...'
+    heredocs: list[str] = field(default_factory=list)
+    text: str = ""
+    parse_error: bool = False
+
+    def walk(self) -> list[tuple[Pipeline, SimpleCommand]]:
+        """Every simple command, in this text and in everything nested in it."""
+        out = [(p, c) for p in self.pipelines for c in p.commands]
+        for sub in self.substitutions:
+            out += sub.walk()
+        return out
+
+    def all_heredocs(self) -> list[str]:
+        return self.heredocs + [h for s in self.substitutions for h in s.all_heredocs()]
+
+
+def _extract_substitutions(text: str) -> tuple[str, list[str]]:
+    """Replace $(...), <(...), >(...) and `...` by a placeholder word; return their inner texts."""
+    inner: list[str] = []
+    out: list[str] = []
+    i, n = 0, len(text)
+    in_single = False
+    while i < n:
+        ch = text[i]
+        if ch == "'" and not in_single:
+            in_single = True
+        elif ch == "'" and in_single:
+            in_single = False
+        if (
+            not in_single
+            and ch in "$<>"
+            and i + 1 < n
+            and text[i + 1] == "("
+            and not text.startswith("$((", i)
+        ):
+            depth, j = 1, i + 2
+            while j < n and depth:
+                depth += {"(": 1, ")": -1}.get(text[j], 0)
+                j += 1
+            inner.append(text[i + 2 : j - 1])
+            out.append(f" __SUBST{len(inner) - 1}__ " if ch != "$" else f"__SUBST{len(inner) - 1}__")
+            i = j
+            continue
+        if not in_single and ch == "`":
+            j = text.find("`", i + 1)
+            if j > i:
+                inner.append(text[i + 1 : j])
+                out.append(f"__SUBST{len(inner) - 1}__")
+                i = j + 1
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out), inner
+
+
+def _tokens(text: str) -> tuple[list[str], bool]:
+    lexer = shlex.shlex(text, posix=True, punctuation_chars="();<>|&\n")
+    lexer.whitespace = " \t\r"
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    try:
+        return [t for t in lexer], False
+    except ValueError:  # unbalanced quotes: fall back to words, stay conservative
+        return text.replace("\n", " ; ").split(), True
+
+
+def _strip_wrappers(words: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
+    assignments: dict[str, str] = {}
+    wrappers: list[str] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", w, re.S) and wrappers[-1:] != ["xargs"]:
+            key, _, value = w.partition("=")
+            assignments[key] = value
+            i += 1
+            continue
+        base = os.path.basename(w)
+        if base in WRAPPERS:
+            wrappers.append(base)
+            i += 1
+            # skip the wrapper's own options (and a duration for timeout, a user for su/runuser)
+            while i < len(words) and (
+                words[i].startswith("-") or (base == "timeout" and words[i][:1].isdigit())
+            ):
+                opt = words[i]
+                i += 1
+                if opt in _WRAPPER_VALUE_OPTS.get(base, ()) and i < len(words):
+                    i += 1
+            if base == "watch" and i < len(words) and words[i][:1].isdigit():
+                i += 1
+            continue
+        break
+    rest = words[i:]
+    if not rest and wrappers:  # `env` or `printenv`-like wrapper used on its own is itself the command
+        rest = [wrappers.pop()]
+    if rest:
+        rest = [
+            os.path.basename(rest[0]) if "/" in rest[0] and not rest[0].startswith("./") else rest[0],
+            *rest[1:],
+        ]
+    return rest, assignments, wrappers
+
+
+def _simple(words: list[str]) -> SimpleCommand:
+    argv: list[str] = []
+    redirects: list[tuple[str, str]] = []
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if w in REDIRECTS or (w[:1] in "<>&" and set(w) <= set("<>&|")):
+            target = words[i + 1] if i + 1 < len(words) else ""
+            redirects.append((w, target))
+            if argv and argv[-1].isdigit():
+                argv.pop()  # the fd number of `2>file`
+            i += 2
+            continue
+        if w in ("{", "}", "!", "then", "do", "done", "fi", "else", "elif", "if", "while", "until", "esac"):
+            i += 1
+            continue
+        argv.append(w)
+        i += 1
+    cmd, assignments, wrappers = _strip_wrappers(argv)
+    return SimpleCommand(cmd, argv, redirects, assignments, wrappers)
+
+
+def parse(text: str, depth: int = 0) -> ParsedCommand:
+    heredocs = [m.group(3) for m in _HEREDOC.finditer(text)]
+    body = _HEREDOC.sub(lambda m: m.group(0).split("\n", 1)[0] + "\n", text)
+    flat, inner = _extract_substitutions(body)
+    tokens, error = _tokens(flat)
+    pipelines: list[Pipeline] = []
+    current: list[SimpleCommand] = []
+    words: list[str] = []
+
+    def end_command() -> None:
+        nonlocal words
+        if words:
+            current.append(_simple(words))
+        words = []
+
+    for tok in [*tokens, ";"]:
+        if tok in OPERATORS or (tok and set(tok) <= set(";&|\n()") and tok not in ("&>",)):
+            end_command()
+            if tok in ("|", "|&", "|||"):
+                continue
+            if current:
+                pipelines.append(Pipeline(current, background=tok == "&"))
+            current = []
+        else:
+            words.append(tok)
+    parsed = ParsedCommand(pipelines, heredocs=heredocs, text=text, parse_error=error)
+    if depth < 4:
+        parsed.substitutions = [parse(s, depth + 1) for s in inner]
+        for _, cmd in parsed.walk():
+            script = shell_script_arg(cmd)
+            if script is not None:
+                parsed.substitutions.append(parse(script, depth + 1))
+    return parsed
+
+
+def shell_script_arg(cmd: SimpleCommand) -> str | None:
+    """The script of `bash -c '...'` / `eval '...'`, if this is one."""
+    if cmd.name == "eval":
+        return " ".join(cmd.args)
+    if cmd.name in SHELLS or cmd.name == "su":
+        args = cmd.args
+        for i, a in enumerate(args):
+            if a.startswith("-") and "c" in a[1:] and not a.startswith("--") and i + 1 < len(args):
+                return args[i + 1]
+    return None
