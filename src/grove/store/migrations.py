@@ -81,4 +81,25 @@ MIGRATIONS: list[str] = [
     CREATE INDEX skill_events_name ON skill_events(name, id);
     CREATE INDEX skill_events_session ON skill_events(session_id, name);
     """,
+    # 3: approvals: every decision on a dangerous act, and the patterns the user approved "always"
+    """
+    CREATE TABLE IF NOT EXISTS approval_log (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT,
+        command TEXT NOT NULL,
+        level TEXT NOT NULL,
+        rules TEXT NOT NULL,
+        decision TEXT NOT NULL,
+        decided_by TEXT NOT NULL,
+        reason TEXT,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS approval_log_session ON approval_log(session_id, id);
+    CREATE TABLE IF NOT EXISTS approval_always (
+        pattern TEXT PRIMARY KEY,
+        description TEXT,
+        session_id TEXT,
+        created_at REAL NOT NULL
+    );
+    """,
 ]
