@@ -21,8 +21,8 @@ HEADER = (
 )
 FOLDED_NOTE = "Large library: a few names per category shown; skills_search(query) finds the rest.\n"
 DESCRIPTION_LENGTHS = (100, 70, 45)
-FOLD_SIZES = (12, 8, 5, 3, 2, 1, 0)
-CHARS_PER_TOKEN = 3.8  # cl100k gives 4.1-4.6 on these layouts (benchmarks/skills_index.py); kept conservative
+FOLD_SIZES = (40, 30, 20, 12, 8, 5, 3, 2, 1, 0)
+CHARS_PER_TOKEN = 3.4  # cl100k: 4.1-4.6 on the real library, 3.6-3.9 on tool-task names; kept below both
 
 
 def token_budget(n: int) -> int:
