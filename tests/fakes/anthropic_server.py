@@ -147,6 +147,8 @@ class FakeAnthropicServer(FakeServer):
         if reply.stream_error:
             h.send_sse({"type": "error", "error": reply.stream_error}, "error")
             return
+        if reply.cut_stream:
+            return
         delta = {"stop_reason": message["stop_reason"], "stop_sequence": None}
         usage = {"output_tokens": message["usage"]["output_tokens"]}
         h.send_sse({"type": "message_delta", "delta": delta, "usage": usage}, "message_delta")

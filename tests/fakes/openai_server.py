@@ -50,6 +50,7 @@ class FakeReply:
     finish_reason: str | None = None
     drop: bool = False  # close the connection without answering (a connection error for the client)
     stream_error: dict[str, Any] | None = None  # streams only: this error (type, message) after the content
+    cut_stream: bool = False  # streams only: end the connection after the content, before the stream is done
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> FakeReply:
@@ -316,6 +317,8 @@ class FakeOpenAIServer(FakeServer):
                 )
         if reply.stream_error:
             h.send_sse({"error": reply.stream_error})
+            return
+        if reply.cut_stream:
             return
         h.send_sse(chunk({}, finish))
         if (body.get("stream_options") or {}).get("include_usage"):

@@ -247,3 +247,10 @@ def test_fake_rejects_orphan_tool_results(anthropic_server: FakeAnthropicServer)
     with pytest.raises(ModelError) as info:
         model_for(anthropic_server).complete(bad, [], FAST)
     assert info.value.kind is ErrorKind.BAD_REQUEST and "tool_use_id" in str(info.value)
+
+
+def test_a_stream_cut_short_is_a_connection_error(anthropic_server: FakeAnthropicServer) -> None:
+    anthropic_server.queue(FakeReply(text="half an answer", cut_stream=True))
+    with pytest.raises(ModelError) as info:
+        model_for(anthropic_server).complete(CONVERSATION, [], FAST, on_text=lambda _: None)
+    assert info.value.kind is ErrorKind.CONNECTION and info.value.retryable

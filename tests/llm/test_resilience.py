@@ -141,3 +141,13 @@ def test_streaming_retry_after_a_429(openai_server: FakeOpenAIServer, sleeps) ->
     )
     assert "".join(deltas) == result.text == "streamed fine"
     assert sleeps.delays == [2.0]
+
+
+def test_a_stream_cut_short_is_retried_not_taken_as_the_answer(
+    openai_server: FakeOpenAIServer, sleeps
+) -> None:
+    openai_server.queue(FakeReply(text="The answer is", cut_stream=True), FakeReply(text="The answer is 42."))
+    events: list[RouterEvent] = []
+    r = router(model_at(openai_server.url), sleeps=sleeps, events=events)
+    assert r.complete(HELLO, [], FAST, on_text=lambda _: None).text == "The answer is 42."
+    assert [e.error.kind for e in events] == [ErrorKind.CONNECTION]

@@ -319,6 +319,11 @@ class AnthropicModel:
                 stop_reason = event.delta.stop_reason or stop_reason
                 if event.usage is not None:
                     take_usage(event.usage)
+        if not stop_reason:
+            # Anthropic streams end with a stop_reason in message_delta; without one the connection was cut.
+            raise ModelError(
+                ErrorKind.CONNECTION, "the stream ended before the model finished", model=self.name
+            )
         text = "".join("".join(b["text"]) for _, b in sorted(blocks.items()) if b["type"] == "text")
         calls = [
             ToolCall(id=b["id"], name=b["name"], arguments="".join(b["json"]) or "{}")
@@ -334,6 +339,6 @@ class AnthropicModel:
                 counts["cache_read_input_tokens"],
                 counts["cache_creation_input_tokens"],
             ),
-            finish_reason=FINISH_REASONS.get(stop_reason, stop_reason or ("tool_calls" if calls else "stop")),
+            finish_reason=FINISH_REASONS.get(stop_reason, stop_reason),
             model=self.name,
         )

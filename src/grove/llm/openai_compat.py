@@ -342,6 +342,11 @@ class OpenAICompatModel:
                             slot["arguments"].append(tc.function.arguments)
                 if choice.finish_reason:
                     finish = choice.finish_reason
+        if not finish:
+            # Every OpenAI-style stream ends with a finish_reason; without one the connection was cut short.
+            raise ModelError(
+                ErrorKind.CONNECTION, "the stream ended before the model finished", model=self.name
+            )
         tool_calls = [
             ToolCall(
                 id=slot["id"] or f"call_{i}", name=slot["name"], arguments="".join(slot["arguments"]) or "{}"
@@ -352,7 +357,7 @@ class OpenAICompatModel:
             text="".join(text),
             tool_calls=tool_calls,
             usage=usage,
-            finish_reason=finish or ("tool_calls" if tool_calls else "stop"),
+            finish_reason=finish,
             model=self.name,
         )
 
