@@ -128,3 +128,24 @@ def test_context_window_defaults_per_family(model: str, window: int) -> None:
     assert context_window_for(model) == window
     assert OpenAICompatModel(name="x", model=model).context_window == window
     assert OpenAICompatModel(name="x", model=model, context_window=4096).context_window == 4096
+
+
+def test_claude_through_a_gateway_gets_cache_breakpoints(openai_server: FakeOpenAIServer) -> None:
+    model = OpenAICompatModel(
+        name="openrouter:anthropic/claude-haiku-4.5",
+        model="anthropic/claude-haiku-4.5",
+        base_url=openai_server.url,
+    )
+    messages = [*HELLO, {"role": "assistant", "content": "Hi."}, {"role": "user", "content": "more"}]
+    before = json.dumps(messages)
+    model.complete(messages, [], ModelSettings(timeout=5))
+    sent = openai_server.requests[0].body["messages"]
+    assert sent[0]["content"] == [
+        {"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}
+    ]
+    assert sent[-1]["content"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert sent[1]["content"] == "hello" and sent[2]["content"] == "Hi."  # only the two breakpoints
+    assert json.dumps(messages) == before
+    # other models get the messages exactly as given
+    model_for(openai_server).complete(messages, [], ModelSettings(timeout=5))
+    assert openai_server.requests[1].body["messages"] == messages

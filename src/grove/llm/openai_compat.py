@@ -229,6 +229,8 @@ class OpenAICompatModel:
     def request_params(
         self, messages: list[Message], tools: list[ToolSchema], settings: ModelSettings
     ) -> dict:
+        if self.model.startswith("anthropic/"):
+            messages = with_cache_breakpoints(messages)
         params: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
             params["tools"] = tools
@@ -360,6 +362,26 @@ class OpenAICompatModel:
             finish_reason=finish,
             model=self.name,
         )
+
+
+def with_cache_breakpoints(messages: list[Message]) -> list[Message]:
+    """Claude behind an OpenAI-compatible gateway (OpenRouter) caches only where told: mark the first system
+    message and the last message, as the anthropic provider does. Returns copies; the input is untouched."""
+    marked = list(messages)
+    targets = {len(marked) - 1} if marked else set()
+    targets |= {next((i for i, m in enumerate(marked) if m.get("role") == "system"), -1)} - {-1}
+    for i in targets:
+        msg = marked[i]
+        content = msg.get("content")
+        if isinstance(content, str) and content:
+            parts = [{"type": "text", "text": content}]
+        elif isinstance(content, list) and content:
+            parts = [dict(p) for p in content]
+        else:
+            continue  # e.g. an assistant turn holding only tool calls
+        parts[-1]["cache_control"] = {"type": "ephemeral"}
+        marked[i] = {**msg, "content": parts}
+    return marked
 
 
 def parse_usage(usage: Any) -> Usage:
