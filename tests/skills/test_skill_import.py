@@ -45,6 +45,13 @@ def test_import_a_folder_of_foreign_skills(settings: Settings, home: Path, tmp_p
     k8s = lib.skills["deploy-k8s"]
     assert k8s.category == "devops" and k8s.frontmatter["version"] == "2.0.0"  # unknown keys kept
     assert k8s.description == "Deploy to k8s. Use when: shipping"
+    assert k8s.created_by == "import" and lib.skills["pdf"].created_by == "import"
+    from grove.skills.frontmatter import strict_problems
+
+    # repaired by editing lines: colon quoted, name fixed; only the nested metadata still bends the rules
+    [problem] = strict_problems(k8s.skill_md.read_text(), "deploy-k8s")
+    assert "'metadata' values must be strings" in problem
+    assert "kubectl apply" in k8s.skill_md.read_text() and "version: 2.0.0" in k8s.skill_md.read_text()
     assert (home / "skills" / "pdf" / "forms.md").read_text() == "forms\n"
 
 

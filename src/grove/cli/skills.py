@@ -71,7 +71,16 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     from rich.table import Table
 
     table = Table(
-        "name", "category", "source", "by", "views", "uses", "description", box=None, highlight=False
+        "name",
+        "category",
+        "source",
+        "by",
+        "views",
+        "uses",
+        "patches",
+        "description",
+        box=None,
+        highlight=False,
     )
     for s in sorted(lib.skills.values(), key=lambda s: (s.category, s.name)):
         st = stats.get(s.name)
@@ -82,6 +91,7 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
             s.created_by,
             str(st.views if st else 0),
             str(st.uses if st else 0),
+            str(st.patches if st else 0),
             s.description[:70],
         )
     console = Console()

@@ -49,7 +49,7 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     raise SkillFormatError("the YAML frontmatter is never closed by a '---' line")
 
 
-def _quote_colon_values(yaml_text: str) -> str:
+def quote_colon_values(yaml_text: str) -> str:
     """Retry for `description: Use when: X` lines, which YAML rejects: quote the value of top-level keys."""
     out = []
     for line in yaml_text.splitlines():
@@ -67,7 +67,7 @@ def _load_yaml(yaml_text: str, warnings: list[str]) -> Any:
         return yaml.safe_load(yaml_text)
     except yaml.YAMLError as first:
         try:
-            data = yaml.safe_load(_quote_colon_values(yaml_text))
+            data = yaml.safe_load(quote_colon_values(yaml_text))
         except yaml.YAMLError:
             mark = getattr(first, "problem_mark", None)
             where = f" (line {mark.line + 2})" if mark is not None else ""

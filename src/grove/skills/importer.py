@@ -13,9 +13,19 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import yaml
+
 from grove.skills import usage
 from grove.skills.discover import iter_skill_dirs
-from grove.skills.frontmatter import MAX_NAME, NAME_RE, SkillFormatError, split_frontmatter, strict_problems
+from grove.skills.frontmatter import (
+    MAX_NAME,
+    NAME_RE,
+    SkillFormatError,
+    parse_skill_md,
+    quote_colon_values,
+    split_frontmatter,
+    strict_problems,
+)
 from grove.skills.guard import scan_skill_text
 from grove.skills.history import skill_lock, snapshot
 from grove.skills.manage import MAX_SUPPORT_FILE_BYTES
@@ -40,30 +50,59 @@ def normalise_name(name: str) -> str:
     return out[:MAX_NAME].rstrip("-")
 
 
-def with_category(text: str, category: str, warnings: list[str]) -> str:
-    """Keep the category folder an import came from as `metadata.grove.category`, editing only that line."""
-    from grove.skills.frontmatter import parse_skill_md
-
-    yaml_text, _body = split_frontmatter(text)
+def _with_metadata(yaml_text: str, entries: dict[str, str]) -> str | None:
+    """Add `entries` under `metadata:` by inserting lines (the rest of the YAML stays as written); None if unsure."""
     lines = yaml_text.splitlines(keepends=True)
-    entry = f"grove.category: {category}\n"
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
     meta_at = next((i for i, ln in enumerate(lines) if re.match(r"^metadata:\s*$", ln)), None)
-    if meta_at is None and not any(ln.startswith("metadata:") for ln in lines):
-        lines.append("metadata:\n  " + entry)
-    elif meta_at is not None:
-        nxt = lines[meta_at + 1] if meta_at + 1 < len(lines) else "  "
-        indent = nxt[: len(nxt) - len(nxt.lstrip())] or "  "
-        lines.insert(meta_at + 1, indent + entry)
-    else:
-        warnings.append(f"category '{category}' not recorded (metadata is not a block mapping)")
-        return text
-    new_text = text[: text.index(yaml_text)] + "".join(lines) + text[text.index(yaml_text) + len(yaml_text) :]
+    if meta_at is None and any(ln.startswith("metadata:") for ln in lines):
+        return None  # a flow mapping or a scalar: editing it by hand could break it
+    if meta_at is None:
+        return "".join(lines) + "metadata:\n" + "".join(f"  {k}: {v}\n" for k, v in entries.items())
+    nxt = lines[meta_at + 1] if meta_at + 1 < len(lines) else "  "
+    indent = nxt[: len(nxt) - len(nxt.lstrip())] or "  "
+    lines[meta_at + 1 : meta_at + 1] = [f"{indent}{k}: {v}\n" for k, v in entries.items()]
+    return "".join(lines)
+
+
+def repair(text: str, name: str, category: str | None) -> tuple[str, list[str]]:
+    """Make an imported SKILL.md as valid as can be done safely, editing lines, never re-serialising the YAML:
+    quote `key: value: with colon` lines, fix the name, record the category and that it was imported."""
+    notes: list[str] = []
+    yaml_text, body = split_frontmatter(text)
     try:
-        parsed = parse_skill_md(new_text)
+        data = yaml.safe_load(yaml_text)
+    except yaml.YAMLError:
+        yaml_text = quote_colon_values(yaml_text)
+        data = yaml.safe_load(yaml_text)  # parse_skill_md succeeded with exactly this retry
+        notes.append("quoted values containing ': ' so the frontmatter is valid YAML")
+    data = data if isinstance(data, dict) else {}
+    if data.get("name") != name:
+        if "name" in data:
+            notes.append(
+                f"renamed {data['name']!r} to {name!r} (the standard allows a-z, 0-9 and single hyphens)"
+            )
+            yaml_text = _NAME_LINE.sub(f"name: {name}", yaml_text, count=1)
+        else:
+            notes.append(f"added 'name: {name}' (it had none)")
+            yaml_text = f"name: {name}\n" + yaml_text
+    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    entries = {"grove.created_by": "import"} if "grove.created_by" not in meta else {}
+    if category and not any(k in meta for k in ("grove.category", "category")) and "category" not in data:
+        entries["grove.category"] = category
+    if entries:
+        edited = _with_metadata(yaml_text, entries)
+        if edited is None:
+            notes.append("metadata is not a block mapping; grove's fields were not added")
+        else:
+            yaml_text = edited
+    new_text = f"---\n{yaml_text}---\n{body}"
+    try:
+        parse_skill_md(new_text, name)
     except SkillFormatError:
-        return text
-    meta = parsed.frontmatter.get("metadata")
-    return new_text if isinstance(meta, dict) and meta.get("grove.category") == category else text
+        return text, ["could not repair the frontmatter safely; imported as it was"]
+    return new_text, notes
 
 
 def find_skill_dirs(path: Path) -> list[tuple[Path, str | None]]:
@@ -104,21 +143,13 @@ def import_one(
         skill = load_skill(folder, "import", category)
     except SkillFormatError as e:
         return ImportOutcome(folder, folder.name, "skipped", str(e))
-    warnings = list(skill.warnings)
     name = skill.name
-    text = skill.skill_md.read_text(encoding="utf-8")
     if not NAME_RE.match(name) or len(name) > MAX_NAME:
-        fixed = normalise_name(name)
-        if not fixed:
-            return ImportOutcome(folder, name, "skipped", f"name {name!r} cannot be made valid; rename it")
-        warnings.append(f"renamed {name!r} to {fixed!r} (the standard allows a-z, 0-9 and single hyphens)")
-        text = _NAME_LINE.sub(f"name: {fixed}", text, count=1)
-        name = fixed
-    if category and skill.category != category:
-        pass  # the file names its own category; it wins over the folder it came from
-    elif category:
-        text = with_category(text, category, warnings)
-    warnings = list(dict.fromkeys(warnings + strict_problems(text, name)))
+        name = normalise_name(name)
+        if not name:
+            return ImportOutcome(folder, skill.name, "skipped", f"name {skill.name!r} cannot be made valid")
+    text, warnings = repair(skill.skill_md.read_text(encoding="utf-8"), name, category)
+    warnings += strict_problems(text, name)
     files, left_out = _files(folder)
     warnings += left_out
     if len(files) > MAX_SUPPORT_FILES:
