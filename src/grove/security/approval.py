@@ -1,0 +1,154 @@
+"""The approval flow for dangerous acts, in order: rules → hard blocklist → mode off → remembered answers →
+unattended deny → smart judge → ask the user (no answer within the timeout = deny). Every decision is logged."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from grove.security.commands import CommandVerdict, classify_command
+
+if TYPE_CHECKING:
+    from grove.security.policy import SafetyPolicy
+
+ANSWERS = ("once", "session", "always", "deny")
+
+
+@dataclass(frozen=True)
+class ApprovalRequest:
+    """What the user (or the judge) is asked about."""
+
+    command: str
+    verdict: CommandVerdict
+    session_id: str | None
+    timeout: float  # seconds the approver has; it is asked again next time, never left waiting
+
+    @property
+    def reasons(self) -> str:
+        return self.verdict.summary()
+
+    @property
+    def patterns(self) -> list[str]:
+        return self.verdict.rules
+
+
+# The front end's question to the user: returns one of ANSWERS, or None for "no answer".
+Approver = Callable[[ApprovalRequest], "str | None"]
+# Smart mode's model call: returns "approve", "deny" or "escalate" (to the user).
+Judge = Callable[[ApprovalRequest], str]
+
+
+@dataclass(frozen=True)
+class Decision:
+    allowed: bool
+    reason: str  # shown to the model when denied: what was refused and why
+    decided_by: str  # rules | blocklist | mode-off | session | always | unattended | judge | user | timeout
+    verdict: CommandVerdict
+
+
+def decide(
+    policy: SafetyPolicy, command: str, *, session_id: str | None = None, workspace: str | None = None
+) -> Decision:
+    verdict = classify_command(command, workspace)
+    if verdict.level == "safe":
+        return Decision(True, "no dangerous pattern", "rules", verdict)
+    decision = _decide(policy, verdict, session_id)
+    if policy.decisions is not None:
+        policy.decisions.record(decision, session_id)
+    return decision
+
+
+def _decide(policy: SafetyPolicy, verdict: CommandVerdict, session_id: str | None) -> Decision:
+    why = verdict.summary()
+    if verdict.level == "blocked":
+        return Decision(
+            False, f"refused: {why}. This is on grove's hard blocklist and never runs.", "blocklist", verdict
+        )
+    if policy.approval_mode == "off":
+        return Decision(True, f"approvals are off ({why})", "mode-off", verdict)
+    patterns = set(verdict.rules)
+    if patterns <= policy.session_approved:
+        return Decision(True, "approved earlier in this session", "session", verdict)
+    if policy.decisions is not None and patterns <= (policy.decisions.always() | policy.session_approved):
+        return Decision(True, "approved always by the user", "always", verdict)
+    if policy.unattended or (policy.approver is None and policy.judge is None):
+        return Decision(
+            False,
+            f"denied: {why}. It needs the user's approval and nobody can be asked here "
+            "(unattended run); do it another way or ask the user to run it",
+            "unattended",
+            verdict,
+        )
+    request = ApprovalRequest(verdict.command, verdict, session_id, policy.approval_timeout)
+    if policy.approval_mode == "smart" and policy.judge is not None:
+        try:
+            ruling = policy.judge(request).strip().lower()
+        except Exception as e:  # a failing judge must not approve anything; the user decides instead
+            ruling = f"escalate ({type(e).__name__})"
+        if ruling == "approve":
+            return Decision(True, f"approved by the smart judge ({why})", "judge", verdict)
+        if ruling == "deny":
+            return Decision(False, f"denied by the smart judge: {why}", "judge", verdict)
+    if policy.approver is None:
+        return Decision(
+            False, f"denied: {why}. The judge escalated and nobody can be asked", "unattended", verdict
+        )
+    answer = _ask(policy.approver, request, policy.approval_timeout)
+    if answer is None:
+        return Decision(
+            False,
+            f"denied: no answer within {policy.approval_timeout:g}s to approve: {why}",
+            "timeout",
+            verdict,
+        )
+    if answer == "session":
+        policy.session_approved.update(patterns)
+    elif answer == "always":
+        policy.session_approved.update(patterns)
+        if policy.decisions is not None:
+            for p in patterns:
+                policy.decisions.remember_always(p, why, session_id)
+    if answer == "deny":
+        return Decision(
+            False, f"the user denied it ({why}); do not retry it, ask what they want instead", "user", verdict
+        )
+    return Decision(True, f"approved by the user ({answer})", "user", verdict)
+
+
+def _ask(approver: Approver, request: ApprovalRequest, timeout: float) -> str | None:
+    """Ask in a thread so a prompt nobody answers cannot hold the turn past the timeout."""
+    box: list[str | None] = []
+
+    def target() -> None:
+        try:
+            box.append(approver(request))
+        except Exception:  # a broken prompt counts as no answer
+            box.append(None)
+
+    thread = threading.Thread(target=target, name="grove-approval", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    if not box:
+        return None
+    answer = (box[0] or "").strip().lower()
+    return answer if answer in ANSWERS else None
+
+
+JUDGE_PROMPT = """You review shell commands an AI agent wants to run on the user's machine.
+Answer with exactly one word: approve (clearly safe in context and reversible), deny (destructive, exfiltrating,
+or not what a user would want), or escalate (unsure: the user decides).
+Command: {command}
+Flagged because: {reasons}"""
+
+
+def judge_prompt(request: ApprovalRequest) -> str:
+    """The text for smart mode's model call; feed the reply to `parse_judge_reply`."""
+    return JUDGE_PROMPT.format(command=request.command, reasons=request.reasons)
+
+
+def parse_judge_reply(text: str) -> str:
+    words = text.strip().lower().split()
+    first = words[0].strip(".!:\"'") if words else ""
+    return first if first in ("approve", "deny") else "escalate"
