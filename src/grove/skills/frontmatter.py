@@ -18,6 +18,13 @@ _FENCE = "---"
 _KEY_LINE = re.compile(r"^([A-Za-z0-9_.-]+):[ \t]+(.+)$")
 
 
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster on big libraries
+
+
+def safe_load(text: str) -> Any:
+    return yaml.load(text, Loader=_Loader)  # a safe loader, C or Python
+
+
 class SkillFormatError(ValueError):
     """A SKILL.md that cannot be loaded at all (no frontmatter, unparseable YAML, no description)."""
 
@@ -64,10 +71,10 @@ def quote_colon_values(yaml_text: str) -> str:
 
 def _load_yaml(yaml_text: str, warnings: list[str]) -> Any:
     try:
-        return yaml.safe_load(yaml_text)
+        return safe_load(yaml_text)
     except yaml.YAMLError as first:
         try:
-            data = yaml.safe_load(quote_colon_values(yaml_text))
+            data = safe_load(quote_colon_values(yaml_text))
         except yaml.YAMLError:
             mark = getattr(first, "problem_mark", None)
             where = f" (line {mark.line + 2})" if mark is not None else ""
@@ -163,7 +170,7 @@ def strict_problems(text: str, folder_name: str) -> list[str]:
         return [f"SKILL.md is {len(text)} characters; at most {MAX_SKILL_MD_CHARS} are allowed"]
     try:
         yaml_text, _body = split_frontmatter(text)
-        data = yaml.safe_load(yaml_text)
+        data = safe_load(yaml_text)
     except SkillFormatError as e:
         return [str(e)]
     except yaml.YAMLError as e:

@@ -77,6 +77,7 @@ class SkillSearchIndex:
     def __init__(self, skills: list[Skill]) -> None:
         self.skills = sorted(skills, key=lambda s: s.name)
         self.fields: list[dict[str, Counter[str]]] = []
+        self.lengths: list[dict[str, int]] = []
         lengths: dict[str, float] = {f: 0.0 for f in FIELD_WEIGHTS}
         df: Counter[str] = Counter()
         for s in self.skills:
@@ -87,8 +88,9 @@ class SkillSearchIndex:
                 "body": Counter(terms(s.body)),
             }
             self.fields.append(doc)
-            for f, counts in doc.items():
-                lengths[f] += sum(counts.values())
+            self.lengths.append({f: sum(counts.values()) for f, counts in doc.items()})
+            for f in doc:
+                lengths[f] += self.lengths[-1][f]
             df.update(set().union(*(set(c) for c in doc.values())))
         n = max(len(self.skills), 1)
         self.avg_len = {f: (lengths[f] / n) or 1.0 for f in FIELD_WEIGHTS}
@@ -96,6 +98,7 @@ class SkillSearchIndex:
 
     def score(self, i: int, query_terms: dict[str, float]) -> float:
         doc = self.fields[i]
+        lengths = self.lengths[i]
         total = 0.0
         for t, q_weight in query_terms.items():
             idf = self.idf.get(t)
@@ -105,8 +108,7 @@ class SkillSearchIndex:
             for f, w in FIELD_WEIGHTS.items():
                 tf = doc[f].get(t, 0)
                 if tf:
-                    length = sum(doc[f].values())
-                    weighted += w * tf / (1 - B + B * length / self.avg_len[f])
+                    weighted += w * tf / (1 - B + B * lengths[f] / self.avg_len[f])
             total += q_weight * idf * weighted / (K1 + weighted)
         return total
 
@@ -119,10 +121,22 @@ class SkillSearchIndex:
         return [SearchHit(s.name, round(sc, 4), s.description, s.category) for sc, s in ranked[:limit]]
 
 
+_last_index: tuple[tuple[int, ...], SkillSearchIndex] | None = None
+
+
+def index_for(skills: list[Skill]) -> SkillSearchIndex:
+    """The search index of `skills`, rebuilt only when a skill changed (load_skill returns cached objects)."""
+    global _last_index
+    key = tuple(sorted(id(s) for s in skills))
+    if _last_index is None or _last_index[0] != key:
+        _last_index = (key, SkillSearchIndex(skills))
+    return _last_index[1]
+
+
 def search_skills(settings: Any, workspace: Path | None, query: str, limit: int = 5) -> list[SearchHit]:
     from grove.skills.discover import discover
 
-    return SkillSearchIndex(list(discover(settings, workspace).skills.values())).search(query, limit)
+    return index_for(list(discover(settings, workspace).skills.values())).search(query, limit)
 
 
 def relevant_skills(

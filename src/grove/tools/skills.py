@@ -82,12 +82,12 @@ def skills_search(ctx: ToolContext, query: str, limit: int = 5) -> str:
         query: what the task is about, in a few words
         limit: how many results to return (at most 20)
     """
-    from grove.skills.search import SkillSearchIndex
+    from grove.skills.search import index_for
 
     lib = _library(ctx)
     if not lib.skills:
         return "no skills installed yet"
-    hits = SkillSearchIndex(list(lib.skills.values())).search(query, max(1, min(limit, 20)))
+    hits = index_for(list(lib.skills.values())).search(query, max(1, min(limit, 20)))
     if not hits:
         return f"no skill matches '{query}'; try other words"
     return "\n".join(f"{i}. {h.name} [{h.category}] {h.description}" for i, h in enumerate(hits, 1))
