@@ -82,6 +82,22 @@ _PLACEHOLDER = re.compile(
     r"getenv.*|secrets?\.\w+.*|\d{1,6}|str|string|int|bool|bytes|any|dict|list)$",
     re.I,
 )
+# .netrc lines and .NET <add key="ApiKey" value="..."/> settings name the secret apart from its value.
+_NETRC = re.compile(r"(\bmachine\s+\S+.*?\bpassword\s+)(\S+)", re.I)
+_XML_SETTING = re.compile(
+    r"""(key=["'][^"']*(?:key|secret|token|password|pwd)[^"']*["']\s+value=["'])([^"']{4,})""", re.I
+)
+# Secrets passed as command-line options: --password X, --token=X, docker login -p X, redis-cli -a X, mysql -pX.
+_CLI_FLAG = re.compile(
+    r"(?P<flag>--(?:password|passwd|token|api-key|apikey|secret|auth-token|access-token|client-secret)[= ]"
+    r"|\b(?:docker|podman|nerdctl|helm\s+registry)\s+login\b[^\n]*?\s-p\s|\bredis-cli\b[^\n]*?\s-a\s"
+    r"|\bmysql(?:dump|admin)?\b[^\n]*?\s-p(?=\S))(?P<value>[^\s\"']{4,})"
+)
+# Kubernetes/compose env lists: `- name: DB_PASS` then `value: "..."`.
+_ENV_LIST = re.compile(
+    r"(name:\s*[\"']?[A-Za-z0-9_]*(?:PASS|SECRET|TOKEN|KEY|PWD)[A-Za-z0-9_]*[\"']?\s*\n\s*value:\s*[\"']?)"
+    r"([^\s\"']{4,})"
+)
 _GENERIC_KEY_NAME = re.compile(r"_key[\"']?$", re.I)
 
 
@@ -113,8 +129,10 @@ def _looks_random(value: str) -> bool:
 
 def _assignment(m: re.Match[str]) -> str:
     value = m.group("value")
-    if _PLACEHOLDER.match(value) or "…" in value or value.startswith("***"):
-        return m.group(0)
+    if _PLACEHOLDER.match(value) or "…" in value or value.startswith(("***", "!", "(")) or "(" in value:
+        return m.group(0)  # placeholders, YAML tags, code (`token = next(tokens)`)
+    if value.isalpha() and value.islower() and len(value) <= 10:
+        return m.group(0)  # a plain word (`passwd: files`): prose and config, not key material
     if (
         _GENERIC_KEY_NAME.search(m.group("name"))
         and not re.search(
@@ -139,7 +157,18 @@ def redact(text: str, environ: dict[str, str] | None = None) -> str:
         lambda m: f"-----BEGIN {m.group(1)}----- [redacted] -----END {m.group(1)}-----", text
     )
     text = _URL_CREDS.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", text)
-    text = _AUTH_HEADER.sub(lambda m: f"{m.group(1)}{m.group(2)}{m.group(3)} {mask(m.group(4))}", text)
+    text = _AUTH_HEADER.sub(
+        lambda m: (
+            m.group(0)
+            if _PLACEHOLDER.match(m.group(4))
+            else f"{m.group(1)}{m.group(2)}{m.group(3)} {mask(m.group(4))}"
+        ),
+        text,
+    )
+    text = _CLI_FLAG.sub(lambda m: m.group("flag") + mask(m.group("value")), text)
+    text = _ENV_LIST.sub(lambda m: m.group(1) + mask(m.group(2)), text)
+    text = _NETRC.sub(lambda m: m.group(1) + mask(m.group(2)), text)
+    text = _XML_SETTING.sub(lambda m: m.group(1) + mask(m.group(2)), text)
     text = _BEARER.sub(lambda m: f"{m.group(1)} {mask(m.group(2))}", text)
     text = _TOKENS.sub(lambda m: mask(m.group(0)), text)
     return _ASSIGN.sub(_assignment, text)
