@@ -68,3 +68,12 @@ def test_category_folders_and_depth_bound(tmp_path: Path) -> None:
     for i in range(30):
         write_skill(many, f"s{i}")
     assert len(list(iter_skill_dirs(many, limit=10))) == 10
+
+
+def test_cache_sees_a_same_size_rewrite(settings: Settings, skills_root: Path) -> None:
+    from grove.store.files import atomic_write_text
+
+    write_skill(skills_root, "s", skill_text("s", "version AAA"))
+    assert discover(settings, None).skills["s"].description == "version AAA"
+    atomic_write_text(skills_root / "s" / "SKILL.md", skill_text("s", "version BBB"))
+    assert discover(settings, None).skills["s"].description == "version BBB"

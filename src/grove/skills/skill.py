@@ -83,21 +83,21 @@ def category_of(fm: dict[str, Any], fallback: str | None) -> str:
     return DEFAULT_CATEGORY
 
 
-_CACHE: dict[tuple[str, str, str | None], tuple[tuple[int, int], Skill]] = {}
+_CACHE: dict[tuple[str, str, str | None], tuple[tuple[int, int, int], Skill]] = {}
 _CACHE_MAX = 10_000
 
 
 def load_skill(folder: Path, source: str, category_hint: str | None = None) -> Skill:
     """Read `folder/SKILL.md` leniently; raises SkillFormatError (with the reason) when it cannot be loaded.
 
-    Parsed skills are cached by the file's mtime and size, so a tool call on a large library re-reads nothing.
+    Parsed skills are cached by the file's inode, mtime and size, so a tool call on a large library re-reads nothing.
     """
     try:
         st = (folder / "SKILL.md").stat()
     except OSError as e:
         raise SkillFormatError(f"cannot read SKILL.md: {e.strerror or e}") from e
     key = (str(folder), source, category_hint)
-    stamp = (st.st_mtime_ns, st.st_size)
+    stamp = (st.st_ino, st.st_mtime_ns, st.st_size)  # atomic writes make a new inode, whatever the clock says
     hit = _CACHE.get(key)
     if hit is not None and hit[0] == stamp:
         return hit[1]
