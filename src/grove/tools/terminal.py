@@ -1,21 +1,17 @@
-"""The `terminal` toolset: run a shell command in the workspace, only where the session's policy allows it."""
+"""The `terminal` toolset: a shell command, approved by the session's policy, run in the sandbox, output redacted."""
 
 from __future__ import annotations
-
-import os
-import signal
-import subprocess
 
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
 MAX_OUTPUT_CHARS = 20_000
-# Provider keys never reach child processes.
-SECRET_ENV = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GROVE_API_KEY")
+MAX_TIMEOUT = 600
 
 
 def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
-    """Run a shell command in the workspace and return its exit code and output (truncated when long).
+    """Run a shell command (bash) in the workspace and return its exit code and output (truncated when long).
+    Commands run sandboxed: only the workspace is writable, no network unless the session allows it.
 
     Args:
         command: the shell command line
@@ -24,31 +20,29 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
     refusal = ctx.policy.check_terminal()
     if refusal:
         raise ToolError(refusal)
-    env = {k: v for k, v in os.environ.items() if k not in SECRET_ENV and not k.endswith("_API_KEY")}
-    proc = subprocess.Popen(
-        ["/bin/sh", "-c", command],
-        cwd=ctx.workspace,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env=env,
-        start_new_session=True,
+    if not command.strip():
+        raise ToolError("the command is empty; pass a shell command line such as `ls -la`")
+    decision = ctx.policy.check_command(command, session_id=ctx.session_id, workspace=str(ctx.workspace))
+    if not decision.allowed:
+        raise ToolError(decision.reason)
+    from grove.sandbox import Limits, run
+    from grove.security.redact import redact
+
+    policy = ctx.policy
+    result = run(
+        ["/bin/bash", "-c", command],
+        ctx.workspace,
+        Limits(timeout=max(1, min(timeout, MAX_TIMEOUT))),
+        network=policy.network,
+        merge_stderr=True,
+        backend=None if policy.sandbox == "auto" else policy.sandbox,
     )
-    try:
-        out, _ = proc.communicate(timeout=max(1, min(timeout, 600)))
-        note = ""
-    except subprocess.TimeoutExpired:
-        os.killpg(proc.pid, signal.SIGKILL)
-        try:
-            out, _ = proc.communicate(timeout=5)
-        except subprocess.TimeoutExpired:  # a child that escaped the group still holds the pipe
-            out = b""
-        note = f"\n[killed after {timeout}s]"
-    text = out.decode("utf-8", errors="replace")
+    text = redact(result.stdout)
     if len(text) > MAX_OUTPUT_CHARS:
         half = MAX_OUTPUT_CHARS // 2
         text = f"{text[:half]}\n[... {len(text) - MAX_OUTPUT_CHARS} chars cut ...]\n{text[-half:]}"
-    return f"exit={proc.returncode}{note}\n{text}"
+    notes = "".join(f"\n[{n}]" for n in result.notes)
+    return f"exit={result.exit_code}{notes}\n{text}"
 
 
 def tools() -> list[Tool]:
