@@ -102,4 +102,64 @@ MIGRATIONS: list[str] = [
         created_at REAL NOT NULL
     );
     """,
+    # 4: compression (a message's place in the conversation, the compressions log) and goals with their verdicts
+    """
+    ALTER TABLE messages ADD COLUMN position REAL;
+    CREATE TABLE IF NOT EXISTS compressions (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        reason TEXT NOT NULL,
+        status TEXT NOT NULL,
+        summary TEXT,
+        skeleton TEXT,
+        error TEXT,
+        tokens_before INTEGER,
+        tokens_after INTEGER,
+        messages_compressed INTEGER NOT NULL DEFAULT 0,
+        tool_results_pruned INTEGER NOT NULL DEFAULT 0,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS compressions_session ON compressions(session_id, id);
+    CREATE TABLE IF NOT EXISTS goals (
+        id TEXT PRIMARY KEY,
+        session_id TEXT,
+        text TEXT NOT NULL,
+        criteria TEXT NOT NULL DEFAULT '[]',
+        max_turns INTEGER NOT NULL,
+        turns_used INTEGER NOT NULL DEFAULT 0,
+        status TEXT NOT NULL,
+        reason TEXT,
+        created_at REAL NOT NULL,
+        updated_at REAL NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS goals_updated ON goals(updated_at);
+    CREATE TABLE IF NOT EXISTS goal_verdicts (
+        id INTEGER PRIMARY KEY,
+        goal_id TEXT NOT NULL REFERENCES goals(id) ON DELETE CASCADE,
+        turn INTEGER NOT NULL,
+        verdict TEXT NOT NULL,
+        reason TEXT,
+        raw TEXT,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS goal_verdicts_goal ON goal_verdicts(goal_id, id);
+    """,
+    # 5: learning runs: every background review and curator run, what it saw and what it changed
+    """
+    CREATE TABLE IF NOT EXISTS learning_runs (
+        id INTEGER PRIMARY KEY,
+        kind TEXT NOT NULL,
+        session_id TEXT,
+        reviewer_session_id TEXT,
+        up_to_message_id INTEGER,
+        status TEXT NOT NULL,
+        dry_run INTEGER NOT NULL DEFAULT 0,
+        changes TEXT NOT NULL DEFAULT '[]',
+        error TEXT,
+        started_at REAL NOT NULL,
+        finished_at REAL
+    );
+    CREATE INDEX IF NOT EXISTS learning_runs_session ON learning_runs(session_id, kind, id);
+    CREATE INDEX IF NOT EXISTS learning_runs_kind ON learning_runs(kind, id);
+    """,
 ]

@@ -190,10 +190,59 @@ class SessionStore:
         return [m for _, m in self.messages_with_ids(session_id, active_only)]
 
     def messages_with_ids(self, session_id: str, active_only: bool = True) -> list[tuple[int, Message]]:
+        return [(i, m) for i, _, m in self.context_entries(session_id, active_only)]
+
+    def context_entries(self, session_id: str, active_only: bool = True) -> list[tuple[int, float, Message]]:
+        """(id, place, message) in conversation order: a compression summary or placeholder takes the place of
+        the first message it stands for (`position`), so a resumed session reads in the order it was lived."""
         sql = "SELECT * FROM messages WHERE session_id = ?" + (" AND active = 1" if active_only else "")
         with self.db.lock:
-            rows = self.db.conn.execute(sql + " ORDER BY id", (session_id,)).fetchall()
-        return [(r["id"], _message(r)) for r in rows]
+            rows = self.db.conn.execute(
+                sql + " ORDER BY COALESCE(position, id), id", (session_id,)
+            ).fetchall()
+        return [(r["id"], r["position"] if r["position"] is not None else r["id"], _message(r)) for r in rows]
+
+    def compact(
+        self,
+        session_id: str,
+        deactivate: list[int],
+        inserts: list[tuple[float, Message]],
+        record: dict[str, Any],
+    ) -> None:
+        """One compression, in one transaction: messages leave the active context (kept, still searchable),
+        their stand-ins take their place, and the `compressions` row records what happened."""
+        now = time.time()
+        with self.db.transaction() as c:
+            c.executemany(
+                "UPDATE messages SET active = 0 WHERE session_id = ? AND id = ?",
+                [(session_id, i) for i in deactivate],
+            )
+            for place, message in inserts:
+                c.execute(
+                    "INSERT INTO messages (session_id, role, content, tool_call_id, name, position, created_at)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        session_id,
+                        message["role"],
+                        message.get("content"),
+                        message.get("tool_call_id"),
+                        message.get("name"),
+                        place,
+                        now,
+                    ),
+                )
+            columns = ["session_id", "created_at", *record]
+            c.execute(
+                f"INSERT INTO compressions ({', '.join(columns)}) VALUES ({', '.join('?' * len(columns))})",
+                (session_id, now, *record.values()),
+            )
+
+    def compressions(self, session_id: str) -> list[dict[str, Any]]:
+        with self.db.lock:
+            rows = self.db.conn.execute(
+                "SELECT * FROM compressions WHERE session_id = ? ORDER BY id", (session_id,)
+            ).fetchall()
+        return [dict(r) for r in rows]
 
     # -- search ---------------------------------------------------------------------------------------------
     def search(self, query: str, limit: int = 10, per_session: int = 1) -> list[SearchHit]:
