@@ -97,13 +97,21 @@ def test_streaming_forwards_text_deltas_and_assembles_tool_calls(openai_server: 
     assert body["stream"] is True and body["stream_options"] == {"include_usage": True}
 
 
-def test_an_error_inside_a_stream_is_classified(openai_server: FakeOpenAIServer) -> None:
-    openai_server.queue(
-        FakeReply(text="partial", stream_error={"message": "Provider overloaded", "code": 502})
-    )
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        ({"message": "Provider overloaded", "code": 502}, ErrorKind.OVERLOADED),
+        ({"message": "Rate limited upstream", "code": 429}, ErrorKind.RATE_LIMIT),
+        ({"message": "Upstream failed"}, ErrorKind.SERVER_ERROR),
+    ],
+)
+def test_an_error_inside_a_stream_is_classified(
+    openai_server: FakeOpenAIServer, error: dict, kind: ErrorKind
+) -> None:
+    openai_server.queue(FakeReply(text="partial", stream_error=error))
     with pytest.raises(ModelError) as info:
         model_for(openai_server).complete(HELLO, [], ModelSettings(timeout=5), on_text=lambda _: None)
-    assert info.value.kind is ErrorKind.OVERLOADED
+    assert info.value.kind is kind and info.value.status is None
     assert info.value.retryable
 
 

@@ -57,6 +57,7 @@ def test_model_families_match_the_right_price(name: str, input_price: float, out
         "script:/tmp/s.yaml",
         "openai-compat:qwen3@http://h/v1",
         "gpt-4-1106-preview",
+        "o1x",
     ],
 )
 def test_unknown_local_and_script_models_cost_nothing(name: str) -> None:

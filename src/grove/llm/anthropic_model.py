@@ -1,8 +1,8 @@
 """The Anthropic provider: OpenAI-format messages in, Claude's Messages API through the `anthropic` SDK, out.
 
-The SDK (~0.9 s to import) loads on first use and never retries (the Router does). Two prompt-cache breakpoints:
-the stable system prompt (which, with the tools before it, is the same every call of a session) and the last
-message, so each call of an agent loop reads the previous call's prefix from the cache.
+The SDK (the heaviest import, 1-3 s) loads on first use and never retries (the Router does). Two prompt-cache
+breakpoints: the stable system prompt (with the tools before it, the same on every call of a session) and the
+last message, so each call of an agent loop reads the previous call's prefix from the cache.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The OpenAI-compatible provider (OpenAI, OpenRouter, vLLM, llama.cpp server, ...) through the `openai` SDK.
 
 Also home of the HTTP-status → ErrorKind mapping that every remote provider shares. The SDK is imported lazily
-(~0.4 s) and never retries: the Router owns retries, so a failure reaches it at once, classified.
+(0.4 s to well over 1 s, by version) and never retries: the Router owns retries, so failures reach it classified.
 """
 
 from __future__ import annotations
@@ -282,8 +282,11 @@ class OpenAICompatModel:
             raise
 
     def _stream_error(self, e: Any) -> ModelError:
+        # Gateways put the upstream HTTP status in the error's code (OpenRouter: {"code": 429, ...}).
+        code = e.body.get("code") if isinstance(e.body, dict) else None
+        status = int(code) if str(code).isdigit() and 400 <= int(code) < 600 else 500
         err = classify_http_error(
-            500,
+            status,
             {"error": e.body} if e.body else None,
             None,
             model=self.name,
