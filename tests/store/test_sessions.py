@@ -115,3 +115,19 @@ def test_usage_totals(store: SessionStore) -> None:
     info = store.get_session(sid)
     assert (info.model_calls, info.prompt_tokens, info.completion_tokens, info.cached_tokens) == (2, 15, 3, 4)
     assert info.cost_usd == 0.5
+
+
+def test_common_terms_rank_within_the_recent_window(store: SessionStore, monkeypatch) -> None:
+    import grove.store.sessions as sessions_module
+
+    monkeypatch.setattr(sessions_module, "RANK_WINDOW", 3)
+    old = [_session_with(store, "retry retry retry retry the flaky job") for _ in range(3)]
+    recent = [_session_with(store, "one retry here") for _ in range(3)]
+    # the old sessions match better, but only the 3 newest matches are ranked for so common a term...
+    assert {h.session_id for h in store.search("retry", limit=3)} == set(recent)
+    # ...unless the window gives too few hits: then everything is ranked, and relevance puts the old ones first
+    hits = store.search("retry", limit=6)
+    assert {h.session_id for h in hits} == set(old) | set(recent)
+    assert {h.session_id for h in hits[:3]} == set(old)
+    monkeypatch.setattr(sessions_module, "RANK_WINDOW", 100)
+    assert store.search("retry", limit=1)[0].session_id in old  # with a wide window, relevance wins

@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grove.agent.events import AgentEvents
+from grove.context.compressor import BeforeCompress, Compressor
+from grove.context.settings import CompressionSettings
+from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.types import Completion, Message, Model, ModelSettings, ToolCall, Usage
 from grove.store.sessions import SessionStore
 from grove.tools.context import ToolContext
@@ -58,6 +61,8 @@ class Agent:
         settings: ModelSettings | None = None,
         max_iterations: int = 50,
         events: AgentEvents | None = None,
+        compression: CompressionSettings | None = None,
+        before_compress: BeforeCompress | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
@@ -68,6 +73,14 @@ class Agent:
         self.settings = settings or ModelSettings()
         self.max_iterations = max_iterations
         self.events = events or AgentEvents()
+        self.compressor = Compressor(
+            model,
+            store,
+            session_id,
+            compression,
+            before_compress=before_compress,
+            on_notice=self.events.on_notice,
+        )
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="grove-tool")
 
     def run_turn(self, text: str) -> TurnResult:
@@ -96,7 +109,15 @@ class Agent:
     def _call_model(self, result: TurnResult, with_tools: bool) -> Completion:
         schemas = self.tools.schemas() if with_tools else []
         streamed = self.events.on_text if self.events.streaming else None
-        completion = self.model.complete(self.messages, schemas, self.settings, streamed)
+        self.messages = self.compressor.before_call(self.messages, schemas)
+        try:
+            completion = self.model.complete(self.messages, schemas, self.settings, streamed)
+        except ModelError as e:
+            if e.kind is not ErrorKind.CONTEXT_OVERFLOW:
+                raise
+            self.compress("context_overflow")  # then one retry; a second overflow goes to the caller
+            completion = self.model.complete(self.messages, schemas, self.settings, streamed)
+        self.compressor.observe(completion.usage)
         if not with_tools:
             completion.tool_calls = []  # a grace answer must be text, whatever the model tried
         result.model_calls += 1
@@ -147,6 +168,10 @@ class Agent:
         """Commit first, then keep: what is in memory is always also in state.db."""
         self.store.add_message(self.session_id, message, usage)
         self.messages.append(message)
+
+    def compress(self, reason: str = "manual") -> None:
+        """Shrink the live context now (also `/compress`); every message stays in state.db."""
+        self.messages = self.compressor.compress(self.messages, reason)
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)

@@ -248,8 +248,9 @@ class SessionStore:
     def search(self, query: str, limit: int = 10, per_session: int = 1) -> list[SearchHit]:
         """Most relevant first, at most `per_session` hits per session. Words first; substrings and CJK by trigram.
 
-        A term found in very many messages is ranked among its RANK_WINDOW most recent matches only: BM25 over
-        every match of a common word costs ~85 ms at 100K messages, and for such words recency is the better cue.
+        A term found in very many messages is ranked among its RANK_WINDOW most recent matches only (BM25 over
+        every match of a common word costs ~85 ms at 100K messages, and for such words recency is the better cue);
+        when that window yields too few sessions, all matches are ranked.
         """
         words = _WORD.findall(query)
         if not words:
@@ -262,47 +263,59 @@ class SessionStore:
             attempts.append(("messages_trigram", '"' + query.strip().replace('"', '""') + '"'))
         hits: list[SearchHit] = []
         per: dict[str, int] = {}
-        seen_ids: set[int] = set()
         with self.db.lock:
-            conn = self.db.conn
             for table, expr in attempts:
-                floor = conn.execute(
+                floor = self.db.conn.execute(
                     f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
                     (expr, RANK_WINDOW - 1),
                 ).fetchone()
-                ranked = conn.execute(
-                    f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?",
-                    (expr, floor[0] if floor else 0, max(50, limit * per_session * 10)),
-                ).fetchall()
-                ids = [r[0] for r in ranked if r[0] not in seen_ids]
-                if not ids:
-                    continue
-                marks = ",".join("?" * len(ids))
-                info = {
-                    r["id"]: r
-                    for r in conn.execute(
-                        "SELECT m.id, m.session_id, m.role, m.created_at, s.title FROM messages m"
-                        f" JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks}) AND s.source != 'review'",
-                        ids,
-                    )
-                }
-                for rowid, score in ranked:
-                    r = info.get(rowid)
-                    if r is None or rowid in seen_ids or per.get(r["session_id"], 0) >= per_session:
-                        continue
-                    per[r["session_id"]] = per.get(r["session_id"], 0) + 1
-                    seen_ids.add(rowid)
-                    snip = conn.execute(
-                        f"SELECT snippet({table}, 0, '[', ']', '…', 12) FROM {table} WHERE {table} MATCH ?"
-                        " AND rowid = ?",
-                        (expr, rowid),
-                    ).fetchone()[0]
-                    hits.append(
-                        SearchHit(r["session_id"], rowid, r["role"], snip, score, r["title"], r["created_at"])
-                    )
+                found = self._ranked(table, expr, floor[0] if floor else 0, limit, per_session, per)
+                if floor and len(hits) + len(found) < limit:
+                    found = self._ranked(table, expr, 0, limit, per_session, per)
+                for hit in found:
+                    if any(h.message_id == hit.message_id for h in hits):
+                        continue  # the same message matched an earlier, stricter pass
+                    per[hit.session_id] = per.get(hit.session_id, 0) + 1
+                    hits.append(hit)
                     if len(hits) >= limit:
                         return hits
         return hits
+
+    def _ranked(
+        self, table: str, expr: str, floor: int, limit: int, per_session: int, taken: dict[str, int]
+    ) -> list[SearchHit]:
+        """BM25-ranked hits of one FTS expression among rowids >= floor, skipping sessions already full."""
+        conn = self.db.conn
+        ranked = conn.execute(
+            f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?",
+            (expr, floor, max(50, limit * per_session * 10)),
+        ).fetchall()
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        info = {
+            r["id"]: r
+            for r in conn.execute(
+                "SELECT m.id, m.session_id, m.role, m.created_at, s.title FROM messages m"
+                f" JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks}) AND s.source != 'review'",
+                [r[0] for r in ranked],
+            )
+        }
+        counts = dict(taken)
+        out: list[SearchHit] = []
+        for rowid, score in ranked:
+            r = info.get(rowid)
+            if r is None or counts.get(r["session_id"], 0) >= per_session:
+                continue
+            counts[r["session_id"]] = counts.get(r["session_id"], 0) + 1
+            snip = conn.execute(
+                f"SELECT snippet({table}, 0, '[', ']', '…', 12) FROM {table} WHERE {table} MATCH ? AND rowid = ?",
+                (expr, rowid),
+            ).fetchone()[0]
+            out.append(SearchHit(r["session_id"], rowid, r["role"], snip, score, r["title"], r["created_at"]))
+            if len(out) >= limit:
+                break
+        return out
 
     def context_around(self, message_id: int, before: int = 2, after: int = 2) -> list[Message]:
         with self.db.lock:
