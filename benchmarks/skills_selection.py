@@ -7,6 +7,7 @@ or Hermes Agent's extra keys). Tasks: tasks.yaml (120, looked at while tuning th
 
 from __future__ import annotations
 
+import inspect
 import sys
 import time
 from pathlib import Path
@@ -14,10 +15,11 @@ from pathlib import Path
 import yaml
 
 from grove.skills.discover import iter_skill_dirs
-from grove.skills.search import SkillSearchIndex
+from grove.skills.search import SkillSearchIndex, relevant_skills
 from grove.skills.skill import load_skill
 
 DATA = Path(__file__).parent / "data" / "skills"
+MIN_SCORE = inspect.signature(relevant_skills).parameters["min_score"].default
 
 
 def load_library() -> list:
@@ -40,17 +42,43 @@ def evaluate(
     return top1 / n, top3 / n, rr / n
 
 
+CHITCHAT = [
+    "hello",
+    "who are you?",
+    "thanks, that's all",
+    "what's the capital of France",
+    "tell me a joke about cats",
+    "how are you today",
+    "summarise what we did so far",
+    "what time is it in Tokyo",
+    "translate 'good morning' into Spanish",
+    "can you explain recursion simply",
+]
+
+
+def hint_figures(index: SkillSearchIndex, tasks: list[dict[str, str]]) -> tuple[float, int]:
+    """What relevant_skills() would attach to the user message: recall on tasks, false hints on small talk."""
+
+    def hints(text: str) -> list[str]:
+        return [h.name for h in index.search(text, 2) if h.score >= MIN_SCORE]
+
+    recall = sum(t["skill"] in hints(t["task"]) for t in tasks) / len(tasks)
+    return recall, sum(bool(hints(c)) for c in CHITCHAT)
+
+
 def main() -> None:
     verbose = "-v" in sys.argv
     skills = load_library()
     index = SkillSearchIndex(skills)
     names = {s.name for s in skills}
     results = {}
+    all_tasks: list[dict[str, str]] = []
     for label, file in (("tuned", "tasks.yaml"), ("heldout", "tasks_heldout.yaml")):
         tasks = yaml.safe_load((DATA / file).read_text(encoding="utf-8"))
         unknown = {t["skill"] for t in tasks} - names
         if unknown:
             raise SystemExit(f"{file} names skills not in the library: {sorted(unknown)}")
+        all_tasks += tasks
         start = time.perf_counter()
         top1, top3, mrr = evaluate(index, tasks, verbose)
         per_query_ms = (time.perf_counter() - start) / len(tasks) * 1000
@@ -61,10 +89,16 @@ def main() -> None:
     n_all = sum(r[0] for r in results.values())
     top1_all = sum(r[0] * r[1] for r in results.values()) / n_all
     print(f"library={len(skills)} skills; all tasks={n_all}  top1={top1_all:.1%}")
+    recall, false_hints = hint_figures(index, all_tasks)
+    print(
+        f"relevance hint (k=2, score >= {MIN_SCORE}): right skill hinted for {recall:.1%} of tasks; "
+        f"{false_hints}/{len(CHITCHAT)} small-talk messages got a hint"
+    )
     print(
         f"skills={len(skills)} tasks={n_all} top1_all={top1_all:.3f} top1_tuned={results['tuned'][1]:.3f} "
         f"top1_heldout={results['heldout'][1]:.3f} top3_all="
-        f"{sum(r[0] * r[2] for r in results.values()) / n_all:.3f}"
+        f"{sum(r[0] * r[2] for r in results.values()) / n_all:.3f} hint_recall={recall:.3f} "
+        f"false_hints={false_hints}/{len(CHITCHAT)}"
     )
 
 

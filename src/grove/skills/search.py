@@ -140,7 +140,7 @@ def search_skills(settings: Any, workspace: Path | None, query: str, limit: int 
 
 
 def relevant_skills(
-    settings: Any, workspace: Path | None, text: str, k: int = 2, min_score: float = 2.0
+    settings: Any, workspace: Path | None, text: str, k: int = 2, min_score: float = 2.5
 ) -> list[str]:
     """Names of up to `k` skills that look relevant to `text`, for a hint on the user message (never the prompt).
 
