@@ -20,7 +20,7 @@ class CompressionSettings:
     summary_max: int = 12_000  # ... at most this many, and never more than the text it replaces
     min_middle_tokens: int = 200  # below this there is nothing worth a summary call
     cooldown_calls: int = 8  # after a failed summary call, this many model calls use the skeleton alone
-    enabled: bool = True
+    enabled: bool = True  # the automatic triggers; an overflow error or /compress still compresses
 
     def threshold_tokens(self, window: int) -> int:
         return int(window * self.threshold)
