@@ -169,3 +169,21 @@ def test_rollback_without_history(mgr: SkillManager, skills_root: Path) -> None:
     write_skill(skills_root, "s")
     with pytest.raises(SkillError, match="no history"):
         mgr.rollback("s")
+
+
+def test_archiving_twice_keeps_both_copies(mgr: SkillManager, skills_root: Path) -> None:
+    write_skill(skills_root, "s", skill_text("s", "first"))
+    mgr.archive("s")
+    write_skill(skills_root, "s", skill_text("s", "second"))
+    mgr.archive("s")
+    kept = sorted(p.name for p in (skills_root / ".archive").iterdir())
+    assert kept[0] == "s" and kept[1].startswith("s~")
+    assert "second" in (skills_root / ".archive" / "s" / "SKILL.md").read_text()
+    assert "first" in (skills_root / ".archive" / kept[1] / "SKILL.md").read_text()
+
+
+def test_rollback_removes_nested_folders_it_did_not_have(mgr: SkillManager, skills_root: Path) -> None:
+    write_skill(skills_root, "s")
+    mgr.write_file("s", "references/deep/er/x.md", "x")
+    mgr.rollback("s", 1)
+    assert sorted(p.name for p in (skills_root / "s").iterdir()) == ["SKILL.md"]

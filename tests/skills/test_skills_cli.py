@@ -89,3 +89,14 @@ def test_trust(home: Path, tmp_path: Path) -> None:
     assert run("trust", str(project)).exit_code == 0
     assert str(project.resolve()) in (home / "trusted.yaml").read_text()
     assert run("trust", str(tmp_path / "missing")).exit_code == 1
+
+
+def test_edit_that_breaks_the_skill_is_refused_and_kept(home: Path, tmp_path: Path, monkeypatch) -> None:
+    write_skill(home / "skills", "s")
+    script = tmp_path / "ed.py"
+    script.write_text("import sys,pathlib; p=pathlib.Path(sys.argv[1]); p.write_text('no frontmatter')")
+    monkeypatch.setenv("EDITOR", f"{sys.executable} {script}")
+    monkeypatch.delenv("VISUAL", raising=False)
+    result = runner.invoke(app, ["edit", "s"])
+    assert result.exit_code == 1
+    assert "Go." in (home / "skills" / "s" / "SKILL.md").read_text()

@@ -188,8 +188,15 @@ def edit(
         new = Path(tmp).read_text(encoding="utf-8")
         if new == original:
             print("no change")
-            return
-        _run(lambda: _manager(settings).edit(name, new, reason))
+        else:
+            from grove.skills.manage import SkillError
+
+            try:
+                print(_manager(settings).edit(name, new, reason))
+            except SkillError as e:
+                keep = Path(tmp).with_name(f"{name}-rejected.md")
+                os.replace(tmp, keep)
+                fail(f"{e}\nyour text is kept in {keep}; fix it and edit again")
     finally:
         Path(tmp).unlink(missing_ok=True)
 

@@ -118,6 +118,7 @@ def restore_files(snapshot_dir: Path, target: Path) -> None:
             full = Path(dirpath) / fname
             if os.path.relpath(full, target) not in wanted:
                 full.unlink()
-    for dirpath, dirs, files in sorted(os.walk(target), key=lambda t: -len(t[0])):
-        if not dirs and not files and Path(dirpath) != target:
-            Path(dirpath).rmdir()
+    for dirpath, _dirs, _files in os.walk(target, topdown=False):  # bottom-up, so emptied parents go too
+        folder = Path(dirpath)
+        if folder != target and not any(folder.iterdir()):
+            folder.rmdir()

@@ -7,7 +7,6 @@ losing versions. Deleting archives (restorable); nothing here removes a skill fo
 from __future__ import annotations
 
 import os
-import shutil
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -212,8 +211,10 @@ class SkillManager:
             self._keep(name, "archive", reason)
             dest = self.root / ARCHIVE_DIR / name
             dest.parent.mkdir(parents=True, exist_ok=True)
-            if dest.exists():  # an older archived copy: its bytes are in history already, make room
-                shutil.rmtree(dest)
+            if (
+                dest.exists()
+            ):  # an older archived copy: set aside under a name no skill can have, never deleted
+                os.rename(dest, dest.with_name(f"{name}~{time.time_ns()}"))
             os.rename(folder, dest)
         self._count(name, "archive", reason)
         return ChangeResult(f"archived '{name}' to {dest}; `grove skills restore {name}` brings it back")
