@@ -1,0 +1,95 @@
+"""When reviews run: after a delivered answer, in a background thread, never delaying the user.
+
+The front end calls `before_turn()` when the user sends something (the reviewer pauses before its next model
+call: the user has priority) and `after_turn(agent, result)` once the answer is shown. `wait(timeout)` is for
+`grove run --wait-review`; without it a one-shot run exits and its pending review is dropped.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from grove.learning.config import learning_config
+from grove.learning.review import ReviewReport, review_session
+from grove.learning.runs import last_reviewed_message
+from grove.learning.triggers import Decision, decide
+from grove.llm.types import Model
+
+
+class ReviewScheduler:
+    def __init__(
+        self,
+        settings: Any,
+        model_factory: Callable[[], Model],
+        *,
+        on_report: Callable[[ReviewReport], None] | None = None,
+    ) -> None:
+        self.settings = settings
+        self.model_factory = model_factory
+        self.on_report = on_report
+        self.reports: list[ReviewReport] = []
+        self._go = threading.Event()
+        self._go.set()
+        self._thread: threading.Thread | None = None
+
+    def before_turn(self) -> None:
+        """A user turn starts: a running review waits before its next model call."""
+        self._go.clear()
+
+    def after_turn(self, agent: Any, result: Any) -> Decision | None:
+        """Decide from the stored session whether to review; start the review in the background if so."""
+        self._go.set()
+        config = learning_config(self.settings)
+        if not config.review or self.pending():
+            return None  # one review at a time; counters live in state.db, so the next turn catches up
+        store, sid = agent.store, agent.session_id
+        if store.get_session(sid).source == "review":
+            return None  # a reviewer never triggers reviews
+        decision = decide(
+            store.messages_with_ids(sid),
+            result,
+            config,
+            last_reviewed_message(store.db, "skill_review", sid),
+            last_reviewed_message(store.db, "memory_review", sid),
+        )
+        if decision.skill_review or decision.memory_review:
+            workspace = agent.ctx.workspace
+            self._thread = threading.Thread(
+                target=self._run, args=(sid, decision, workspace), name="grove-review", daemon=True
+            )
+            self._thread.start()
+        return decision
+
+    def _run(self, session_id: str, decision: Decision, workspace: Any) -> None:
+        kinds = [k for k, on in (("skill", decision.skill_review), ("memory", decision.memory_review)) if on]
+        try:
+            model = self.model_factory()
+        except Exception as e:  # no reviewer model: say so once, never break the session
+            self.reports.append(ReviewReport(session_id, kinds[0], False, error=f"no reviewer model: {e}"))
+            return
+        for kind in kinds:
+            report = review_session(
+                self.settings,
+                model,
+                session_id,
+                kind=kind,
+                workspace=workspace,
+                up_to=decision.up_to,
+                reasons=decision.reasons,
+                gate=self._go,
+            )
+            self.reports.append(report)
+            if self.on_report is not None:
+                self.on_report(report)
+
+    def pending(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for a running review; True when none is left running."""
+        self._go.set()
+        if self._thread is not None:
+            self._thread.join(timeout)
+        return not self.pending()
