@@ -103,10 +103,10 @@ def _check_model(spec_text: str, settings) -> tuple[bool, str]:  # type: ignore[
 
 def _check_local_file() -> tuple[bool, str]:
     try:
-        from grove.llm.local import default_model_path
+        from grove.llm.local import shipped_model_path
     except ImportError:
         return False, 'the local provider is missing; pip install "grove-agent[local]"'
-    path = default_model_path()
+    path = shipped_model_path()
     return True, f"{path} ({path.stat().st_size / 1e6:.0f} MB)"
 
 
