@@ -145,6 +145,11 @@ def skill_manage(
     try:
         if action != "create" and not mgr.exists(name):
             other = discover(settings, ctx.workspace).get(name)
+            if other is not None and other.source == "home":
+                raise ToolError(
+                    f"skill '{name}' sits in a sub-folder ({other.path}); grove changes only skills kept directly "
+                    f"in {mgr.root}; ask the user to move it there"
+                )
             if other is not None:
                 raise ToolError(
                     f"skill '{name}' comes from a read-only {other.source} folder ({other.path}); "
