@@ -1,0 +1,55 @@
+"""Text normalisation before scanning: NFKC, invisible and bidi characters removed (and counted), homoglyphs and
+leetspeak folded to ASCII, spaced-out letters joined — so `ｉɡｎоrе` and `i g n o r e` read as `ignore`."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+# Zero-width, joiners, word joiner, BOM, soft hyphen, Mongolian vowel separator, tag characters' block, and the
+# bidi embedding/override/isolate controls used in "Trojan Source" tricks.
+_INVISIBLE = re.compile(
+    "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
+)
+_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+_HOMOGLYPHS = str.maketrans(
+    "аеорсуххіјѕԁɡһӏոԛԝАВЕКМНОРСТХІЈЅοαιкνρτυχεΑΒΕΖΗΙΚΜΝΟΡΤΥΧᎪᏴᏟᎠᎬꓝᏀᎻᎫᏦᏞᎷᏃᏒᏚᎢᏙᏔ",
+    "aeopcyxxijsdghlnqwABEKMHOPCTXIJSoaiknptuxeABEZHIKMNOPTYXABCDEFGHJKLMZRSTVW",
+)
+_LEET = str.maketrans("013457@$!|", "oieastasil")
+_SPACED = re.compile(r"\b(?:[A-Za-z][ .\-_*]){2,}[A-Za-z]\b")
+
+
+@dataclass
+class Normalized:
+    text: str  # NFKC, invisible removed, homoglyphs folded, lowercased
+    deleet: str  # the same with digits/symbols read as letters (1gn0r3 -> ignore)
+    invisible: int  # how many invisible or bidi characters were removed
+    bidi: int
+    mixed_script_words: int  # words mixing Latin with Cyrillic/Greek letters
+
+
+def _mixed_script(text: str) -> int:
+    n = 0
+    for word in re.findall(r"\w{3,}", text):
+        latin = any("a" <= c.lower() <= "z" for c in word)
+        other = any(unicodedata.name(c, "").startswith(("CYRILLIC", "GREEK", "CHEROKEE")) for c in word)
+        n += latin and other
+    return n
+
+
+def normalize(text: str) -> Normalized:
+    invisible = len(_INVISIBLE.findall(text))
+    bidi = len(_BIDI.findall(text))
+    mixed = _mixed_script(text)
+    clean = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_HOMOGLYPHS)
+    clean = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), clean)
+    lowered = clean.lower()
+    # Hyphens inside words (`dis-regard`) are read away in the second variant only: prose keeps `e-mail`.
+    deleet = re.sub(r"(?<=[a-z])-(?=[a-z])", "", lowered.translate(_LEET))
+    return Normalized(lowered, deleet, invisible, bidi, mixed)
+
+
+def strip_invisible(text: str) -> str:
+    return _INVISIBLE.sub("", text)
