@@ -4,6 +4,7 @@ the combinations below are what injections are made of."""
 
 from __future__ import annotations
 
+import itertools
 import re
 
 _I = re.I
@@ -91,14 +92,13 @@ COMBOS: list[tuple[str, tuple[str, ...]]] = [
     ("exfiltration", ("secret", "channel", "send", "imperative")),
     ("exfiltration", ("secret", "channel", "addressee")),
 ]
-_WINDOW = re.compile(r"[^.!?\n]+(?:[.!?\n]+[^.!?\n]+)?")
 
 
 def signal_findings(text: str) -> list[tuple[str, str]]:
     """(category, excerpt) for every window of one or two sentences where a combination holds."""
     out: list[tuple[str, str]] = []
     sentences = re.split(r"(?<=[.!?\n])\s+", text)
-    windows = sentences + [a + " " + b for a, b in zip(sentences, sentences[1:], strict=False)]
+    windows = sentences + [a + " " + b for a, b in itertools.pairwise(sentences)]
     for window in windows:
         present = {name for name, pattern in SIGNALS.items() if pattern.search(window)}
         for category, needed in COMBOS:
