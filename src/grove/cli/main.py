@@ -7,7 +7,7 @@ import sys
 import typer
 
 from grove import __version__
-from grove.cli import chat, config_cmd, doctor, run, sessions
+from grove.cli import chat, config_cmd, doctor, goal, run, sessions
 
 app = typer.Typer(
     name="grove",
@@ -37,6 +37,7 @@ def _root(
 app.command("run")(run.run)
 app.command("chat")(chat.chat)
 app.command("doctor")(doctor.doctor)
+app.command("goal")(goal.goal)
 app.add_typer(sessions.app, name="sessions")
 app.add_typer(config_cmd.app, name="config")
 try:  # the skills command group arrives with the skills library

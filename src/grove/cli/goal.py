@@ -1,0 +1,131 @@
+"""`grove goal "TEXT"`: work toward a goal turn after turn until a judge says done; `grove goal resume ID`,
+`grove goal status [ID]`, `grove goal pause ID`."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import typer
+
+from grove.cli.common import fail, load, split_csv
+
+if TYPE_CHECKING:
+    from grove.config import Settings
+    from grove.goals.runner import GoalRunner
+    from grove.goals.store import Goal, GoalStore
+    from grove.store.sessions import SessionStore
+
+ACTIONS = ("resume", "status", "pause")
+
+
+def goal(
+    words: list[str] = typer.Argument(
+        ...,
+        help='The goal text, or: resume ID | status [ID] | pause ID. Example: grove goal "make tests pass"',
+    ),
+    max_turns: int | None = typer.Option(
+        None, "--max-turns", "-n", min=1, help="Turn budget (default 20; on resume: turns from now)."
+    ),
+    criteria: list[str] = typer.Option([], "--criteria", "-c", help="An acceptance criterion (repeatable)."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Model spec for the agent."),
+    judge_model: str | None = typer.Option(
+        None, "--judge-model", help="Model spec for the judge (default: --model)."
+    ),
+    toolsets: str | None = typer.Option(None, "--toolsets", "-t", help="Comma-separated toolsets."),
+    allow_terminal: bool = typer.Option(False, "--allow-terminal", help="Let the model run shell commands."),
+    as_json: bool = typer.Option(False, "--json", help="Print the goal as one JSON object at the end."),
+) -> None:
+    """Pursue a goal: after every turn a judge model decides done, continue or blocked."""
+    from grove.agent.session import open_store
+    from grove.goals.store import DONE, EXHAUSTED, GoalStore
+
+    settings = load()
+    store = open_store(settings)
+    goals = GoalStore(store.db)
+    action, rest = (words[0], words[1:]) if words[0] in ACTIONS else (None, words)
+    if action == "status":
+        if rest:
+            _show(goals.get(rest[0]), as_json)
+        else:
+            for g in goals.list():
+                print(f"{g.id}  {g.status:<9} {g.turns_used}/{g.max_turns}  {g.text[:70]}")
+        return
+    if action == "pause":
+        if not rest:
+            fail("say which goal: grove goal pause ID", code=2)
+        _show(goals.set_status(goals.resolve_id(rest[0]), "paused", "paused by the user"), as_json)
+        return
+    if action == "resume":
+        if not rest:
+            fail("say which goal: grove goal resume ID (grove goal status lists them)", code=2)
+        current = goals.get(rest[0])
+        if current.status == DONE:
+            fail(f"goal {current.id} is already done", code=2)
+        if max_turns:
+            goals.set_max_turns(current.id, current.turns_used + max_turns)
+        elif current.status == EXHAUSTED or current.turns_used >= current.max_turns:
+            fail(
+                f"goal {current.id} used its {current.max_turns} turns; resume with --max-turns N for more", 2
+            )
+        resume_session: str | None = current.session_id
+    else:
+        text = " ".join(rest).strip()
+        if not text:
+            fail('give the goal text: grove goal "make the tests pass"', code=2)
+        resume_session = None
+    runner = _runner(settings, store, goals, model, judge_model, toolsets, allow_terminal, resume_session)
+    try:
+        if action == "resume":
+            final = runner.run(current.id)
+        else:
+            final = runner.start(text, criteria, max_turns or 20)
+    finally:
+        runner.agent.close()
+    _show(final, as_json)
+    if final.status != DONE:
+        raise typer.Exit(1)
+
+
+def _runner(
+    settings: Settings,
+    store: SessionStore,
+    goals: GoalStore,
+    model: str | None,
+    judge_model: str | None,
+    toolsets: str | None,
+    allow_terminal: bool,
+    resume: str | None,
+) -> GoalRunner:
+    from grove.agent.session import SessionOptions, open_agent
+    from grove.cli.output import TerminalEvents
+    from grove.goals.judge import Judge
+    from grove.goals.runner import GoalRunner
+    from grove.llm.spec import build_model
+    from grove.security.policy import SafetyPolicy
+
+    events = TerminalEvents(stream_text=False)
+    options = SessionOptions(
+        model=model,
+        toolsets=split_csv(toolsets),
+        resume=resume,
+        policy=SafetyPolicy(allow_terminal=allow_terminal or settings.security.allow_terminal),
+        source="goal",
+    )
+    agent = open_agent(settings, options, events, store)
+    judge = Judge(build_model(judge_model, settings) if judge_model else agent.model)
+    return GoalRunner(agent, judge, goals, on_event=lambda text: print(f"· {text}", flush=True))
+
+
+def _show(g: Goal, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(g.as_dict(), ensure_ascii=False))
+        return
+    print(f"goal {g.id} · {g.status} · {g.turns_used}/{g.max_turns} turns · session {g.session_id}")
+    print(f"  {g.text}")
+    for c in g.criteria:
+        print(f"  - {c}")
+    for v in g.verdicts:
+        print(f"  turn {v.turn}: {v.verdict} — {v.reason}")
+    if g.reason:
+        print(f"  reason: {g.reason}")
