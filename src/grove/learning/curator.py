@@ -1,0 +1,210 @@
+"""Loop 4, the curator: keeps the library small and sharp. Marks unused skills stale, archives long-unused ones,
+finds overlapping skills and (with a model) merges them into an umbrella skill. Never deletes; has a dry run.
+
+Only agent-created skills in $GROVE_HOME/skills are touched; pinned skills and the user's own never are.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from grove.learning.config import LearningConfig, learning_config
+from grove.learning.runs import finish_run, runs, start_run
+from grove.learning.stale import read_stale, write_stale
+from grove.llm.types import Model
+from grove.skills.skill import Skill
+from grove.store.db import Database
+
+DAY = 86_400.0
+
+
+@dataclass
+class CuratorAction:
+    kind: str  # stale | fresh | archive | overlap | consolidate | skipped
+    skills: list[str]
+    detail: str
+    applied: bool = False
+
+
+@dataclass
+class CuratorReport:
+    dry_run: bool
+    checked: int = 0
+    actions: list[CuratorAction] = field(default_factory=list)
+    error: str | None = None
+
+    def render(self) -> str:
+        head = f"curator: {self.checked} agent-created skill(s) checked" + (
+            " (dry run: nothing changed)" if self.dry_run else ""
+        )
+        lines = [head]
+        for a in self.actions:
+            mark = "done" if a.applied else ("would" if self.dry_run else "note")
+            lines.append(f"  [{mark}] {a.kind} {', '.join(a.skills)}: {a.detail}")
+        if not self.actions:
+            lines.append("  nothing to do")
+        if self.error:
+            lines.append(f"  error: {self.error}")
+        return "\n".join(lines)
+
+
+def eligible(skill: Skill) -> bool:
+    return skill.source == "home" and skill.created_by == "agent" and not skill.pinned
+
+
+def last_activity(skill: Skill, usage: Any) -> float:
+    """The last time the skill was created, viewed, used or changed; the file's mtime when nothing is recorded."""
+    times = []
+    if usage is not None:
+        times = [usage.created_at, usage.last_viewed_at, usage.last_used_at, usage.last_patched_at]
+    known = [t for t in times if t]
+    return max(known) if known else skill.skill_md.stat().st_mtime
+
+
+def last_user_activity(db: Database) -> float | None:
+    with db.lock:
+        row = db.conn.execute("SELECT max(updated_at) FROM sessions WHERE source != 'review'").fetchone()
+    return row[0] if row and row[0] else None
+
+
+def curator_due(settings: Any, db: Database, now: float | None = None) -> tuple[bool, str]:
+    """(due?, why): idle for `curator_idle_hours` and the last real run older than `curator_interval_days`."""
+    config = learning_config(settings)
+    now = time.time() if now is None else now
+    if not config.curator:
+        return False, "the curator is turned off (learning.curator: false)"
+    active = last_user_activity(db)
+    if active is not None and now - active < config.curator_idle_hours * 3600:
+        return (
+            False,
+            f"grove was used {(now - active) / 3600:.1f} h ago (waits for {config.curator_idle_hours} h idle)",
+        )
+    done = [r for r in runs(db, kind="curator", limit=20) if not r.dry_run and r.status == "done"]
+    if done and now - done[0].started_at < config.curator_interval_days * DAY:
+        days = (now - done[0].started_at) / DAY
+        return False, f"last run {days:.1f} days ago (runs every {config.curator_interval_days} days)"
+    return True, "idle and due"
+
+
+def _age_actions(
+    skills: list[Skill], usage: dict[str, Any], config: LearningConfig, stale: dict[str, float], now: float
+) -> tuple[list[CuratorAction], list[str]]:
+    actions: list[CuratorAction] = []
+    to_archive: list[str] = []
+    for s in skills:
+        idle_days = (now - last_activity(s, usage.get(s.name))) / DAY
+        if idle_days >= config.archive_days:
+            to_archive.append(s.name)
+            actions.append(CuratorAction("archive", [s.name], f"unused for {idle_days:.0f} days"))
+        elif idle_days >= config.stale_days and s.name not in stale:
+            stale[s.name] = now
+            actions.append(
+                CuratorAction("stale", [s.name], f"unused for {idle_days:.0f} days; hidden from the index")
+            )
+        elif idle_days < config.stale_days and s.name in stale:
+            del stale[s.name]
+            actions.append(CuratorAction("fresh", [s.name], "used again; back in the index"))
+    return actions, to_archive
+
+
+def run_curator(
+    settings: Any,
+    *,
+    dry_run: bool = False,
+    model: Model | None = None,
+    db: Database | None = None,
+    now: float | None = None,
+) -> CuratorReport:
+    """One pass over the library. Every change is kept in the skill history or the archive, and listed."""
+    from grove.learning.consolidate import propose
+    from grove.learning.overlap import clusters, overlapping_pairs
+    from grove.skills import usage as usage_mod
+    from grove.skills.discover import discover, home_skills_dir
+    from grove.skills.manage import SkillError, SkillManager, _with_created_by
+
+    config = learning_config(settings)
+    now = time.time() if now is None else now
+    own_db = db is None
+    db = db or Database(settings.db_path)
+    run_id = start_run(db, "curator", dry_run=dry_run)
+    report = CuratorReport(dry_run)
+    try:
+        library = discover(settings, None)
+        skills = [s for s in library.sorted() if eligible(s)]
+        report.checked = len(skills)
+        stale = read_stale(settings.home)
+        ages, to_archive = _age_actions(skills, usage_mod.stats(db), config, stale, now)
+        report.actions += ages
+        mgr = SkillManager(home_skills_dir(settings.home), db, actor="curator")
+        if not dry_run:
+            for name in to_archive:
+                mgr.archive(name, "curator: unused for a long time")
+                stale.pop(name, None)
+            for a in ages:
+                a.applied = True
+        live = [s for s in skills if s.name not in to_archive]
+        for group in clusters(overlapping_pairs(live, config.overlap_threshold)):
+            members = [s for s in live if s.name in group]
+            if model is None:
+                report.actions.append(
+                    CuratorAction(
+                        "overlap", group, "overlapping; run with a model to merge them into one skill"
+                    )
+                )
+                continue
+            try:
+                proposal = propose(model, members)
+            except Exception as e:  # a bad proposal or a failed call skips this group, not the whole run
+                report.actions.append(CuratorAction("skipped", group, f"no usable merge proposal: {e}"))
+                continue
+            if not proposal.merge:
+                report.actions.append(CuratorAction("overlap", group, f"kept apart: {proposal.why}"))
+                continue
+            action = CuratorAction(
+                "consolidate",
+                group,
+                f"into '{proposal.name}' ({proposal.why}); the others archived, restorable",
+            )
+            report.actions.append(action)
+            if dry_run:
+                continue
+            reason = f"curator: merges {', '.join(group)}"
+            content = _with_created_by(proposal.content, "agent")  # the umbrella stays agent-made, curatable
+            try:
+                if proposal.name in group:
+                    mgr.edit(proposal.name, content, reason)
+                else:
+                    SkillManager(mgr.root, db, actor="agent").create(proposal.name, content, reason)
+                for name in group:
+                    if name != proposal.name:
+                        mgr.archive(name, f"curator: merged into {proposal.name}")
+                        stale.pop(name, None)
+                action.applied = True
+            except SkillError as e:
+                action.kind, action.detail = "skipped", f"merge into '{proposal.name}' refused: {e}"
+        if not dry_run:
+            write_stale(settings.home, stale)
+        status = "done"
+    except Exception as e:  # the curator runs unattended: report, never crash the caller
+        report.error, status = f"{type(e).__name__}: {e}", "failed"
+    finish_run(db, run_id, status, [asdict(a) for a in report.actions], report.error)
+    if own_db:
+        db.close()
+    return report
+
+
+def run_curator_if_due(
+    settings: Any, model_factory: Callable[[], Model] | None = None
+) -> CuratorReport | None:
+    """For front ends: run the curator when it is due (call it in a background thread); None when not due."""
+    db = Database(settings.db_path)
+    try:
+        due, _ = curator_due(settings, db)
+        if not due:
+            return None
+        return run_curator(settings, model=model_factory() if model_factory else None, db=db)
+    finally:
+        db.close()
