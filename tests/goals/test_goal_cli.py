@@ -72,3 +72,23 @@ def test_paused_goal_resumes_by_id_in_its_session(tmp_path, capsys, monkeypatch)
     final = json.loads(out.strip().splitlines()[-1])
     assert code == 0 and final["status"] == "done" and final["session_id"] == first["session_id"]
     assert [x["turn"] for x in final["verdicts"]] == [1, 2]  # the unjudged turn 1 was judged, then turn 2 ran
+
+
+def test_chat_goal_commands_start_status_pause_and_resume(settings, store, workspace) -> None:
+    from grove.agent.session import SessionOptions, open_agent
+    from grove.cli.goal import chat_goal
+    from grove.llm.script import ScriptModel
+
+    replies = iter(["did a", v("continue", "do b"), "did b", "hmm", "nope", v("done", "a and b")])
+    model = ScriptModel(lambda messages, tools: next(replies))  # the chat's model also judges
+    agent = open_agent(settings, SessionOptions(workspace=workspace), store=store, model=model)
+    said: list[str] = []
+    chat_goal("do a then b", agent, store, said.append, lambda sid: agent)
+    assert "[paused]" in said[-1] and "2/20 turns" in said[-1]  # turn 2's judge replies were not JSON
+    said.clear()
+    chat_goal("status", agent, store, said.append, lambda sid: agent)
+    assert len(said) == 1 and "last verdict: continue — do b" in said[0]
+    chat_goal("resume", agent, store, said.append, lambda sid: agent)
+    assert "[done]" in said[-1] and "2/20 turns" in said[-1]  # turn 2 judged on resume, no new turn
+    chat_goal("pause", agent, store, said.append, lambda sid: agent)
+    assert "no open goal" in said[-1]

@@ -13,6 +13,8 @@ HELP = """\
 /model [SPEC]    show or switch the model (starts a new session)
 /tools           list the tools of this session
 /usage           tokens and cost of this session
+/compress        compress the context now (every message stays in state.db)
+/goal TEXT       work toward a goal until a judge says done (also: /goal status|pause|resume [ID])
 /exit            leave (Ctrl-D works too)
 Enter sends; Esc then Enter (or Alt-Enter) inserts a new line; Ctrl-C cancels a running turn."""
 
@@ -30,6 +32,7 @@ def chat(
     from rich.console import Console
     from rich.markup import escape
 
+    from grove.agent.loop import Agent
     from grove.agent.session import SessionOptions, open_agent, open_store
     from grove.cli.output import TerminalEvents
     from grove.errors import GroveError
@@ -59,6 +62,10 @@ def chat(
     console.print(
         f"[bold green]grove[/] · {agent.model.name} · session {agent.session_id} · /help for commands"
     )
+
+    def switch(session_id: str) -> Agent:
+        reopen(resume=session_id)
+        return agent
 
     def reopen(**changes: object) -> None:
         nonlocal agent
@@ -104,6 +111,14 @@ def chat(
                         f"{info.completion_tokens} · cached {info.cached_tokens} · ${info.cost_usd:.4f}",
                         markup=False,
                     )
+                elif cmd == "/compress":
+                    agent.compress()
+                    if agent.compressor.reports[-1].status == "skipped":
+                        console.print("nothing worth compressing yet", markup=False)
+                elif cmd == "/goal":
+                    from grove.cli.goal import chat_goal
+
+                    chat_goal(arg, agent, store, lambda t: console.print(t, markup=False), switch)
                 else:
                     console.print(f"unknown command {cmd}; /help lists them", markup=False)
             except GroveError as e:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import typer
@@ -11,6 +12,7 @@ import typer
 from grove.cli.common import fail, load, split_csv
 
 if TYPE_CHECKING:
+    from grove.agent.loop import Agent
     from grove.config import Settings
     from grove.goals.runner import GoalRunner
     from grove.goals.store import Goal, GoalStore
@@ -129,3 +131,53 @@ def _show(g: Goal, as_json: bool) -> None:
         print(f"  turn {v.turn}: {v.verdict} — {v.reason}")
     if g.reason:
         print(f"  reason: {g.reason}")
+
+
+def chat_goal(
+    arg: str,
+    agent: Agent,
+    store: SessionStore,
+    say: Callable[[str], None],
+    switch: Callable[[str], Agent],
+) -> None:
+    """`/goal TEXT | status [ID] | pause [ID] | resume [ID]` inside `grove chat`; the judge uses the chat's model."""
+    from grove.goals.judge import Judge
+    from grove.goals.runner import GoalRunner
+    from grove.goals.store import DONE, EXHAUSTED, GoalStore
+
+    goals = GoalStore(store.db)
+    action, _, rest = arg.partition(" ")
+    rest = rest.strip()
+    if action in ("", "status"):
+        found = [goals.get(rest)] if rest else goals.list(limit=5, session_id=agent.session_id)
+        if not found:
+            say("no goal in this session; start one with /goal TEXT")
+        for g in found:
+            say(_describe(g))
+        return
+    if action in ("pause", "resume"):
+        open_goals = [g for g in goals.list(limit=20, session_id=agent.session_id) if g.status != DONE]
+        if not rest and not open_goals:
+            say("no open goal in this session; /goal status ID shows any goal")
+            return
+        target = goals.get(rest) if rest else open_goals[0]
+        if action == "pause":
+            say(_describe(goals.set_status(target.id, "paused", "paused by the user")))
+            return
+        if target.status == DONE:
+            say(f"goal {target.id} is already done")
+            return
+        if target.status == EXHAUSTED or target.turns_used >= target.max_turns:
+            goals.set_max_turns(target.id, target.turns_used + 20)
+        if target.session_id and target.session_id != agent.session_id:
+            agent = switch(target.session_id)
+        final = GoalRunner(agent, Judge(agent.model), goals, say).run(target.id)
+    else:
+        final = GoalRunner(agent, Judge(agent.model), goals, say).start(arg)
+    say(_describe(final))
+
+
+def _describe(g: Goal) -> str:
+    last = f" · last verdict: {g.verdicts[-1].verdict} — {g.verdicts[-1].reason}" if g.verdicts else ""
+    reason = f" · {g.reason}" if g.reason else ""
+    return f"goal {g.id} [{g.status}] {g.turns_used}/{g.max_turns} turns: {g.text[:80]}{last}{reason}"
