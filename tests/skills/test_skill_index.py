@@ -72,3 +72,11 @@ def test_pinned_skills_come_first_in_their_category(tmp_path: Path) -> None:
     write_skill(tmp_path, "zzz", pinned)
     text = render_index([load_skill(tmp_path / n, "home") for n in ("aaa", "zzz")])
     assert text.index("zzz") < text.index("aaa")
+
+
+def test_stale_skills_are_left_out_of_the_index(settings: Settings, skills_root: Path) -> None:
+    write_skill(skills_root, "fresh-one")
+    write_skill(skills_root, "old-one")
+    (skills_root / ".curator.json").write_text('{"stale": {"old-one": 1.0}}')
+    text = skills_index_text(settings, skills_root)
+    assert "fresh-one" in text and "old-one" not in text

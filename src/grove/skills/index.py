@@ -91,7 +91,12 @@ def render_index(skills: list[Skill], budget: int | None = None) -> str:
 
 
 def skills_index_text(settings: Any, workspace: Path) -> str:
-    """The level-0 index for the system prompt: '' when there are no skills; byte-stable for the same files."""
+    """The level-0 index for the system prompt: '' when there are no skills; byte-stable for the same files.
+
+    Skills the curator marked stale are left out (skills_search still finds them).
+    """
+    from grove.learning.stale import stale_names
     from grove.skills.discover import discover
 
-    return render_index(discover(settings, workspace).sorted())
+    hidden = stale_names(settings)
+    return render_index([s for s in discover(settings, workspace).sorted() if s.name not in hidden])
