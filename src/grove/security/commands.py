@@ -144,7 +144,7 @@ def _rm(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | Non
             out.append(Finding("disk-wipe", f"wipes the disk device {t}", hard=True))
         elif P.is_credential(t) or P.is_startup(t):
             out.append(Finding("rm-important", f"deletes {t}"))
-        elif recursive and (P.outside(t, ws) or P.is_unguarded_var(t) or P.escapes_up(t)):
+        elif recursive and (P.outside(t, ws) or P.is_unguarded_var(t, parsed.temp_vars()) or P.escapes_up(t)):
             out.append(
                 Finding("rm-recursive", f"recursive delete of {t} (outside the workspace or unbounded)")
             )
@@ -229,7 +229,7 @@ def _writes(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str |
             continue  # the network rules say it better
         if P.is_startup(target):
             out.append(Finding("persistence", f"writes the startup/config file {target}"))
-        elif P.is_credential(target):
+        elif P.is_credential(target) and not P.is_dotenv(target):
             out.append(Finding("credential-write", f"overwrites the credential file {target}"))
         elif P.is_system(target) and not P.is_tmp(target) and not (ws and P.norm(target).startswith(ws)):
             out.append(Finding("system-write", f"writes into the system path {target}"))
@@ -354,6 +354,8 @@ def _credentials(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: 
     if name in READ_OK or name in ("rm", "shred"):
         return []
     sources = list(cmd.args) + [t for op, t in cmd.redirects if "<" in op]
+    if name in ("cp", "mv", "install", "ln") and len(_targets(cmd)) >= 2:
+        sources.remove(_targets(cmd)[-1])  # the destination is written, not read
     if any(P.is_credential(a) for a in sources):
         out.append(Finding("credential-read", "reads a credential file (keys, tokens, passwords)"))
     if name == "security" and re.search(

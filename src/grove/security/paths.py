@@ -78,10 +78,18 @@ def is_tmp(path: str) -> bool:
     return norm(path).startswith(TMP_PREFIXES) or norm(path) in ("/tmp", "/var/tmp")
 
 
-def is_unguarded_var(path: str) -> bool:
-    """`$DIR/...`: when DIR is empty this becomes `/...`. `${DIR:?}` fails instead, so it is fine."""
+def is_unguarded_var(path: str, temp_vars: frozenset[str] = frozenset()) -> bool:
+    """`$DIR/...`: when DIR is empty this becomes `/...`. `${DIR:?}` fails instead, and a variable set from
+    `mktemp` in the same command holds a fresh temp dir, so both are fine."""
     p = norm(path)
+    name = re.match(r"^\$\{?(\w+)", p)
+    if name and name.group(1) in temp_vars:
+        return False
     return p.startswith("$") and not is_tmp(p) and ":?" not in p.split("/")[0]
+
+
+def is_dotenv(path: str) -> bool:
+    return re.search(r"(?:^|/)\.env(?:\.\w+)?$", norm(path)) is not None
 
 
 def escapes_up(path: str) -> bool:

@@ -74,6 +74,21 @@ class ParsedCommand:
             out += sub.walk()
         return out
 
+    def temp_vars(self) -> frozenset[str]:
+        """Variables assigned from `$(mktemp ...)` in this text: they hold fresh temp paths."""
+        out = set()
+        for _, cmd in self.walk():
+            for key, value in cmd.assignments.items():
+                m = re.fullmatch(r"__SUBST(\d+)__", value)
+                sub = (
+                    self.substitutions[int(m.group(1))]
+                    if m and int(m.group(1)) < len(self.substitutions)
+                    else None
+                )
+                if sub is not None and any(c.name == "mktemp" for _, c in sub.walk()):
+                    out.add(key)
+        return frozenset(out)
+
     def all_heredocs(self) -> list[str]:
         return self.heredocs + [h for s in self.substitutions for h in s.all_heredocs()]
 
