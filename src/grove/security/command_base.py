@@ -1,0 +1,94 @@
+"""What the command rules share: the Finding and verdict types, argument helpers, and the tool-name tables."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from grove.security.shell import SHELLS, SimpleCommand
+
+FETCHERS = {"curl", "wget", "fetch", "aria2c", "http", "https", "xh", "lwp-request", "GET"}
+DECODERS = {"base64", "base32", "xxd", "openssl", "uudecode", "gunzip", "zcat", "rev", "tr"}
+INTERPRETERS = SHELLS | {
+    "python",
+    "python2",
+    "python3",
+    "perl",
+    "ruby",
+    "node",
+    "php",
+    "lua",
+    "pwsh",
+    "source",
+    ".",
+}
+NETWORK = {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "scp", "sftp", "ftp", "rsync",
+           "http", "https", "xh", "dig", "nslookup", "host", "openssl", "aria2c", "mail", "sendmail", "mutt"}  # fmt: skip
+ENV_DUMPERS = {"env", "printenv", "set", "export", "declare", "compgen"}
+DB_CLIENTS = {"psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhouse-client", "cqlsh", "mongo", "mongosh",
+              "redis-cli", "cockroach", "duckdb", "bq", "snowsql", "usql", "pgcli", "mycli", "litecli"}  # fmt: skip
+SECRET_VAR = re.compile(
+    r"\$\{?#?([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSW(?:OR)?D|PASS|CRED\w*|AUTH|PRIVATE)[A-Z0-9_]*)"
+)
+DESTRUCTIVE_SQL = re.compile(
+    r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|INDEX|VIEW|USER|ROLE|COLLECTION)\b|TRUNCATE\b|FLUSHALL\b|FLUSHDB\b"
+    r"|DELETE\s+FROM\s+[\w.\"`\[\]]+\s*(?:;|$|\"|')|UPDATE\s+[\w.\"`]+\s+SET\s+(?:(?!\bWHERE\b)[^;])*(?:;|$)"
+    r"|ALTER\s+TABLE\s+\S+\s+DROP\b|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\})",
+    re.I | re.M,
+)
+FORK_BOMB = re.compile(
+    r"(\S+)\(\)\{\1\|\1&\};?\1|(\S+)\(\)\{\2&\2\}|fork\s*while\s*fork|while(?:True|1|true):?[^\n]{0,40}os\.fork\(\)"
+    r"|for\(;;\)fork\(\)|%0\|%0|\$0&\$0"
+)
+SETUID_MODE = re.compile(r"^(?:[ugoa]*\+[rwxt]*s[rwxst]*|[2-7][0-7]{3})$")
+WORLD_WRITABLE = re.compile(
+    r"^(?:0?[0-7]{1,2}[2367]|0?777|a\+\w*w\w*|o\+\w*w\w*|ugo\+\w*w\w*|\+w|a=rwx\w*|o=rwx)$"
+)
+CLOUD_CLIS = {"aws", "gcloud", "az", "doctl", "kubectl", "heroku", "flyctl", "fly", "gh", "vercel", "firebase",
+              "terraform", "tofu", "pulumi", "helm", "docker", "podman", "npm", "gsutil", "s3cmd", "oc"}  # fmt: skip
+CLOUD_DESTROY = re.compile(r"^(?:delete|destroy|terminate\S*|rb|purge|prune|unpublish|apps:destroy|remove|rm|rmi|"
+                           r"delete-\S+|deprovision|uninstall|wipe)$")  # fmt: skip
+READ_OK = {"ls", "stat", "file", "chmod", "chown", "test", "[", "ssh-add", "ssh", "ssh-keygen", "git", "touch",
+           "rm", "mkdir", "du", "realpath", "readlink", "basename", "dirname", "echo", "wc", "diff", "cmp"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str  # stable id, the key "always"/"this session" approvals are remembered by
+    description: str
+    hard: bool = False  # on the hard blocklist: refused even with approvals off
+
+
+@dataclass
+class CommandVerdict:
+    command: str
+    findings: list[Finding] = field(default_factory=list)
+
+    @property
+    def level(self) -> str:
+        if any(f.hard for f in self.findings):
+            return "blocked"
+        return "dangerous" if self.findings else "safe"
+
+    @property
+    def rules(self) -> list[str]:
+        return sorted({f.rule for f in self.findings})
+
+    def summary(self) -> str:
+        return "; ".join(dict.fromkeys(f.description for f in self.findings)) or "no dangerous pattern"
+
+
+def target_args(cmd: SimpleCommand) -> list[str]:
+    out, after = [], False
+    for a in cmd.args:
+        if a == "--":
+            after = True
+        elif after or not a.startswith("-") or a == "-":
+            out.append(a)
+    return out
+
+
+def flag_string(cmd: SimpleCommand) -> str:
+    """Single-letter flags merged (`-rf` and `-r -f` both give 'rf'), long ones kept as words."""
+    short = "".join(a[1:] for a in cmd.args if a.startswith("-") and not a.startswith("--"))
+    return short + " " + " ".join(a for a in cmd.args if a.startswith("--"))

@@ -1,0 +1,176 @@
+"""Command rules for acts that expose: credential files, secrets sent to the network, reverse shells, and
+pipelines that run downloaded or decoded code."""
+
+from __future__ import annotations
+
+import re
+
+from grove.security import paths as P
+from grove.security.command_base import (
+    DECODERS,
+    ENV_DUMPERS,
+    FETCHERS,
+    INTERPRETERS,
+    NETWORK,
+    READ_OK,
+    SECRET_VAR,
+    Finding,
+    target_args,
+)
+from grove.security.shell import ParsedCommand, Pipeline, SimpleCommand
+
+
+def _credentials(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
+    out: list[Finding] = []
+    name = cmd.name
+    if name in READ_OK or name in ("rm", "shred"):
+        return []
+    sources = list(cmd.args) + [t for op, t in cmd.redirects if "<" in op]
+    if name in ("cp", "mv", "install", "ln") and len(target_args(cmd)) >= 2:
+        sources.remove(target_args(cmd)[-1])  # the destination is written, not read
+    if any(P.is_credential(a) for a in sources):
+        out.append(Finding("credential-read", "reads a credential file (keys, tokens, passwords)"))
+    if name == "security" and re.search(
+        r"find-(generic|internet)-password|dump-keychain", " ".join(cmd.args)
+    ):
+        out.append(Finding("credential-read", "reads the keychain"))
+    if name == "gpg" and {"--export-secret-keys", "--export-secret-subkeys"} & set(cmd.args):
+        out.append(Finding("credential-read", "exports private GPG keys"))
+    if (name == "gh" and cmd.args[:2] == ["auth", "token"]) or (
+        name == "aws"
+        and "configure" in cmd.args
+        and "get" in cmd.args
+        and SECRET_VAR.search(" ".join(cmd.args).upper())
+    ):
+        out.append(Finding("credential-read", "prints a stored access token"))
+    if name in ("echo", "printf", "printenv") or (name == "env" and cmd.args):
+        for a in cmd.args:
+            m = SECRET_VAR.search(a)
+            if (m and "#" not in a[: m.end()]) or (name == "printenv" and SECRET_VAR.search("$" + a)):
+                out.append(Finding("secret-print", f"prints the secret variable {a}"))
+                break
+    return out
+
+
+def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
+    out: list[Finding] = []
+    if any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in cmd.redirects) or any(
+        "/dev/tcp/" in a or "/dev/udp/" in a for a in cmd.args
+    ):
+        out.append(
+            Finding(
+                "reverse-shell", "raw network connection through /dev/tcp (reverse shell or exfiltration)"
+            )
+        )
+    if cmd.name in ("nc", "ncat", "netcat") and {"-e", "-c", "--exec", "--sh-exec"} & set(cmd.args):
+        out.append(Finding("reverse-shell", f"{cmd.name} -e hands a shell to the network"))
+    if cmd.name == "socat" and re.search(r"\b(exec|system):", " ".join(cmd.args), re.I):
+        out.append(Finding("reverse-shell", "socat runs a program for a network peer"))
+    if cmd.name not in NETWORK:
+        return out
+    args = cmd.args
+    for i, a in enumerate(args):
+        prev = args[i - 1] if i else ""
+        header = prev in (
+            "-H",
+            "--header",
+            "-u",
+            "--user",
+            "--oauth2-bearer",
+            "--http-user",
+            "--http-password",
+        )
+        if header or re.match(r"^(authorization|x-api-key|private-token|x-auth-token)\s*:", a, re.I):
+            continue
+        if SECRET_VAR.search(a):
+            out.append(Finding("env-exfil", f"sends the secret variable in {a!r} to the network"))
+            break
+    if any("__SUBST" in a for a in args):
+        for sub in parsed.substitutions:
+            if any(c.name in ENV_DUMPERS or any(P.is_credential(x) for x in c.args) for _, c in sub.walk()):
+                out.append(Finding("env-exfil", "sends the environment or a credential file to the network"))
+                break
+    return out
+
+
+RULES = (_credentials, _network)
+
+
+def _is_stdin_interpreter(cmd: SimpleCommand) -> bool:
+    if cmd.name not in INTERPRETERS:
+        return False
+    files = [a for a in cmd.args if not a.startswith("-")]
+    return not files or files[0] in ("-", "/dev/stdin") or "-s" in cmd.args or cmd.name in ("source", ".")
+
+
+def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
+    out: list[Finding] = []
+    nested_fetch = any(
+        c.name in FETCHERS or (c.name in DECODERS and _decodes(c))
+        for s in parsed.substitutions
+        for _, c in s.walk()
+    )
+    downloaded: set[str] = set()
+    for pipe in _all_pipelines(parsed):
+        names = [c.name for c in pipe.commands]
+        for i, cmd in enumerate(pipe.commands):
+            upstream = pipe.commands[:i]
+            if _is_stdin_interpreter(cmd) and any(u.name in FETCHERS for u in upstream):
+                out.append(
+                    Finding("download-exec", "pipes downloaded content into an interpreter (curl | sh)")
+                )
+            elif _is_stdin_interpreter(cmd) and any(u.name in DECODERS and _decodes(u) for u in upstream):
+                out.append(Finding("obfuscated-exec", "pipes a decoded payload into an interpreter"))
+            if cmd.name in NETWORK and any(
+                u.name in ENV_DUMPERS or any(P.is_credential(a) for a in u.args) or u.name == "history"
+                for u in upstream
+            ):
+                out.append(
+                    Finding("env-exfil", f"sends the environment or credentials to the network ({names})")
+                )
+            if cmd.name in FETCHERS:
+                downloaded.update(_fetch_outputs(cmd))
+            if (
+                (cmd.name in INTERPRETERS or cmd.name == "eval")
+                and nested_fetch
+                and any("__SUBST" in a for a in cmd.args)
+            ):
+                out.append(Finding("download-exec", "runs the output of a download or decoder as code"))
+            files = [a for a in cmd.args if not a.startswith("-")]
+            run_target = (
+                cmd.name
+                if cmd.name.startswith("./")
+                else (files[0] if cmd.name in INTERPRETERS and files else "")
+            )
+            if run_target and any(run_target.lstrip("./") == d.lstrip("./") for d in downloaded):
+                out.append(Finding("download-exec", f"downloads {run_target} and runs it"))
+    return out
+
+
+def _decodes(cmd: SimpleCommand) -> bool:
+    a = set(cmd.args)
+    if cmd.name in ("base64", "base32"):
+        return bool({"-d", "--decode", "-D"} & a)
+    if cmd.name == "xxd":
+        return "-r" in a or "-r" in "".join(cmd.args)
+    if cmd.name == "openssl":
+        return "-d" in a
+    return cmd.name in ("uudecode",)
+
+
+def _fetch_outputs(cmd: SimpleCommand) -> set[str]:
+    out = {t for op, t in cmd.redirects if ">" in op}
+    for i, a in enumerate(cmd.args[:-1]):
+        if a in ("-o", "--output", "-O", "--output-document"):
+            out.add(cmd.args[i + 1])
+    if cmd.name == "curl" and (
+        "--remote-name" in cmd.args or any(re.match(r"^-[a-zA-Z]*O", a) for a in cmd.args)
+    ):
+        out.update(u.rsplit("/", 1)[-1] for u in cmd.args if u.startswith("http"))
+    if cmd.name == "wget" and not ({"-O", "--output-document"} & set(cmd.args)):
+        out.update(u.rsplit("/", 1)[-1] for u in cmd.args if u.startswith("http"))
+    return out
+
+
+def _all_pipelines(parsed: ParsedCommand) -> list[Pipeline]:
+    return parsed.pipelines + [p for s in parsed.substitutions for p in _all_pipelines(s)]
