@@ -110,7 +110,8 @@ class Compressor:
         before = conversation_tokens(system + convo)
         split = split_conversation(convo, cfg.head_messages, cfg.tail_tokens(self.window))
         pruned, pruned_at = prune_tool_results(convo, range(split.tail_start), cfg.tool_result_chars)
-        middle = [pruned[i] for i in split.middle]
+        # the summariser reads the raw middle: facts inside long tool results must reach it, not their placeholders
+        middle = [convo[i] for i in split.middle]
         middle_tokens = conversation_tokens(middle)
         after_prune = conversation_tokens(system + pruned)
         only_summary = all(
@@ -193,7 +194,9 @@ class Compressor:
         if self.calls < self.cooldown_until:
             return None, "the summariser is cooling down after a failed call", None
         budget = self.settings.summary_budget(middle_tokens)
-        budget = min(budget, max(256, self.settings.threshold_tokens(self.window) // 4))  # small windows
+        # small windows: a 2K-token floor would eat the context it is meant to free, or the summariser's own window
+        budget = min(budget, max(256, self.settings.threshold_tokens(self.window) // 4))
+        budget = min(budget, max(256, int(getattr(self.summarizer, "context_window", 0) or 128_000) // 4))
         try:
             return summarise(self.summarizer, middle, previous, budget), None, None
         except (ModelError, SummaryError) as e:

@@ -17,7 +17,7 @@ WRITE_WORDS = ("write", "patch", "edit", "create", "delete", "move", "append")
 SHELL_TOOLS = ("terminal", "shell", "bash", "run_command", "execute_code")
 _EXIT = re.compile(r"^exit[=: ]\s*(-?\d+)", re.IGNORECASE)
 _ERROR = re.compile(r"(error|exception|traceback|failed|not found|denied)", re.IGNORECASE)
-LIMITS = {"goals": 20, "files_read": 60, "files_written": 60, "commands": 40, "errors": 20}
+LIMITS = {"goals": 40, "files_read": 60, "files_written": 60, "commands": 40, "errors": 20}
 
 
 def _clip(text: str, limit: int) -> str:
@@ -59,7 +59,7 @@ class Skeleton:
             role, content = m.get("role"), m.get("content")
             text = content if isinstance(content, str) else ""
             if role == "user" and text and not text.startswith("[grove"):
-                _add(self.goals, _clip(text, 240), LIMITS["goals"], keep_first=5)
+                _add(self.goals, _clip(text, 200), LIMITS["goals"], keep_first=10)
             for call in m.get("tool_calls") or []:
                 fn = call.get("function") or {}
                 self._add_call(fn.get("name", ""), _args(fn.get("arguments")))

@@ -80,7 +80,9 @@ def summarise(
     timeout: float = 120.0,
 ) -> str:
     """One model call. Raises ModelError (from the model) or SummaryError (empty or unusable reply)."""
-    max_chars = max(4_000, int(model.context_window * 0.5) * 4)  # the input must fit the summariser itself
+    # the input and the answer must both fit the summariser's own window (~3 chars a token for code and logs)
+    window = int(getattr(model, "context_window", 0) or 128_000)
+    max_chars = max(4_000, (window - budget - 1_024) * 3)
     parts = []
     if previous:
         parts.append(UPDATE.format(previous=previous))
