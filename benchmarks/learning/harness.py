@@ -1,0 +1,227 @@
+"""Does learning help? Runs the task stream twice on one model: learning off, then learning on (a review after every
+task, the skill library carried forward), and prints per class success, model calls, tool calls and tokens for
+the first instance and the later ones.
+
+Run: python benchmarks/learning/harness.py --model local            (the embedded model)
+     python benchmarks/learning/harness.py --model openai:gpt-4o-mini  (needs OPENAI_API_KEY; any model spec works)
+Options: --classes csv-total,json-set  --instances 5  --max-iterations 12  --json rows.json
+Tokens are cl100k counts (benchmarks/tokens.py) of the text each request carries (messages and tool schemas), so
+they compare across models; the reviewer's own calls are counted apart. Last line: key=value figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from statistics import mean
+from typing import Any
+
+sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
+
+from tasks import CLASSES, Task, stream  # noqa: E402
+
+from grove.llm.types import Completion, Message, Model, ModelSettings, TextCallback, ToolSchema  # noqa: E402
+from tokens import count_tokens  # noqa: E402
+
+
+class CountingModel:
+    """Counts calls and cl100k tokens of what goes in and comes out, whatever the provider reports."""
+
+    def __init__(self, inner: Model) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.context_window = getattr(inner, "context_window", 8192)
+        self.calls = self.prompt_tokens = self.completion_tokens = 0
+
+    def complete(
+        self,
+        messages: list[Message],
+        tools: list[ToolSchema],
+        settings: ModelSettings,
+        on_text: TextCallback | None = None,
+    ) -> Completion:
+        self.calls += 1
+        self.prompt_tokens += sum(count_tokens(_text(m)) for m in messages)
+        self.prompt_tokens += count_tokens(json.dumps(tools)) if tools else 0
+        completion = self.inner.complete(messages, tools, settings, on_text)
+        out = completion.text + "".join(c.name + c.arguments for c in completion.tool_calls)
+        self.completion_tokens += count_tokens(out)
+        return completion
+
+
+def _text(m: Message) -> str:
+    calls = "".join(c["function"]["name"] + c["function"]["arguments"] for c in m.get("tool_calls") or [])
+    return str(m.get("content") or "") + calls
+
+
+def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterations: int) -> dict[str, Any]:
+    from grove.agent.loop import Agent
+    from grove.agent.prompt import build_system_prompt
+    from grove.learning.review import review_session
+    from grove.store.sessions import SessionStore
+    from grove.tools import files, skills
+    from grove.tools.context import ToolContext
+    from grove.tools.registry import ToolRegistry
+
+    ws = Path(tempfile.mkdtemp(prefix="grove-bench-"))
+    task.setup(ws)
+    store = SessionStore.open(settings.db_path)
+    tools = ToolRegistry([*files.tools(), *skills.tools()])  # the same tools with learning off and on
+    system = build_system_prompt(settings, ws, tools)
+    sid = store.create_session(model.name, system_prompt=system)
+    counter = CountingModel(model)
+    ctx = ToolContext(workspace=ws, settings=settings, store=store, session_id=sid)
+    agent = Agent(
+        counter,
+        tools,
+        ctx,
+        store,
+        sid,
+        [{"role": "system", "content": system}],
+        max_iterations=max_iterations,
+    )
+    row: dict[str, Any] = {
+        "task": task.id,
+        "class": task.cls,
+        "instance": task.instance,
+        "learning": learning,
+    }
+    try:
+        result = agent.run_turn(task.prompt)
+        row["tool_calls"] = len(result.tool_calls)
+        row["error"] = None
+    except Exception as e:  # a model failure is a failed task, not a crashed benchmark
+        row["tool_calls"] = sum(1 for m in agent.messages if m["role"] == "tool")
+        row["error"] = f"{type(e).__name__}: {e}"[:200]
+    finally:
+        agent.close()
+    row.update(
+        ok=task.verify(ws),
+        model_calls=counter.calls,
+        prompt_tokens=counter.prompt_tokens,
+        completion_tokens=counter.completion_tokens,
+        skills_in_index=system.count("\n- ") if "## Skills" in system else 0,
+    )
+    if learning:
+        reviewer = CountingModel(model)
+        report = review_session(settings, reviewer, sid, workspace=ws, store=store)
+        row.update(
+            review_calls=reviewer.calls,
+            review_prompt_tokens=reviewer.prompt_tokens,
+            review_completion_tokens=reviewer.completion_tokens,
+            review_changes=[
+                f"{c.get('action', 'memory')} {c.get('name', '')}".strip() for c in report.changes
+            ],
+            review_error=report.error,
+        )
+    store.db.close()
+    shutil.rmtree(ws, ignore_errors=True)
+    return row
+
+
+def run_mode(tasks: list[Task], spec: str, learning: bool, max_iterations: int, verbose: bool) -> list[dict]:
+    from grove.config import Settings
+    from grove.llm.spec import build_model
+
+    home = Path(tempfile.mkdtemp(prefix=f"grove-bench-home-{'on' if learning else 'off'}-"))
+    os.environ["GROVE_HOME"] = str(home)
+    settings = Settings(home=home, model=spec)
+    model = build_model(spec, settings)
+    rows = []
+    for task in tasks:
+        row = run_task(task, settings, model, learning, max_iterations)
+        rows.append(row)
+        if verbose:
+            extra = f" review={row.get('review_changes')}" if learning else ""
+            print(
+                f"  [{'on ' if learning else 'off'}] {task.id:<20} ok={row['ok']} calls={row['model_calls']}"
+                f" tools={row['tool_calls']}{extra}{' err=' + row['error'] if row['error'] else ''}",
+                file=sys.stderr,
+            )
+    shutil.rmtree(home, ignore_errors=True)
+    return rows
+
+
+def _stats(rows: list[dict]) -> dict[str, float]:
+    if not rows:
+        return {"n": 0, "ok": 0.0, "calls": 0.0, "tools": 0.0, "ptok": 0.0, "ctok": 0.0}
+    return {
+        "n": len(rows),
+        "ok": mean(r["ok"] for r in rows),
+        "calls": mean(r["model_calls"] for r in rows),
+        "tools": mean(r["tool_calls"] for r in rows),
+        "ptok": mean(r["prompt_tokens"] for r in rows),
+        "ctok": mean(r["completion_tokens"] for r in rows),
+    }
+
+
+def report(rows: dict[str, list[dict]], classes: list[str]) -> None:
+    print(
+        f"{'mode':<4} {'class':<16} {'part':<6} {'n':>2} {'success':>7} {'calls':>6} {'tools':>6} {'prompt':>8} {'compl':>6}"
+    )
+    for mode, mode_rows in rows.items():
+        for cls in classes:
+            mine = [r for r in mode_rows if r["class"] == cls]
+            for part, sel in (
+                ("first", [r for r in mine if r["instance"] == 1]),
+                ("later", [r for r in mine if r["instance"] > 1]),
+            ):
+                s = _stats(sel)
+                if s["n"]:
+                    print(
+                        f"{mode:<4} {cls:<16} {part:<6} {s['n']:>2} {s['ok']:>7.0%} {s['calls']:>6.1f} {s['tools']:>6.1f}"
+                        f" {s['ptok']:>8.0f} {s['ctok']:>6.0f}"
+                    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", default="local", help="model spec (local, openai:<m>, anthropic:<m>, ...)")
+    parser.add_argument("--classes", default=None, help=f"comma-separated subset of: {', '.join(CLASSES)}")
+    parser.add_argument("--instances", type=int, default=5)
+    parser.add_argument("--max-iterations", type=int, default=12, help="model calls per task")
+    parser.add_argument("--json", type=Path, default=None, help="write every task's row here")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_args(argv)
+    classes = [c.strip() for c in args.classes.split(",")] if args.classes else list(CLASSES)
+    tasks = stream(classes, args.instances)
+    started = time.perf_counter()
+    rows = {
+        "off": run_mode(tasks, args.model, False, args.max_iterations, args.verbose),
+        "on": run_mode(tasks, args.model, True, args.max_iterations, args.verbose),
+    }
+    report(rows, classes)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1, default=str))
+    off, on = rows["off"], rows["on"]
+    later = lambda rs: [r for r in rs if r["instance"] > 1]  # noqa: E731
+    figures = {
+        "model": args.model,
+        "tasks": len(tasks),
+        "classes": len(classes),
+        "off_success": f"{_stats(off)['ok']:.3f}",
+        "on_success": f"{_stats(on)['ok']:.3f}",
+        "off_later_success": f"{_stats(later(off))['ok']:.3f}",
+        "on_later_success": f"{_stats(later(on))['ok']:.3f}",
+        "off_calls_per_task": f"{_stats(off)['calls']:.2f}",
+        "on_calls_per_task": f"{_stats(on)['calls']:.2f}",
+        "off_prompt_tokens_per_task": f"{_stats(off)['ptok']:.0f}",
+        "on_prompt_tokens_per_task": f"{_stats(on)['ptok']:.0f}",
+        "review_calls_per_task": f"{mean(r['review_calls'] for r in on):.2f}",
+        "review_prompt_tokens_per_task": f"{mean(r['review_prompt_tokens'] for r in on):.0f}",
+        "skill_writes": sum(len(r["review_changes"]) for r in on),
+        "errors": sum(1 for r in off + on if r["error"]),
+        "seconds": f"{time.perf_counter() - started:.0f}",
+    }
+    print(" ".join(f"{k}={v}" for k, v in figures.items()))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
