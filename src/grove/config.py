@@ -24,9 +24,9 @@ KEY_ENVS = {
 }
 # Which model to use when none is configured: the first provider whose key is present, else the local model.
 AUTO_MODELS = [
-    ("ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-5"),
-    ("OPENAI_API_KEY", "openai:gpt-4o-mini"),
-    ("OPENROUTER_API_KEY", "openrouter:openai/gpt-4o-mini"),
+    ("ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-6"),
+    ("OPENAI_API_KEY", "openai:gpt-5.4-mini"),
+    ("OPENROUTER_API_KEY", "openrouter:openai/gpt-5.4-mini"),
 ]
 SECRET_WORDS = ("key", "token", "secret", "password")
 
@@ -53,6 +53,12 @@ class LocalModelConfig(BaseModel):
     max_tokens: int = Field(512, ge=1)
 
 
+class SkillsConfig(BaseModel):
+    external_dirs: list[str] = Field(
+        default_factory=list, description="read-only skill folders of other agents, e.g. ~/.claude/skills"
+    )
+
+
 class SecurityConfig(BaseModel):
     allow_terminal: bool = Field(False, description="let the model run shell commands (until approvals land)")
 
@@ -63,7 +69,7 @@ class Settings(BaseSettings):
     home: Path = Field(default_factory=grove_home)
     model: str | None = Field(None, description="model spec; empty = first configured provider, else local")
     fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
-    toolsets: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["files", "todo"])
+    toolsets: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["files", "todo", "skills"])
     max_iterations: int = Field(50, ge=1)
     timeout: float = Field(120.0, gt=0, description="seconds per model request")
     max_tokens: int | None = None
@@ -72,6 +78,7 @@ class Settings(BaseSettings):
     retry: RetryConfig = Field(default_factory=RetryConfig)
     local: LocalModelConfig = Field(default_factory=LocalModelConfig)
     security: SecurityConfig = Field(default_factory=SecurityConfig)
+    skills: SkillsConfig = Field(default_factory=SkillsConfig)
 
     @field_validator("toolsets", "fallback_models", mode="before")
     @classmethod

@@ -42,7 +42,7 @@ def test_precedence_home_wins_with_a_warning(settings: Settings, skills_root: Pa
     write_skill(skills_root, "shared", skill_text("shared", "home version"))
     write_skill(ext, "shared", skill_text("shared", "external version"))
     write_skill(ext, "only-external")
-    (settings.home / "skills-sources.yaml").write_text(f"external_dirs: [{ext}]\n")
+    settings.skills.external_dirs.append(str(ext))
     lib = discover(settings, None)
     assert lib.skills["shared"].description == "home version"
     assert lib.skills["only-external"].source == "external"

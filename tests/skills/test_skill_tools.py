@@ -99,7 +99,7 @@ def test_external_skills_are_read_only(
 ) -> None:
     ext = tmp_path / "ext"
     write_skill(ext, "theirs")
-    (settings.home / "skills-sources.yaml").write_text(f"external_dirs: [{ext}]\n")
+    settings.skills.external_dirs.append(str(ext))
     assert reg.call(ctx, "skill_view", {"name": "theirs"}).ok
     out = reg.call(
         ctx, "skill_manage", {"action": "patch", "name": "theirs", "old_string": "Go", "new_string": "x"}

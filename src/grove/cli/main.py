@@ -7,7 +7,7 @@ import sys
 import typer
 
 from grove import __version__
-from grove.cli import chat, config_cmd, doctor, goal, run, sessions
+from grove.cli import chat, config_cmd, doctor, goal, run, sessions, skills
 
 app = typer.Typer(
     name="grove",
@@ -40,12 +40,7 @@ app.command("doctor")(doctor.doctor)
 app.command("goal")(goal.goal)
 app.add_typer(sessions.app, name="sessions")
 app.add_typer(config_cmd.app, name="config")
-try:  # the skills command group arrives with the skills library
-    from grove.cli import skills as _skills
-
-    app.add_typer(_skills.app, name="skills")
-except ImportError:  # pragma: no cover - only while the module is absent
-    pass
+app.add_typer(skills.app, name="skills")
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -5,18 +5,18 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import yaml
+from typing import TYPE_CHECKING, Any
 
 from grove.skills.frontmatter import SkillFormatError
 from grove.skills.skill import Skill, load_skill
 from grove.skills.trust import is_trusted
 
+if TYPE_CHECKING:
+    from grove.config import Settings
+
 MAX_DEPTH = 3  # source/<category>/<name>/SKILL.md is the deepest layout in use (Hermes Agent's)
 MAX_SKILLS_PER_SOURCE = 2000
 PROJECT_DIRS = (".grove/skills", ".agents/skills")
-SOURCES_FILE = "skills-sources.yaml"
 
 
 @dataclass(frozen=True)
@@ -48,19 +48,9 @@ def home_skills_dir(home: Path) -> Path:
     return Path(home) / "skills"
 
 
-def external_dirs(settings: Any) -> list[Path]:
-    """From `settings.skills.external_dirs` when Settings has it, else from $GROVE_HOME/skills-sources.yaml."""
-    section = getattr(settings, "skills", None)
-    dirs = getattr(section, "external_dirs", None) if section is not None else None
-    if dirs is None:
-        path = Path(settings.home) / SOURCES_FILE
-        if path.is_file():
-            try:
-                data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-            except yaml.YAMLError:
-                data = {}
-            dirs = data.get("external_dirs", []) if isinstance(data, dict) else []
-    return [Path(str(d)).expanduser() for d in (dirs or []) if str(d).strip()]
+def external_dirs(settings: Settings) -> list[Path]:
+    """Read-only skill folders of other agents, from `skills.external_dirs` in config.yaml."""
+    return [Path(d).expanduser() for d in settings.skills.external_dirs if d.strip()]
 
 
 def sources(settings: Any, workspace: Path | None) -> list[SkillSource]:

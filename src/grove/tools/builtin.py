@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from grove.tools import files, terminal, todo
+from grove.tools import files, skills, terminal, todo
 from grove.tools.registry import ToolRegistry
 
 
 def builtin_registry() -> ToolRegistry:
-    return ToolRegistry([*files.tools(), *terminal.tools(), *todo.tools()])
+    return ToolRegistry([*files.tools(), *terminal.tools(), *todo.tools(), *skills.tools()])

@@ -41,7 +41,7 @@ class Tool:
     @property
     def schema(self) -> ToolSchema:
         if self._schema is None:
-            params = _compact(self.args_model.model_json_schema())
+            params = _compact(_inline_refs(self.args_model.model_json_schema()))
             self._schema = {
                 "type": "function",
                 "function": {"name": self.name, "description": self.description, "parameters": params},
@@ -75,13 +75,40 @@ class Tool:
         return ToolResult(out if isinstance(out, str) else json.dumps(out, ensure_ascii=False, default=str))
 
 
-def _compact(schema: dict[str, Any]) -> dict[str, Any]:
-    """Drop pydantic's titles: they cost tokens on every call and tell the model nothing."""
-    if isinstance(schema, dict):
-        return {k: _compact(v) for k, v in schema.items() if k != "title" or not isinstance(v, str)}
+def _inline_refs(schema: dict[str, Any]) -> dict[str, Any]:
+    """Replace `$ref`s to `$defs` by the definitions (tool arguments are never recursive): fewer tokens, and
+    small models and grammar builders handle flat schemas better."""
+    defs = schema.pop("$defs", {})
+
+    def resolve(node: Any) -> Any:
+        if isinstance(node, list):
+            return [resolve(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref")
+        if isinstance(ref, str) and ref.startswith("#/$defs/"):
+            merged = {**defs[ref.removeprefix("#/$defs/")], **{k: v for k, v in node.items() if k != "$ref"}}
+            return resolve(merged)
+        return {k: resolve(v) for k, v in node.items()}
+
+    return resolve(schema)
+
+
+def _compact(schema: Any) -> Any:
+    """Every call ships the schemas, so drop what tells the model nothing: pydantic's titles, and the
+    `anyOf [X, null]` + `default: null` wrapping of optional arguments (an absent argument says the same)."""
     if isinstance(schema, list):
         return [_compact(v) for v in schema]
-    return schema
+    if not isinstance(schema, dict):
+        return schema
+    out = {k: _compact(v) for k, v in schema.items() if k != "title" or not isinstance(v, str)}
+    variants = out.get("anyOf")
+    if out.get("default", 0) is None and isinstance(variants, list) and {"type": "null"} in variants:
+        rest = [v for v in variants if v != {"type": "null"}]
+        if len(rest) == 1:
+            del out["anyOf"], out["default"]
+            out = {**rest[0], **out}
+    return out
 
 
 _PARAM_DOC = re.compile(r"^\s*(\w+)(?:\s*\([^)]*\))?:\s*(.+)$")
