@@ -14,6 +14,7 @@ import time
 from pathlib import Path
 
 from grove.sandbox import detect_backend, make_scratch, run
+from grove.sandbox.backend import landlock_info
 
 PY = "/usr/bin/python3"
 
@@ -42,7 +43,7 @@ def main() -> None:
         med, p95 = timed(lambda a=argv: subprocess.run(a, capture_output=True, check=True), args.runs)
         print(f"  {'none':<8} {label:<7} median {med:6.1f} ms   p95 {p95:6.1f} ms")
         figures[f"none_{label}_ms"] = med
-    backends = [info.name] + (["rlimit"] if info.name != "rlimit" else [])
+    backends = list(dict.fromkeys([info.name, *(["landlock"] if landlock_info() else []), "rlimit"]))
     for backend in backends:
         for label, argv in cases.items():
             check = run(argv, ws, backend=backend)

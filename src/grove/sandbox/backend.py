@@ -14,8 +14,6 @@ from grove.sandbox.users import SANDBOX_UID, is_root
 # Looked up on a fixed system PATH: a bwrap planted earlier in the user's PATH must not be trusted.
 SYSTEM_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 BACKENDS = ("bwrap", "landlock", "rlimit")
-# The Landlock + seccomp backend is probed but not built yet: until it is, such machines get the rlimit backend.
-LANDLOCK_BACKEND_READY = False
 INSTALL_HINT = (
     "install bubblewrap (Debian/Ubuntu: `apt-get install bubblewrap`, Fedora: `dnf install bubblewrap`)"
 )
@@ -67,9 +65,20 @@ def _probe_bwrap(bwrap: str) -> str | None:
 
 
 def _landlock_abi() -> int:
-    from grove.sandbox import landlock
+    from grove.sandbox import landlock, seccomp
 
-    return landlock.abi_version()
+    return landlock.abi_version() if seccomp.supported() else 0
+
+
+def landlock_info() -> BackendInfo | None:
+    """The Landlock + seccomp backend when this kernel and CPU support it (also asked for explicitly in tests)."""
+    try:
+        abi = _landlock_abi()
+    except Exception:
+        return None
+    return (
+        BackendInfo("landlock", f"Landlock ABI {abi} + seccomp, no pid/mount namespace") if abi > 0 else None
+    )
 
 
 @functools.cache
@@ -87,9 +96,7 @@ def detect_backend() -> BackendInfo:
         abi, why = 0, str(e)
     else:
         why = "the kernel has no Landlock" if abi <= 0 else ""
-    if abi > 0 and not LANDLOCK_BACKEND_READY:
-        why = f"the kernel has Landlock ABI {abi} but grove's Landlock backend is not built yet"
-    elif abi > 0:
+    if abi > 0:
         return BackendInfo("landlock", f"{problem}; using Landlock ABI {abi} + seccomp instead")
     return BackendInfo(
         "rlimit", f"{problem}; {why or 'Landlock unavailable'}: NO ISOLATION, only resource limits"

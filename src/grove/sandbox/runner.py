@@ -14,7 +14,8 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from grove.sandbox.backend import BACKENDS, BackendInfo, detect_backend
+from grove.sandbox import landlock, seccomp
+from grove.sandbox.backend import BACKENDS, BackendInfo, detect_backend, landlock_info
 from grove.sandbox.bwrap import bwrap_argv
 from grove.sandbox.mountns import STAGED_WORKSPACE, stage_workspace
 from grove.sandbox.types import Limits, Result
@@ -36,7 +37,9 @@ def _safe_env(extra: Mapping[str, str] | None, workspace: Path) -> dict[str, str
     return env
 
 
-def _child_setup(limits: Limits, nproc: int, uid: int | None, stage: str | None) -> object:
+def _child_setup(
+    limits: Limits, nproc: int, uid: int | None, stage: str | None, landlock_for: str | None, network: bool
+) -> object:
     cpu = limits.cpu_seconds or math.ceil(limits.timeout) + 1
     mem = limits.memory_mb * 1024 * 1024
     fsize = limits.file_size_mb * 1024 * 1024
@@ -50,10 +53,14 @@ def _child_setup(limits: Limits, nproc: int, uid: int | None, stage: str | None)
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if uid is not None:  # last: what came before needed root
+        fds = landlock.open_paths(landlock_for) if landlock_for is not None else []  # while we can reach them
+        if uid is not None:  # after what needed root
             os.setgroups([])
             os.setresgid(uid, uid, uid)
             os.setresuid(uid, uid, uid)
+        if landlock_for is not None:  # last: seccomp forbids what the steps before may need
+            landlock.restrict(fds, network)
+            seccomp.install(network)
 
     return apply
 
@@ -111,8 +118,10 @@ def run(
         popen_env: dict[str, str] = {}  # bwrap's own environ is readable inside at /proc/1/environ
         cwd = "/"
     else:
-        if network:
+        if network and info.name == "rlimit":
             notes.append("network=True has no effect without isolation: the host network is reachable")
+        if info.name == "landlock":  # no private /tmp here: temp files and dotfiles go to the workspace
+            run_env |= {"HOME": str(ws), "TMPDIR": str(ws)}
         cmd, popen_env, cwd = list(argv), run_env, str(ws)
     start = time.monotonic()
     try:
@@ -124,7 +133,14 @@ def run(
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
             start_new_session=True,
-            preexec_fn=_child_setup(limits, nproc, uid, str(ws) if stage else None),  # type: ignore[arg-type]
+            preexec_fn=_child_setup(  # type: ignore[arg-type]
+                limits,
+                nproc,
+                uid,
+                str(ws) if stage else None,
+                str(ws) if info.name == "landlock" else None,
+                network,
+            ),
         )
     except (OSError, subprocess.SubprocessError) as e:  # SubprocessError: the child setup failed
         return Result(127, "", f"could not start {argv[0]}: {e}", info.name, duration=0.0, notes=notes)
@@ -170,6 +186,8 @@ def _backend(name: str | None) -> BackendInfo:
         return detected
     if name == "rlimit":
         return BackendInfo("rlimit", "requested explicitly: NO ISOLATION, only resource limits")
+    if name == "landlock" and landlock_info() is not None:
+        return landlock_info()  # type: ignore[return-value]
     raise ValueError(f"sandbox backend {name!r} is not available here ({detected.reason})")
 
 
