@@ -55,5 +55,7 @@ class TerminalEvents(AgentEvents):
             self.err.print(f"[yellow]  ✗ {call.name}: {escape(first[:160])}[/yellow]", markup=True)
 
     def on_notice(self, text: str) -> None:
+        if self.streamed_any:  # a retried stream starts over: end the partial line so the retry reads clearly
+            self.on_model_done(False)
         if not self.quiet:
             self.err.print(f"[cyan]grove: {escape(text)}[/cyan]", markup=True)

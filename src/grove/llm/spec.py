@@ -79,6 +79,10 @@ def build_model(spec_text: str, settings: Settings) -> Model:
             max_tokens=settings.local.max_tokens,
         )
     key, key_env = api_key_for(spec.provider, cfg)
+    if not key and (
+        spec.provider in ("openai", "openrouter") or (spec.provider == "anthropic" and not cfg.base_url)
+    ):
+        raise ConfigError(f"{spec.provider} needs an API key: export {key_env}=... (grove never stores keys)")
     if spec.provider == "anthropic":
         from grove.llm.anthropic_model import AnthropicModel
 
@@ -92,8 +96,6 @@ def build_model(spec_text: str, settings: Settings) -> Model:
         )
     from grove.llm.openai_compat import OpenAICompatModel
 
-    if spec.provider in ("openai", "openrouter") and not key:
-        raise ConfigError(f"{spec.provider} needs an API key: export {key_env}=... (grove never stores keys)")
     return OpenAICompatModel(
         name=str(spec),
         model=spec.model,
