@@ -246,3 +246,23 @@ def test_bad_input_is_a_clear_error(workspace: Path) -> None:
         run(["true"], workspace, backend="docker")
     with pytest.raises(ValueError, match="timeout"):
         Limits(timeout=0)
+
+
+def test_concurrent_runs_do_not_kill_each_other(backend: str, workspace: Path) -> None:
+    results: list[object] = []
+    slow = threading.Thread(
+        target=lambda: results.append(
+            run(["/bin/sh", "-c", "sleep 1; echo slow"], workspace, backend=backend)
+        )
+    )
+    slow.start()
+    for _ in range(3):
+        assert run(["/bin/true"], workspace, backend=backend).exit_code == 0
+    slow.join(30)
+    assert results and results[0].stdout == "slow\n"  # type: ignore[attr-defined]
+
+
+def test_a_later_run_can_change_what_an_earlier_run_wrote(backend: str, workspace: Path) -> None:
+    assert run(["/bin/sh", "-c", "mkdir -p d && echo 1 > d/f"], workspace, backend=backend).exit_code == 0
+    r = run(["/bin/sh", "-c", "echo 2 >> d/f && rm d/f && rmdir d && echo ok"], workspace, backend=backend)
+    assert r.stdout == "ok\n", r.output

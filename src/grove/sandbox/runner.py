@@ -19,7 +19,17 @@ from grove.sandbox.backend import BACKENDS, BackendInfo, detect_backend, landloc
 from grove.sandbox.bwrap import bwrap_argv
 from grove.sandbox.mountns import STAGED_WORKSPACE, stage_workspace
 from grove.sandbox.types import Limits, Result
-from grove.sandbox.users import SANDBOX_UID, can_write, choose_uid, count_processes, is_root, kill_uid
+from grove.sandbox.users import (
+    SANDBOX_GID,
+    SANDBOX_UID,
+    Identity,
+    can_traverse,
+    can_write,
+    choose_identity,
+    count_processes,
+    is_root,
+    kill_uid,
+)
 
 # After the command exits, how long to keep reading pipes that an escaped child may still hold open.
 PIPE_GRACE = 0.3
@@ -38,7 +48,12 @@ def _safe_env(extra: Mapping[str, str] | None, workspace: Path) -> dict[str, str
 
 
 def _child_setup(
-    limits: Limits, nproc: int, uid: int | None, stage: str | None, landlock_for: str | None, network: bool
+    limits: Limits,
+    nproc: int,
+    who: Identity | None,
+    stage: str | None,
+    landlock_for: str | None,
+    network: bool,
 ) -> object:
     cpu = limits.cpu_seconds or math.ceil(limits.timeout) + 1
     mem = limits.memory_mb * 1024 * 1024
@@ -54,10 +69,11 @@ def _child_setup(
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         fds = landlock.open_paths(landlock_for) if landlock_for is not None else []  # while we can reach them
-        if uid is not None:  # after what needed root
+        if who is not None:  # after what needed root
             os.setgroups([])
-            os.setresgid(uid, uid, uid)
-            os.setresuid(uid, uid, uid)
+            os.setresgid(who.gid, who.gid, who.gid)
+            os.setresuid(who.uid, who.uid, who.uid)
+            os.umask(0o002)  # files stay writable by the next run's uid, which shares the group
         if landlock_for is not None:  # last: seccomp forbids what the steps before may need
             landlock.restrict(fds, network)
             seccomp.install(network)
@@ -66,10 +82,12 @@ def _child_setup(
 
 
 def make_scratch(parent: Path | str | None = None, prefix: str = "grove-sbx-") -> Path:
-    """A fresh private directory the sandbox may write (owned by the sandbox uid when grove runs as root)."""
+    """A fresh private directory the sandbox may write (as root: owned by the sandbox group, setgid, so every
+    run's uid can write what earlier runs left there)."""
     path = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     if is_root():
-        os.chown(path, SANDBOX_UID, SANDBOX_UID)
+        os.chown(path, SANDBOX_UID, SANDBOX_GID)
+        os.chmod(path, 0o2770)
     return path
 
 
@@ -94,15 +112,15 @@ def run(
     if not ws.is_dir():
         raise ValueError(f"workspace {ws} is not a directory; create it first")
     info = _backend(backend)
-    uid = choose_uid(ws, info.name, limits.uid)
+    who = choose_identity(ws, info.name, limits.uid)
     notes: list[str] = []
     if not info.isolated:
         notes.append("no isolation: only resource limits apply (install bubblewrap)")
-    if not can_write(ws, uid):
-        notes.append(f"the workspace is not writable by sandbox uid {uid}; use make_scratch() or chown it")
-    nproc = limits.max_processes + (count_processes(os.getuid()) if uid is None else 0)
+    if not can_write(ws, who):
+        notes.append(f"the workspace is not writable by the sandbox ({who}); use make_scratch() or chown it")
+    nproc = limits.max_processes + (count_processes(os.getuid()) if who is None else 0)
     run_env = _safe_env(env, ws)
-    stage = info.name == "bwrap" and uid is not None and not _reachable(ws, uid)
+    stage = info.name == "bwrap" and who is not None and not can_traverse(ws, who)
     if info.name == "bwrap":
         assert info.bwrap
         source = Path(STAGED_WORKSPACE) if stage else ws
@@ -136,7 +154,7 @@ def run(
             preexec_fn=_child_setup(  # type: ignore[arg-type]
                 limits,
                 nproc,
-                uid,
+                who,
                 str(ws) if stage else None,
                 str(ws) if info.name == "landlock" else None,
                 network,
@@ -146,13 +164,13 @@ def run(
         return Result(127, "", f"could not start {argv[0]}: {e}", info.name, duration=0.0, notes=notes)
     out, err, timed_out, truncated = _collect(proc, limits)
     if proc.poll() is None:
-        _kill_tree(proc, info, uid)
+        _kill_tree(proc, info, who)
     try:
         code: int | None = proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
         code = None
-    if info.name != "bwrap" and uid == SANDBOX_UID:
-        kill_uid(SANDBOX_UID)  # stragglers that called setsid; bwrap's pid namespace already took them
+    if info.name != "bwrap" and who is not None and who.per_run:
+        kill_uid(who.uid)  # stragglers that left the process group; bwrap's pid namespace already took them
     if timed_out:
         notes.append(f"killed after {limits.timeout:g}s")
     return Result(
@@ -165,15 +183,6 @@ def run(
         duration=time.monotonic() - start,
         notes=notes,
     )
-
-
-def _reachable(path: Path, uid: int) -> bool:
-    """Can `uid` traverse every ancestor of `path` (the 'x' bit for others, or it owns them)?"""
-    for parent in [path, *path.parents]:
-        st = parent.stat()
-        if st.st_uid != uid and not st.st_mode & 0o001:
-            return False
-    return True
 
 
 def _backend(name: str | None) -> BackendInfo:
@@ -237,12 +246,12 @@ def _collect(proc: subprocess.Popen[bytes], limits: Limits) -> tuple[bytes, byte
     return out, err, timed_out, truncated
 
 
-def _kill_tree(proc: subprocess.Popen[bytes], info: BackendInfo, uid: int | None) -> None:
+def _kill_tree(proc: subprocess.Popen[bytes], info: BackendInfo, who: Identity | None) -> None:
     if info.name == "bwrap":
         proc.kill()  # bwrap's pid namespace dies with it, setsid children included
         return
     with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
     proc.kill()
-    if uid == SANDBOX_UID:
-        kill_uid(SANDBOX_UID)
+    if who is not None and who.per_run:
+        kill_uid(who.uid)

@@ -1,41 +1,80 @@
-"""Which uid a sandboxed process runs as: never root, because root keeps its powers inside bubblewrap."""
+"""Which uid a sandboxed process runs as: never root, because root keeps its powers inside bubblewrap.
+
+Each run gets its own uid from a dedicated range, all in one shared group: concurrent runs cannot signal one
+another, RLIMIT_NPROC counts each run alone, and killing "every process of this uid" ends exactly one run."""
 
 from __future__ import annotations
 
 import os
+import random
 import signal
+from dataclasses import dataclass
 from pathlib import Path
 
-# A dedicated uid with no passwd entry and no files of its own; anything running as it belongs to a sandbox.
-SANDBOX_UID = 64_055
+# Owner of scratch dirs; no passwd entry. Runs use uids from RUN_UID_BASE on, all with group SANDBOX_GID.
+SANDBOX_UID = SANDBOX_GID = 64_055
+RUN_UID_BASE, RUN_UID_COUNT = 64_100, 4096
+
+
+@dataclass(frozen=True)
+class Identity:
+    uid: int
+    gid: int
+    per_run: bool  # a uid of our range: every process it owns belongs to this run
 
 
 def is_root() -> bool:
     return os.geteuid() == 0
 
 
-def choose_uid(workspace: Path, backend: str, requested: int | None) -> int | None:
-    """The uid to drop to before exec, or None when grove already runs unprivileged (nothing to drop)."""
+def choose_identity(workspace: Path, backend: str, requested: int | None) -> Identity | None:
+    """Who to become before exec, or None when grove already runs unprivileged (nothing to drop)."""
     if not is_root():
         return None
     if requested is not None:
         if requested == 0:
             raise ValueError("the sandbox never runs as uid 0; pick an unprivileged uid or leave it unset")
-        return requested
-    if backend == "bwrap":
+        return Identity(requested, requested, per_run=False)
+    st = workspace.stat()
+    if backend == "bwrap" and st.st_uid != 0:
         # bubblewrap shows the process nothing but the workspace, so the workspace's owner is a safe identity
-        # and keeps file ownership right; the dedicated uid is for everything else.
-        owner = workspace.stat().st_uid
-        if owner != 0:
-            return owner
-    return SANDBOX_UID
+        # and keeps file ownership right; a fresh uid is for everything else.
+        return Identity(st.st_uid, st.st_gid, per_run=False)
+    return Identity(_fresh_uid(), SANDBOX_GID, per_run=True)
 
 
-def can_write(path: Path, uid: int | None) -> bool:
-    if uid is None:
+def _fresh_uid() -> int:
+    for _ in range(8):
+        uid = RUN_UID_BASE + random.randrange(RUN_UID_COUNT)
+        if count_processes(uid) == 0:
+            return uid
+    return uid  # a crowded range: sharing a uid still isolates from the host, only not from that other run
+
+
+def can_write(path: Path, who: Identity | None) -> bool:
+    if who is None:
         return os.access(path, os.W_OK)
     st = path.stat()
-    return st.st_uid == uid or bool(st.st_mode & 0o002)
+    return (
+        st.st_uid == who.uid
+        or (st.st_gid == who.gid and bool(st.st_mode & 0o020))
+        or bool(st.st_mode & 0o002)
+    )
+
+
+def can_traverse(path: Path, who: Identity) -> bool:
+    """Can `who` reach `path` through every ancestor (the search bit for it as owner, group or other)?"""
+    for parent in [path, *path.parents]:
+        st = parent.stat()
+        if st.st_uid == who.uid:
+            ok = st.st_mode & 0o100
+        elif st.st_gid == who.gid:
+            ok = st.st_mode & 0o010
+        else:
+            ok = st.st_mode & 0o001
+        if not ok:
+            return False
+    return True
 
 
 def kill_uid(uid: int) -> int:
