@@ -127,6 +127,7 @@ def test_long_session_crosses_threshold_and_every_phase_shows(store: SessionStor
     assert store.search("SECRET_1")  # the raw tool output of a compressed-away turn stays searchable
     row = store.compressions(agent.session_id)[-1]
     assert row["status"] == "summary" and row["messages_compressed"] > 0 and row["tool_results_pruned"] > 0
+    assert store.get_session(agent.session_id).model_calls == s.model.calls  # the summary call is accounted
 
 
 def test_second_compression_updates_the_first_summary(store: SessionStore, workspace: Path) -> None:

@@ -198,10 +198,12 @@ class Compressor:
         budget = min(budget, max(256, self.settings.threshold_tokens(self.window) // 4))
         budget = min(budget, max(256, int(getattr(self.summarizer, "context_window", 0) or 128_000) // 4))
         try:
-            return summarise(self.summarizer, middle, previous, budget), None, None
+            text, usage = summarise(self.summarizer, middle, previous, budget)
         except (ModelError, SummaryError) as e:
             self.cooldown_until = self.calls + self.settings.cooldown_calls
             return None, "the summary call failed", str(e)
+        self.store.add_usage(self.session_id, usage)  # the summary is paid for like any other call
+        return text, None, None
 
 
 def _has_system(messages: list[Message]) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from grove.context.prune import short_args
-from grove.llm.types import Message, Model, ModelSettings
+from grove.llm.types import Message, Model, ModelSettings, Usage
 
 SUMMARY_MARKER = "[grove: compressed context]"
 SECTIONS = (
@@ -78,8 +78,8 @@ def summarise(
     previous: str | None,
     budget: int,
     timeout: float = 120.0,
-) -> str:
-    """One model call. Raises ModelError (from the model) or SummaryError (empty or unusable reply)."""
+) -> tuple[str, Usage]:
+    """One model call: (summary, its usage). Raises ModelError (from the model) or SummaryError (no text)."""
     # the input and the answer must both fit the summariser's own window (~3 chars a token for code and logs)
     window = int(getattr(model, "context_window", 0) or 128_000)
     max_chars = max(4_000, (window - budget - 1_024) * 3)
@@ -100,7 +100,7 @@ def summarise(
     max_chars_out = budget * 4
     if len(text) > max_chars_out:  # a model that ignores the budget must not make the context grow back
         text = text[:max_chars_out].rstrip() + "\n[summary cut at its budget]"
-    return text
+    return text, completion.usage
 
 
 def render(
