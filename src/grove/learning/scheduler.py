@@ -7,6 +7,8 @@ call: the user has priority) and `after_turn(agent, result)` once the answer is 
 
 from __future__ import annotations
 
+import contextlib
+import subprocess
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +27,10 @@ class ReviewScheduler:
         model_factory: Callable[[], Model],
         *,
         on_report: Callable[[ReviewReport], None] | None = None,
+        detach_model: str | None = None,
     ) -> None:
+        """`detach_model`: run reviews in a detached process with this model spec (one-shot `grove run`),
+        instead of a thread of this process (`grove chat`, the gateway)."""
         self.settings = settings
         self.model_factory = model_factory
         self.on_report = on_report
@@ -33,6 +38,8 @@ class ReviewScheduler:
         self._go = threading.Event()
         self._go.set()
         self._thread: threading.Thread | None = None
+        self.detach_model = detach_model
+        self._process: subprocess.Popen | None = None
 
     def before_turn(self) -> None:
         """A user turn starts: a running review waits before its next model call."""
@@ -54,7 +61,16 @@ class ReviewScheduler:
             last_reviewed_message(store.db, "skill_review", sid),
             last_reviewed_message(store.db, "memory_review", sid),
         )
-        if decision.skill_review or decision.memory_review:
+        if (decision.skill_review or decision.memory_review) and self.detach_model:
+            from grove.learning.background import spawn
+
+            kinds = [
+                k for k, on in (("skill", decision.skill_review), ("memory", decision.memory_review)) if on
+            ]
+            self._process = spawn(
+                self.settings, sid, kinds, decision.up_to, agent.ctx.workspace, self.detach_model
+            )
+        elif decision.skill_review or decision.memory_review:
             workspace = agent.ctx.workspace
             self._thread = threading.Thread(
                 target=self._run, args=(sid, decision, workspace), name="grove-review", daemon=True
@@ -85,6 +101,8 @@ class ReviewScheduler:
                 self.on_report(report)
 
     def pending(self) -> bool:
+        if self._process is not None and self._process.poll() is None:
+            return True
         return self._thread is not None and self._thread.is_alive()
 
     def wait(self, timeout: float | None = None) -> bool:
@@ -92,4 +110,7 @@ class ReviewScheduler:
         self._go.set()
         if self._thread is not None:
             self._thread.join(timeout)
+        if self._process is not None:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self._process.wait(timeout)
         return not self.pending()
