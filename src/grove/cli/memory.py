@@ -14,7 +14,11 @@ from grove.cli.common import fail, load
 if TYPE_CHECKING:
     from grove.memory.files import MemoryFiles
 
-app = typer.Typer(help="Show, edit or clear the agent's memory (MEMORY.md, USER.md).", no_args_is_help=True)
+app = typer.Typer(
+    help="Show, edit or clear the agent's memory (MEMORY.md, USER.md).",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
 
 
 def _targets(user: bool, agent: bool) -> list[str]:
