@@ -9,7 +9,9 @@ import typer
 from grove.cli.common import load
 
 app = typer.Typer(
-    help="Curate the skill library: stale, archive, merge overlapping skills.", no_args_is_help=True
+    help="Curate the skill library: stale, archive, merge overlapping skills.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
 )
 
 
