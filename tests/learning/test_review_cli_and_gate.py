@@ -79,3 +79,24 @@ def test_the_gate_holds_the_reviewer_while_a_user_turn_runs() -> None:
     gate.set()
     worker.join(timeout=10)
     assert done == ["ok"]
+
+
+def test_without_a_reviewer_model_the_session_goes_on_and_the_report_says_why(
+    settings: Settings, store: SessionStore, workspace: Path
+) -> None:
+    from grove.agent.loop import Agent
+    from grove.learning.scheduler import ReviewScheduler
+    from grove.tools import files
+    from grove.tools.context import ToolContext
+    from grove.tools.registry import ToolRegistry
+
+    steps = [{"tool_calls": [{"name": "read_file", "arguments": {"path": "nope"}}]}] * 5
+    model = ScriptModel([*steps, "could not read it"], name="script")  # a spec no factory can rebuild
+    sid = store.create_session("script", system_prompt="SYS")
+    ctx = ToolContext(workspace=workspace, settings=settings, store=store, session_id=sid)
+    agent = Agent(model, ToolRegistry(files.tools()), ctx, store, sid, [{"role": "system", "content": "SYS"}])
+    scheduler = ReviewScheduler(settings)  # default: a router for the session's model
+    assert scheduler.after_turn(agent, agent.run_turn("read nope")) is not None
+    assert scheduler.wait(timeout=30)
+    [report] = scheduler.reports
+    assert report.error is not None and report.error.startswith("no reviewer model")

@@ -24,13 +24,14 @@ class ReviewScheduler:
     def __init__(
         self,
         settings: Any,
-        model_factory: Callable[[], Model],
+        model_factory: Callable[[], Model] | None = None,
         *,
         on_report: Callable[[ReviewReport], None] | None = None,
         detach_model: str | None = None,
     ) -> None:
-        """`detach_model`: run reviews in a detached process with this model spec (one-shot `grove run`),
-        instead of a thread of this process (`grove chat`, the gateway)."""
+        """`model_factory`: the reviewer's model (default: a router for `learning.review_model`, else the
+        session's model). `detach_model`: run reviews in a detached process with this model spec (one-shot
+        `grove run`) instead of a thread of this process (`grove chat`, the gateway)."""
         self.settings = settings
         self.model_factory = model_factory
         self.on_report = on_report
@@ -71,17 +72,24 @@ class ReviewScheduler:
                 self.settings, sid, kinds, decision.up_to, agent.ctx.workspace, self.detach_model
             )
         elif decision.skill_review or decision.memory_review:
-            workspace = agent.ctx.workspace
+            factory = self.model_factory or _router_factory(
+                self.settings, config.review_model or agent.model.name
+            )
             self._thread = threading.Thread(
-                target=self._run, args=(sid, decision, workspace), name="grove-review", daemon=True
+                target=self._run,
+                args=(sid, decision, agent.ctx.workspace, factory),
+                name="grove-review",
+                daemon=True,
             )
             self._thread.start()
         return decision
 
-    def _run(self, session_id: str, decision: Decision, workspace: Any) -> None:
+    def _run(
+        self, session_id: str, decision: Decision, workspace: Any, model_factory: Callable[[], Model]
+    ) -> None:
         kinds = [k for k, on in (("skill", decision.skill_review), ("memory", decision.memory_review)) if on]
         try:
-            model = self.model_factory()
+            model = model_factory()
         except Exception as e:  # no reviewer model: say so once, never break the session
             self.reports.append(ReviewReport(session_id, kinds[0], False, error=f"no reviewer model: {e}"))
             return
@@ -114,3 +122,13 @@ class ReviewScheduler:
             with contextlib.suppress(subprocess.TimeoutExpired):
                 self._process.wait(timeout)
         return not self.pending()
+
+
+def _router_factory(settings: Any, spec: str) -> Callable[[], Model]:
+    def make() -> Model:
+        from grove.agent.events import AgentEvents
+        from grove.agent.session import build_router
+
+        return build_router(settings, spec, AgentEvents())
+
+    return make
