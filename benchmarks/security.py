@@ -1,7 +1,8 @@
 """Security corpora: recall and false-positive rate of the command rules, redaction, injection scan and skill guard.
 
 Corpora live in tests/security/corpora. Each has a main set (rules were tuned on it) and held-out sets written
-after tuning; both are printed, so the held-out figures show how the rules generalise.
+after tuning and measured before any further change; the last held-out set of each kind was never tuned on, so
+its figures are the honest estimate of how the rules generalise to phrasings nobody wrote rules for.
 
 Usage: python benchmarks/security.py
 """
@@ -66,11 +67,12 @@ def main() -> None:
     inj = lambda t: scan_text(str(t)).flagged  # noqa: E731
     for name, pos, neg in (
         ("main", "injections.txt", "benign_instructions.txt"),
-        ("held-out 1 (tuned on after 1st run)", "injections_heldout.txt", "benign_instructions_heldout.txt"),
-        ("held-out 2 (never tuned on)", "injections_heldout2.txt", "benign_instructions_heldout2.txt"),
+        ("held-out 1 (tuned on afterwards)", "injections_heldout.txt", "benign_instructions_heldout.txt"),
+        ("held-out 2 (tuned on afterwards)", "injections_heldout2.txt", "benign_instructions_heldout2.txt"),
+        ("held-out 3 (never tuned on)", "injections_heldout3.txt", "benign_instructions_heldout3.txt"),
     ):
         r, f = row(name, lines(pos), lines(neg), inj)
-        key = {"main": "inj", "held-out 2 (never tuned on)": "inj_heldout2"}.get(name, "inj_heldout1")
+        key = {"main": "inj"}.get(name, "inj_heldout" + name.split()[1])
         figures |= {f"{key}_recall": r, f"{key}_fpr": f}
 
     print("skills (flagged = blocked, i.e. verdict dangerous)")

@@ -18,9 +18,12 @@ _PRIOR = (
     _DET
     + r"(?:previous|prior|above|earlier|preceding|original|initial|old|existing|system|developer|safety|current)"
 )
-_OVERRIDE_VERB = r"(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|discard|neglect)"
+_OVERRIDE_VERB = (
+    r"(?:ignore|disregard|forget|override|bypass|skip|drop|abandon|discard|neglect|set\s+aside|put\s+aside|"
+    r"pay\s+no\s+attention\s+to|stop\s+following|no\s+longer\s+follow)"
+)
 _ROLE_PLAY = (
-    r"(?:you\s+are\s+now|act(?:ing)?\s+as|pretend\s+(?:to\s+be|you\s+are)|role-?play\s+as|behave\s+like|"
+    r"(?:you\s+are\s+now|act(?:ing)?\s+(?:as|like)|pretend\s+(?:to\s+be|you\s+are)|role-?play\s+as|behave\s+like|"
     r"you\s+will\s+(?:be|act\s+as)|answer\s+as|respond\s+as|play\s+the\s+role\s+of|from\s+now\s+on\s+you\s+are)"
 )
 _UNBOUND = (
@@ -264,6 +267,95 @@ RULES: list[tuple[str, str, re.Pattern[str]]] = [
             r"\b(?:run|execute|type|paste)\s+(?:this|the\s+following)\s+(?:command|code|",
             r"script|snippet)\b[^.\n]{0,30}(?:\n|:)\s*[`'\"]*\s*(?:curl|wget|rm\s+-|bash|sh\s|",
             r"python\s+-c|powershell|nc\s|chmod|base64|eval|iex)",
+        ),
+    ),
+    (
+        "override",
+        "dangerous",
+        _r(
+            r"(?:^|[.!?]\s+|\n)\s*(?:system|developer|admin)\s+(?:instruction|directive|",
+            r"override|command|notice)s?\s*:",
+        ),
+    ),
+    (
+        "override",
+        "dangerous",
+        _r(
+            r"\b(?:any|every|all|the)\s+(?:ai|llm|assistant|agent|language\s+model|model|",
+            r"chatbot)s?\s+(?:that\s+(?:is\s+)?)?(?:reading|summari[sz]ing|processing|parsing|",
+            r"analy[sz]ing|reads|sees)\b[^.\n]{0,60}\b(?:must|should|shall|has\s+to|is\s+",
+            r"required\s+to)\b",
+        ),
+    ),
+    (
+        "override",
+        "dangerous",
+        _r(r"\b(?:agent|assistant|ai|llm|model)\s+(?:directives?|instructions?|orders)\b", r"[^.\n]{0,20}:"),
+    ),
+    (
+        "override",
+        "dangerous",
+        _r(
+            r"\byou\s+(?:may|can|are)\s+now\s+(?:allowed\s+to\s+|permitted\s+to\s+|",
+            r"authori[sz]ed\s+to\s+)?(?:access|read|run|execute|ignore|skip|bypass|disable|",
+            r"delete|send|use\s+any)\b|\b(?:granted|given)\s+you\s+(?:full|root|admin|",
+            r"unrestricted)\s+(?:access|permissions?|rights)",
+        ),
+    ),
+    (
+        "override",
+        "dangerous",
+        _r(
+            r"\b(?:authoritative|precedence|priority)\s+over\s+(?:your|the)\s+(?:system\s+",
+            r"prompt|instructions|rules|guidelines)",
+        ),
+    ),
+    (
+        "override",
+        "dangerous",
+        _r(r"\bforget\s+(?:the|this|our|all)\s+(?:\w+\s+)?(?:conversation|chat|", r"context)\b"),
+    ),
+    (
+        "jailbreak",
+        "dangerous",
+        _r(
+            r"\byou\s+are\s+(?:now\s+)?an?\s+(?:linux\s+)?(?:terminal|shell|",
+            r"root\s+shell|python\s+interpreter)\b[^.\n]{0,60}\b(?:execute|run|whatever)|",
+            r"\bnever\s+refuses?\b",
+        ),
+    ),
+    (
+        "exfiltration",
+        "dangerous",
+        _r(
+            r"\b(?:append|add|include|put|copy|paste|insert)\b[^.\n]{0,60}",
+            r"\b(?:memory\.md|user\.md|memory|conversation|chat\s+history|api\s+keys?|",
+            r"secrets?|credentials|\.env|passwords?)\b[^.\n]{0,60}\b(?:to|into|in)\s+",
+            r"(?:your\s+)?(?:next\s+)?(?:web\s+search|search\s+query|query|url|link|",
+            r"issue\s+comment|comment|commit\s+message|pull\s+request|request|image)",
+        ),
+    ),
+    (
+        "exfiltration",
+        "dangerous",
+        _r(r"https?://\S*(?:\{|\$\{?|%7b)\s*\w*(?:cred|password|session|cookie|", r"history|memory)"),
+    ),
+    (
+        "tool-smuggling",
+        "dangerous",
+        _r(
+            rf"\b(?:via|using|with|through)\s+(?:the\s+)?[`'\"]?{_TOOLS}[`'\"]?",
+            r"\s+(?:tool|function)\s+(?:to\s+)?(?:run|execute|call|send|write|delete)",
+        ),
+    ),
+    (
+        "memory-poisoning",
+        "dangerous",
+        _r(
+            r"\b(?:save|write|add|store|remember|record)\b[^.\n]{0,40}",
+            r"\b(?:memory|memory\.md|user\.md|forever|permanently)\b[^.\n]{0,80}",
+            r"\b(?:always\s+(?:approve|allow|trust|run|execute)|never\s+ask|",
+            r"approvals?\s+(?:are\s+)?(?:off|disabled)|auto-?approve)",
         ),
     ),
     (

@@ -91,6 +91,7 @@ COMBOS: list[tuple[str, tuple[str, ...]]] = [
     ("jailbreak", ("unbound", "addressee")),
     ("exfiltration", ("secret", "channel", "send", "imperative")),
     ("exfiltration", ("secret", "channel", "addressee")),
+    ("exfiltration", ("addressee", "secret", "send", "you")),
 ]
 
 
