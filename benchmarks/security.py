@@ -72,7 +72,7 @@ def main() -> None:
         ("held-out 3 (never tuned on)", "injections_heldout3.txt", "benign_instructions_heldout3.txt"),
     ):
         r, f = row(name, lines(pos), lines(neg), inj)
-        key = {"main": "inj"}.get(name, "inj_heldout" + name.split()[1])
+        key = "inj" if name == "main" else "inj_heldout" + name.split()[1]
         figures |= {f"{key}_recall": r, f"{key}_fpr": f}
 
     print("skills (flagged = blocked, i.e. verdict dangerous)")
