@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from grove.errors import GroveError
 from grove.memory.config import MemoryConfig
@@ -33,12 +33,11 @@ class MemoryEditError(GroveError):
 
 
 class MemoryOp(BaseModel):
-    """One memory operation (also the item type of the tool's batch)."""
-
-    action: Action = Field(description="add | replace | remove")
-    target: Target = Field(description="memory (your notes) | user (the user's profile)")
-    content: str | None = Field(None, description="the new entry (add, replace)")
-    old_text: str | None = Field(None, description="text found in exactly one entry (replace, remove)")
+    # One operation; also the item type of the tool's batch, so no descriptions here: each costs tokens per call.
+    action: Action
+    target: Target
+    content: str | None = None
+    old_text: str | None = None
 
 
 @dataclass
@@ -98,7 +97,9 @@ class MemoryFiles:
 
     def path(self, target: str) -> Path:
         if target not in FILES:
-            raise MemoryEditError(f"unknown target {target!r}; use 'memory' (your notes) or 'user' (the user)")
+            raise MemoryEditError(
+                f"unknown target {target!r}; use 'memory' (your notes) or 'user' (the user)"
+            )
         return self.dir / FILES[target]
 
     def limit(self, target: str) -> int:
@@ -164,7 +165,9 @@ class MemoryFiles:
                 result.changed.append(t)
             for t in FILES:
                 result.fills[t] = Fill(t, used_chars(after[t]), self.limit(t))
-                result.digests[t] = digest(render_entries(after[t])) if t in result.changed else digest(texts[t])
+                result.digests[t] = (
+                    digest(render_entries(after[t])) if t in result.changed else digest(texts[t])
+                )
                 if baseline is not None and t in baseline and baseline[t] != digest(texts[t]):
                     result.edited_outside.append(t)
         return result
@@ -198,9 +201,13 @@ def _find(entries: list[str], old_text: str | None, action: str) -> int:
         raise MemoryEditError(f"'{action}' needs 'old_text': a piece of the entry to {action}, as written")
     hits = [i for i, e in enumerate(entries) if old_text.strip() in e]
     if not hits:
-        raise MemoryEditError(f"no entry contains {old_text.strip()[:80]!r}; quote it as it appears in memory")
+        raise MemoryEditError(
+            f"no entry contains {old_text.strip()[:80]!r}; quote it as it appears in memory"
+        )
     if len(hits) > 1:
-        raise MemoryEditError(f"{len(hits)} entries contain {old_text.strip()[:80]!r}; quote more of the one you mean")
+        raise MemoryEditError(
+            f"{len(hits)} entries contain {old_text.strip()[:80]!r}; quote more of the one you mean"
+        )
     return hits[0]
 
 

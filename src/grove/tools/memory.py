@@ -39,11 +39,11 @@ def memory(
     Changes are saved now and appear in the system prompt of the next session.
 
     Args:
-        action: add | replace (the entry containing old_text becomes content) | remove (the entry containing old_text)
+        action: replace: the entry containing old_text becomes content; remove: deletes that entry
         target: memory | user
         content: the entry to write (add, replace)
         old_text: a piece of exactly one existing entry (replace, remove)
-        operations: instead of the fields above, several operations applied all or nothing
+        operations: several operations applied all or nothing, instead of the fields above
     """
     if operations and action is not None:
         raise ToolError("give either action/target/... or operations, not both")
