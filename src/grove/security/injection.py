@@ -410,8 +410,12 @@ def scan_text(text: str, source: str = "unknown") -> ScanResult:
     norm = normalize(text)
     findings: list[ScanFinding] = []
     seen: set[str] = set()
+    # The leetspeak reading matters only where it differs: scan just those lines a second time.
+    pairs = zip(norm.text.split("\n"), norm.deleet.split("\n"), strict=False)
+    deleet_only = "\n".join(b for a, b in pairs if a != b)
+    variants = (norm.text, deleet_only) if deleet_only else (norm.text,)
     for category, severity, pattern in RULES:
-        for variant in (norm.text, norm.deleet) if norm.deleet != norm.text else (norm.text,):
+        for variant in variants:
             m = pattern.search(variant)
             if m and category + m.group(0) not in seen:
                 seen.add(category + m.group(0))

@@ -4,7 +4,7 @@ the combinations below are what injections are made of."""
 
 from __future__ import annotations
 
-import itertools
+import bisect
 import re
 
 _I = re.I
@@ -96,15 +96,23 @@ COMBOS: list[tuple[str, tuple[str, ...]]] = [
 
 
 def signal_findings(text: str) -> list[tuple[str, str]]:
-    """(category, excerpt) for every window of one or two sentences where a combination holds."""
+    """(category, excerpt) for every window of one or two sentences where a combination holds.
+
+    Each signal runs once over the whole text (a few ms for a 100 KB page), and hits are mapped to sentences."""
+    bounds = [0] + [m.end() for m in re.finditer(r"[.!?\n]\s+", text)] + [len(text)]
+    present: list[set[str]] = [set() for _ in range(len(bounds) - 1)]
+    for name, pattern in SIGNALS.items():
+        for m in pattern.finditer(text):
+            present[bisect.bisect_right(bounds, m.start()) - 1].add(name)
     out: list[tuple[str, str]] = []
-    sentences = re.split(r"(?<=[.!?\n])\s+", text)
-    windows = sentences + [a + " " + b for a, b in itertools.pairwise(sentences)]
-    for window in windows:
-        present = {name for name, pattern in SIGNALS.items() if pattern.search(window)}
-        for category, needed in COMBOS:
-            if set(needed) <= present:
-                excerpt = window.strip()
-                out.append((category, excerpt if len(excerpt) <= 80 else excerpt[:77] + "..."))
+    for i in range(len(present)):
+        for width in (1, 2):
+            if i + width > len(present):
+                continue
+            got = set().union(*present[i : i + width])
+            hit = next((category for category, needed in COMBOS if set(needed) <= got), None)
+            if hit:
+                excerpt = text[bounds[i] : bounds[i + width]].strip()
+                out.append((hit, excerpt if len(excerpt) <= 80 else excerpt[:77] + "..."))
                 break
     return out

@@ -18,6 +18,8 @@ _HOMOGLYPHS = str.maketrans(
     "aeopcyxxijsdghlnqwABEKMHOPCTXIJSoaiknptuxeABEZHIKMNOPTYXABCDEFGHJKLMZRSTVW",
 )
 _LEET = str.maketrans("013457@$!|", "oieastasil")
+# Only words that mix letters with digits or symbols are read as leetspeak; "3.11" and "a | b" stay as they are.
+_LEET_WORD = re.compile(r"[a-z0-9@$!|]*(?:[a-z][0-9@$!|]|[0-9@$!|][a-z])[a-z0-9@$!|]*")
 _SPACED = re.compile(r"\b(?:[A-Za-z][ .\-_*]){2,}[A-Za-z]\b")
 
 
@@ -31,8 +33,10 @@ class Normalized:
 
 
 def _mixed_script(text: str) -> int:
+    if text.isascii():
+        return 0
     n = 0
-    for word in re.findall(r"\w{3,}", text):
+    for word in re.findall(r"\w*[^\x00-\x7f]\w*", text):
         latin = any("a" <= c.lower() <= "z" for c in word)
         other = any(unicodedata.name(c, "").startswith(("CYRILLIC", "GREEK", "CHEROKEE")) for c in word)
         n += latin and other
@@ -47,7 +51,8 @@ def normalize(text: str) -> Normalized:
     clean = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), clean)
     lowered = clean.lower()
     # Hyphens inside words (`dis-regard`) are read away in the second variant only: prose keeps `e-mail`.
-    deleet = re.sub(r"(?<=[a-z])-(?=[a-z])", "", lowered.translate(_LEET))
+    deleet = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), lowered)
+    deleet = re.sub(r"(?<=[a-z])-(?=[a-z])", "", deleet)
     return Normalized(lowered, deleet, invisible, bidi, mixed)
 
 
