@@ -147,3 +147,21 @@ def test_check_terminal_still_gates_the_tool() -> None:
     assert SafetyPolicy().check_terminal() is not None
     assert SafetyPolicy(allow_terminal=True).check_terminal() is None
     assert SafetyPolicy(allow_terminal=True, toolsets=("files",)).check_terminal() is not None
+
+
+def test_tty_approver_reads_an_answer_and_times_out() -> None:
+    import os
+
+    from grove.security.approval import ApprovalRequest
+    from grove.security.commands import classify_command
+    from grove.security.prompt import parse_answer, tty_approver
+
+    req = ApprovalRequest("rm -rf ~/p", classify_command("rm -rf ~/p"), None, 0.05)
+    r, w = os.pipe()
+    with os.fdopen(r) as fin, os.fdopen(w, "w") as fw, open(os.devnull, "w") as out:
+        approver = tty_approver(fin, out)
+        assert approver(req) is None  # nothing typed within the timeout
+        fw.write("s\n")
+        fw.flush()
+        assert approver(req) == "session"
+    assert parse_answer("ALWAYS") == "always" and parse_answer("maybe") is None

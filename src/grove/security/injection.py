@@ -459,3 +459,8 @@ def quarantine(text: str, result: ScanResult, *, withhold: bool = False) -> str:
         return f"{head}\n[content withheld: {len(text)} characters; the user can read it at {result.source}]"
     quoted = "\n".join("> " + line for line in strip_invisible(text).splitlines())
     return f"{head}\n<untrusted-data source={result.source!r}>\n{quoted}\n</untrusted-data>"
+
+
+def screen(text: str, source: str, *, withhold: bool = False) -> str:
+    """Scan and quarantine in one call: what to put in the prompt for untrusted `text` from `source`."""
+    return quarantine(text, scan_text(text, source), withhold=withhold)
