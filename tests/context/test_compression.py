@@ -237,3 +237,14 @@ def test_small_session_is_not_made_bigger(store: SessionStore, workspace: Path) 
     agent.compress()
     assert agent.compressor.reports[-1].status == "skipped"
     assert not s.summary_requests and not store.compressions(agent.session_id)
+
+
+def test_a_context_that_cannot_shrink_does_not_loop(store: SessionStore, workspace: Path) -> None:
+    s = Session()
+    agent = make_agent(store, workspace, s)
+    agent.run_turn("remember this: " + "lorem ipsum " * 1_500)  # over the threshold on its own, in the head
+    for t in range(5):
+        assert agent.run_turn(f"and {t}?").answer == "ok"
+    assert not s.summary_requests
+    assert {r.status for r in agent.compressor.reports} <= {"skipped", "pruned"}
+    assert s.agent_calls == 6  # one call a turn: no compression retries
