@@ -123,3 +123,13 @@ def test_summary_message_is_marked_as_reference_and_transcript_skips_old_summari
     assert "fix bug 42" in pending
     t = transcript([{"role": "user", "content": text}, {"role": "user", "content": "hello"}], 10_000)
     assert t == "USER: hello"
+
+
+def test_transcript_shortens_tool_results_before_cutting_the_conversation() -> None:
+    msgs = conversation(20)
+    msgs[40]["content"] = "Decision: keep LMDB for the cache"  # an assistant answer deep in the middle
+    full = transcript(msgs, 1_000_000)
+    tight = transcript(msgs, len(full) // 3)
+    assert len(tight) <= len(full) // 3 and "Decision: keep LMDB" in tight and "omitted" not in tight
+    tiny = transcript(msgs, 2_000)
+    assert len(tiny) <= 2_100 and "chars omitted" in tiny

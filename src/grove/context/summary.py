@@ -41,7 +41,19 @@ class SummaryError(Exception):
 
 
 def transcript(messages: list[Message], max_chars: int) -> str:
-    """The middle as plain text for the summariser; over `max_chars`, the oldest part is cut in the middle."""
+    """The middle as plain text for the summariser. Over `max_chars`, tool results are shortened first (the
+    conversation carries the decisions); only then is the middle of the transcript cut out."""
+    out = ""
+    for tool_chars, other_chars in ((2000, 6000), (500, 2000), (120, 800)):
+        out = "\n\n".join(_lines(messages, tool_chars, other_chars))
+        if len(out) <= max_chars:
+            return out
+    keep_head = max_chars // 3
+    keep_tail = max_chars - keep_head
+    return f"{out[:keep_head]}\n[… {len(out) - max_chars:,} chars omitted …]\n{out[-keep_tail:]}"
+
+
+def _lines(messages: list[Message], tool_chars: int, other_chars: int) -> list[str]:
     lines: list[str] = []
     for m in messages:
         content = m.get("content")
@@ -50,22 +62,17 @@ def transcript(messages: list[Message], max_chars: int) -> str:
             continue  # an earlier summary arrives as <previous-summary>, not as a turn
         role = m.get("role", "?")
         if role == "tool":
-            lines.append(f"TOOL RESULT ({m.get('name') or 'tool'}): {_clip(text, 2000)}")
+            lines.append(f"TOOL RESULT ({m.get('name') or 'tool'}): {_clip(text, tool_chars)}")
             continue
         calls = [
             f"{(c.get('function') or {}).get('name', '?')}({short_args((c.get('function') or {}).get('arguments'))})"
             for c in m.get("tool_calls") or []
         ]
-        line = f"{role.upper()}: {_clip(text, 6000)}" if text else f"{role.upper()}:"
+        line = f"{role.upper()}: {_clip(text, other_chars)}" if text else f"{role.upper()}:"
         if calls:
             line += " [calls " + "; ".join(calls) + "]"
         lines.append(line)
-    out = "\n\n".join(lines)
-    if len(out) > max_chars:
-        keep_head = max_chars // 3
-        keep_tail = max_chars - keep_head
-        out = f"{out[:keep_head]}\n[… {len(out) - max_chars:,} chars omitted …]\n{out[-keep_tail:]}"
-    return out
+    return lines
 
 
 def _clip(text: str, limit: int) -> str:
