@@ -173,7 +173,9 @@ def render(messages: list[Message]) -> str:
     return "\n".join(parts)
 
 
-def run(label: str, summariser: Model, turns: int, window: int, seed: int) -> dict[str, float | int | str]:
+def run(
+    label: str, summariser: Model, turns: int, window: int, seed: int, show: bool = False
+) -> dict[str, float | int | str]:
     messages, facts = build_session(turns, random.Random(seed))
     with tempfile.TemporaryDirectory() as tmp:
         store = SessionStore.open(Path(tmp) / "state.db")
@@ -216,6 +218,8 @@ def run(label: str, summariser: Model, turns: int, window: int, seed: int) -> di
         f"tokens {row['tokens_before']} -> {row['tokens_after']} (summary message {row['summary_tokens']}); "
         f"{row['seconds']}s; missing: {', '.join(f.needle for f in compressed if f not in kept) or '-'}"
     )
+    if show:
+        print(summary, file=sys.stderr)
     return row
 
 
@@ -225,20 +229,21 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=60)
     parser.add_argument("--window", type=int, default=32_000, help="the agent model's context window")
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument("--show", action="store_true", help="print the summary message to stderr")
     args = parser.parse_args()
     figures: dict[str, float | int | str] = {
         "turns": args.turns,
         "facts": len(FILES) + len(NUMBERS) + len(DECISIONS),
     }
     if args.summariser in ("script", "both"):
-        row = run("script", script_summariser(), args.turns, args.window, args.seed)
+        row = run("script", script_summariser(), args.turns, args.window, args.seed, args.show)
         figures.update({f"script_{k}": v for k, v in row.items() if k not in ("summariser",)})
     if args.summariser in ("local", "both"):
         model = local_summariser()
         if model is None:
             figures["local_status"] = "unavailable"
         else:
-            row = run("local", model, args.turns, args.window, args.seed)
+            row = run("local", model, args.turns, args.window, args.seed, args.show)
             figures.update({f"local_{k}": v for k, v in row.items() if k not in ("summariser",)})
     print(" ".join(f"{k}={v}" for k, v in figures.items()))
 
