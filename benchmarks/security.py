@@ -69,7 +69,8 @@ def main() -> None:
         ("main", "injections.txt", "benign_instructions.txt"),
         ("held-out 1 (tuned on afterwards)", "injections_heldout.txt", "benign_instructions_heldout.txt"),
         ("held-out 2 (tuned on afterwards)", "injections_heldout2.txt", "benign_instructions_heldout2.txt"),
-        ("held-out 3 (never tuned on)", "injections_heldout3.txt", "benign_instructions_heldout3.txt"),
+        ("held-out 3 (tuned on afterwards)", "injections_heldout3.txt", "benign_instructions_heldout3.txt"),
+        ("held-out 4 (never tuned on)", "injections_heldout4.txt", "benign_instructions_heldout4.txt"),
     ):
         r, f = row(name, lines(pos), lines(neg), inj)
         key = "inj" if name == "main" else "inj_heldout" + name.split()[1]

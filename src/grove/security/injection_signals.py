@@ -67,6 +67,7 @@ SIGNALS: dict[str, re.Pattern[str]] = {
         r"censorship)\b|\bunbound\b|\bno\s+filters\b|\bunrestricted\b|\bwithout\s+approval\b",
         _I,
     ),
+    "command": re.compile(r"\b(?:run|execute)\s+`[^`]+`", _I),
     "you": re.compile(r"\byou(?:r|'re|\s+are|\s+were|\s+received|\s+have)?\b", _I),
     "imperative": re.compile(
         r"(?:^|[.:;!]\s*|\bplease\s+|\bkindly\s+|\bnow\s+)(?:ignore|send|print|output|"
@@ -85,6 +86,7 @@ COMBOS: list[tuple[str, tuple[str, ...]]] = [
     ("override", ("new_task", "harm")),
     ("override", ("addressee", "harm", "imperative")),
     ("override", ("addressee", "secrecy")),
+    ("override", ("secrecy", "command")),
     ("override", ("addressee", "void")),
     ("prompt-leak", ("leak", "send")),
     ("prompt-leak", ("leak", "imperative")),
