@@ -87,7 +87,7 @@ def detect_backend() -> BackendInfo:
     problem = _probe_bwrap(bwrap) if bwrap else f"bubblewrap is not installed; {INSTALL_HINT}"
     if bwrap and problem is None:
         who = (
-            f"as unprivileged uid {SANDBOX_UID} (grove runs as root)" if is_root() else "as the current user"
+            "as a fresh unprivileged uid per run (grove runs as root)" if is_root() else "as the current user"
         )
         return BackendInfo("bwrap", f"bubblewrap at {bwrap}, run {who}", bwrap)
     try:
@@ -114,6 +114,11 @@ def doctor_check() -> tuple[bool, str]:
     elif info.name == "landlock":
         lines.append(f"good isolation, but no private /proc or pid namespace; for the best, {INSTALL_HINT}")
     if is_root():
+        lines.append(
+            f"grove runs as root, so sandboxed commands run as unprivileged uids of group {SANDBOX_UID}: they can "
+            f"write only where that group may (chgrp -R {SANDBOX_UID} DIR && chmod -R g+rwX DIR), or run grove as "
+            "a normal user"
+        )
         exe = os.path.realpath(sys.executable)
         if exe.startswith(("/root/", "/home/")):
             lines.append(

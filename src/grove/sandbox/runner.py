@@ -117,7 +117,11 @@ def run(
     if not info.isolated:
         notes.append("no isolation: only resource limits apply (install bubblewrap)")
     if not can_write(ws, who):
-        notes.append(f"the workspace is not writable by the sandbox ({who}); use make_scratch() or chown it")
+        notes.append(
+            f"the workspace is read-only for the sandbox (uid {who.uid if who else os.getuid()}); "
+            f"to let commands write there: chgrp -R {SANDBOX_GID} {ws} && chmod -R g+rwX {ws}, "
+            "or run grove as a normal user"
+        )
     nproc = limits.max_processes + (count_processes(os.getuid()) if who is None else 0)
     run_env = _safe_env(env, ws)
     stage = info.name == "bwrap" and who is not None and not can_traverse(ws, who)
