@@ -19,7 +19,9 @@ _HOMOGLYPHS = str.maketrans(
 )
 _LEET = str.maketrans("013457@$!|", "oieastasil")
 # Only words that mix letters with digits or symbols are read as leetspeak; "3.11" and "a | b" stay as they are.
-_LEET_WORD = re.compile(r"[a-z0-9@$!|]*(?:[a-z][0-9@$!|]|[0-9@$!|][a-z])[a-z0-9@$!|]*")
+# (Whole runs first, then a linear check inside: one pattern doing both backtracks quadratically on long words.)
+_LEET_RUN = re.compile(r"[a-z0-9@$!|]+")
+_LEET_MIX = re.compile(r"[a-z][0-9@$!|]|[0-9@$!|][a-z]")
 _SPACED = re.compile(r"\b(?:[A-Za-z][ .\-_*]){2,}[A-Za-z]\b")
 
 
@@ -51,7 +53,9 @@ def normalize(text: str) -> Normalized:
     clean = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), clean)
     lowered = clean.lower()
     # Hyphens inside words (`dis-regard`) are read away in the second variant only: prose keeps `e-mail`.
-    deleet = _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), lowered)
+    deleet = _LEET_RUN.sub(
+        lambda m: m.group(0).translate(_LEET) if _LEET_MIX.search(m.group(0)) else m.group(0), lowered
+    )
     deleet = re.sub(r"(?<=[a-z])-(?=[a-z])", "", deleet)
     return Normalized(lowered, deleet, invisible, bidi, mixed)
 

@@ -60,6 +60,12 @@ _SHELL_LANGS = {
 _FENCE = re.compile(r"^(```|~~~)\s*([\w+-]*)[^\n]*\n(.*?)^\1\s*$", re.M | re.S)
 _INLINE = re.compile(r"(?<!`)`([^`\n]{4,200})`(?!`)")
 _PROMPT_LINE = re.compile(r"^\s*\$\s+(.+)$", re.M)
+# A bare line that starts like a command (outside code blocks): skills written by hand often skip the fences.
+_BARE_LINE = re.compile(
+    r"^\s*((?:sudo\s+)?(?:curl|wget|rm|dd|mkfs[.\w]*|chmod|chown|crontab|echo|printf|cat|git|bash|sh|zsh|"
+    r"python3?|perl|ruby|node|nc|ncat|scp|rsync|ssh|base64|eval|find|tar|docker|kubectl|psql|mysql)\s[^\n]*)$",
+    re.M,
+)
 _SHELL_STRING = re.compile(
     r"(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen)|execSync|exec|system)\s*\(\s*"
     r"(?:f|r|b)?([\"'])(.+?)\1"
@@ -134,6 +140,12 @@ _PATTERNS: list[tuple[str, Verdict, re.Pattern[str]]] = [
     ),
     ("hidden Unicode control characters", "dangerous", re.compile("[\u202a-\u202e\u2066-\u2069]")),
     ("invisible characters", "caution", re.compile("[\u200b-\u200d\u2060\ufeff]")),
+    ("uses sudo", "caution", re.compile(r"(?<![^\s`$;&|(])sudo\s")),
+    (
+        "sends an environment secret over the network (fine for its own API, not elsewhere)",
+        "caution",
+        re.compile(r"\b(?:curl|wget|nc)\b[^\n]*\$\{?\w*(?:API_KEY|TOKEN|SECRET|PASSWORD)\w*", re.I),
+    ),
 ]
 
 
@@ -170,6 +182,7 @@ def _commands(text: str) -> list[tuple[str, int]]:
         for m in _INLINE.finditer(outside)
     ]
     out += [(m.group(1), _line(text, m.start())) for m in _PROMPT_LINE.finditer(outside)]
+    out += [(m.group(1), _line(text, m.start())) for m in _BARE_LINE.finditer(outside)]
     return [(c, n) for c, n in out if not c.lstrip().startswith("#")]
 
 
