@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource, SettingsConfigDict
@@ -60,7 +60,14 @@ class SkillsConfig(BaseModel):
 
 
 class SecurityConfig(BaseModel):
-    allow_terminal: bool = Field(False, description="let the model run shell commands (until approvals land)")
+    allow_terminal: bool = Field(False, description="let the model run shell commands (in the sandbox)")
+    approval_mode: Literal["manual", "smart", "off"] = Field(
+        "manual",
+        description="dangerous commands: ask the user, let a model decide, or allow (hard blocklist stays)",
+    )
+    approval_timeout: float = Field(300.0, gt=0, description="seconds to wait for an answer; none = deny")
+    sandbox: Literal["auto", "bwrap", "landlock", "rlimit"] = "auto"
+    network: bool = Field(False, description="let sandboxed commands reach the network")
 
 
 class Settings(BaseSettings):

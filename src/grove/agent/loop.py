@@ -15,6 +15,7 @@ from grove.context.compressor import BeforeCompress, Compressor
 from grove.context.settings import CompressionSettings
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.types import Completion, Message, Model, ModelSettings, ToolCall, Usage
+from grove.security.redact import redact
 from grove.store.sessions import SessionStore
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolRegistry, ToolResult
@@ -160,7 +161,8 @@ class Agent:
         return batches
 
     def _record_tool(self, call: ToolCall, outcome: ToolResult, result: TurnResult) -> None:
-        self._append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": outcome.content})
+        content = redact(outcome.content)  # what a tool read (a .env, a log) must not carry secrets onward
+        self._append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content})
         result.tool_calls.append(ToolCallRecord(call.name, _parse_args(call.arguments), outcome.ok))
         self.events.on_tool_end(call, outcome)
 

@@ -53,5 +53,8 @@ def _project_context(workspace: Path) -> str:
             text = path.read_text(encoding="utf-8", errors="replace")
             if len(text) > MAX_PROJECT_CHARS:
                 text = text[:MAX_PROJECT_CHARS] + f"\n[... {name} cut at {MAX_PROJECT_CHARS} characters]"
+            from grove.security.injection import screen
+
+            text = screen(text, source=name)  # a cloned repo's AGENTS.md is not the user speaking
             return f"Project instructions from {name} (the user's project; follow them):\n\n{text}"
     return ""

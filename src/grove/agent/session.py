@@ -25,7 +25,12 @@ class SessionOptions:
     resume: str | None = None  # session id (or prefix, or "last")
     max_iterations: int | None = None
     workspace: Path | None = None
-    policy: SafetyPolicy | None = None
+    policy: SafetyPolicy | None = None  # None = from settings and the three flags below
+    allow_terminal: bool = False
+    yolo: bool = False  # approvals off (the hard blocklist still holds)
+    interactive: bool = (
+        False  # a user at a terminal can be asked; otherwise whatever needs approval is denied
+    )
     source: str = "cli"
 
 
@@ -47,6 +52,35 @@ def unanswered_tool_results(history: list[Message]) -> list[Message]:
                     {"role": "tool", "tool_call_id": call["id"], "name": name, "content": LOST_RESULT}
                 )
     return missing
+
+
+def build_policy(
+    settings: Settings,
+    store: SessionStore,
+    *,
+    allow_terminal: bool = False,
+    yolo: bool = False,
+    interactive: bool = False,
+) -> SafetyPolicy:
+    """The session's safety policy from settings and flags; with no terminal to ask on, nothing is asked."""
+    from grove.security.decisions import DecisionStore
+
+    approver = None
+    if interactive:
+        from grove.security.prompt import tty_approver
+
+        approver = tty_approver()
+    sec = settings.security
+    return SafetyPolicy(
+        allow_terminal=allow_terminal or sec.allow_terminal,
+        unattended=not interactive,
+        approval_mode="off" if yolo else sec.approval_mode,
+        sandbox=sec.sandbox,
+        network=sec.network,
+        approver=approver,
+        decisions=DecisionStore(store.db),
+        approval_timeout=sec.approval_timeout,
+    )
 
 
 def open_store(settings: Settings) -> SessionStore:
@@ -81,7 +115,13 @@ def open_agent(
     events = events or AgentEvents()
     store = store or open_store(settings)
     workspace = (options.workspace or Path.cwd()).resolve()
-    policy = options.policy or SafetyPolicy(allow_terminal=settings.security.allow_terminal)
+    policy = options.policy or build_policy(
+        settings,
+        store,
+        allow_terminal=options.allow_terminal,
+        yolo=options.yolo,
+        interactive=options.interactive,
+    )
     tools = builtin_registry().select(options.toolsets if options.toolsets is not None else settings.toolsets)
     if options.resume:
         session_id = store.resolve_id(options.resume)

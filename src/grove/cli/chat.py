@@ -24,6 +24,9 @@ def chat(
     toolsets: str | None = typer.Option(None, "--toolsets", "-t", help="Comma-separated toolsets."),
     resume: str | None = typer.Option(None, "--resume", "-r", help="Continue session ID (or 'last')."),
     allow_terminal: bool = typer.Option(False, "--allow-terminal", help="Let the model run shell commands."),
+    yolo: bool = typer.Option(
+        False, "--yolo", help="Run dangerous commands without asking (hard blocklist stays)."
+    ),
 ) -> None:
     """Chat with grove in the terminal. Type /help inside for commands."""
     from prompt_toolkit import PromptSession
@@ -37,7 +40,6 @@ def chat(
     from grove.cli.output import TerminalEvents
     from grove.errors import GroveError
     from grove.llm.errors import ModelError
-    from grove.security.policy import SafetyPolicy
 
     settings = load()
     settings.home.mkdir(parents=True, exist_ok=True)
@@ -48,7 +50,9 @@ def chat(
         model=model,
         toolsets=split_csv(toolsets),
         resume=resume,
-        policy=SafetyPolicy(allow_terminal=allow_terminal or settings.security.allow_terminal),
+        allow_terminal=allow_terminal,
+        yolo=yolo,
+        interactive=True,
         source="chat",
     )
     agent = open_agent(settings, options, events, store)

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -104,14 +105,14 @@ def _runner(
     from grove.goals.judge import Judge
     from grove.goals.runner import GoalRunner
     from grove.llm.spec import build_model
-    from grove.security.policy import SafetyPolicy
 
     events = TerminalEvents(stream_text=False)
     options = SessionOptions(
         model=model,
         toolsets=split_csv(toolsets),
         resume=resume,
-        policy=SafetyPolicy(allow_terminal=allow_terminal or settings.security.allow_terminal),
+        allow_terminal=allow_terminal,
+        interactive=sys.stdin.isatty(),
         source="goal",
     )
     agent = open_agent(settings, options, events, store)

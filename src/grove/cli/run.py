@@ -26,18 +26,25 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print one JSON object (answer, usage, tool calls)."),
     resume: str | None = typer.Option(None, "--resume", "-r", help="Continue session ID (or 'last')."),
     allow_terminal: bool = typer.Option(False, "--allow-terminal", help="Let the model run shell commands."),
+    yolo: bool = typer.Option(
+        False, "--yolo", help="Run dangerous commands without asking (hard blocklist stays)."
+    ),
 ) -> None:
     """Run one turn and print the answer. Example: grove run "Summarise README.md" -t files"""
     from grove.agent.session import SessionOptions, open_agent
     from grove.cli.output import TerminalEvents
     from grove.llm.errors import ModelError
-    from grove.security.policy import SafetyPolicy
 
     settings = load()
     events = TerminalEvents(stream_text=not as_json and sys.stdout.isatty(), quiet=as_json)
-    policy = SafetyPolicy(allow_terminal=allow_terminal or settings.security.allow_terminal)
     options = SessionOptions(
-        model=model, toolsets=split_csv(toolsets), resume=resume, max_iterations=max_iterations, policy=policy
+        model=model,
+        toolsets=split_csv(toolsets),
+        resume=resume,
+        max_iterations=max_iterations,
+        allow_terminal=allow_terminal,
+        yolo=yolo,
+        interactive=sys.stdin.isatty() and not as_json,  # in a script nobody can answer: deny at once
     )
     agent = open_agent(settings, options, events)
     try:

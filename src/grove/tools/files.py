@@ -42,7 +42,11 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int = 500) ->
         body += f"\n[{len(lines) - start - limit} more lines; read on with offset={start + limit + 1}]"
     if not lines:
         return f"[{path} is empty]"
-    return body or f"[{path} has {len(lines)} lines; offset {offset} is past the end]"
+    if not body:
+        return f"[{path} has {len(lines)} lines; offset {offset} is past the end]"
+    from grove.security.injection import screen
+
+    return screen(body, source=f"file {path}")  # planted instructions come back as quoted data
 
 
 def write_file(ctx: ToolContext, path: str, content: str) -> str:
