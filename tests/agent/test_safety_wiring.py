@@ -99,3 +99,12 @@ def test_planted_instruction_in_a_file_is_quarantined(store: SessionStore, works
     shown = tool_results(agent)[0]
     assert "Ignore all previous instructions" in shown  # never silently dropped...
     assert shown.startswith("[grove security:") and "</untrusted-data>" in shown  # ...but marked as data
+
+
+def test_ordinary_variables_that_look_secret_are_not_masked(monkeypatch) -> None:
+    from grove.security.redact import redact
+
+    monkeypatch.setenv("PWD", "/tmp/my-workspace")
+    monkeypatch.setenv("DEPLOY_TOKEN", "tok-1234567890abcdef")
+    assert redact("cd /tmp/my-workspace && ls") == "cd /tmp/my-workspace && ls"
+    assert "1234567890abcdef" not in redact("token tok-1234567890abcdef")

@@ -34,6 +34,7 @@ def run(
     from grove.agent.session import SessionOptions, open_agent
     from grove.cli.output import TerminalEvents
     from grove.llm.errors import ModelError
+    from grove.security.redact import redact
 
     settings = load()
     events = TerminalEvents(stream_text=not as_json and sys.stdout.isatty(), quiet=as_json)
@@ -59,7 +60,7 @@ def run(
         agent.close()
     if as_json:
         payload = {
-            "answer": result.answer,
+            "answer": redact(result.answer),
             "session_id": agent.session_id,
             "model": agent.model.name,
             "usage": result.usage.as_dict(),
@@ -70,6 +71,6 @@ def run(
         }
         print(json.dumps(payload, ensure_ascii=False))
     elif not events.streaming:
-        print(result.answer)
+        print(redact(result.answer))
     if result.interrupted:
         raise typer.Exit(130)

@@ -103,6 +103,12 @@ _ENV_LIST = re.compile(
 _GENERIC_KEY_NAME = re.compile(r"_key[\"']?$", re.I)
 
 
+# Names that match the secret patterns but hold ordinary values (PWD is the working directory, not a password).
+_NOT_SECRET = frozenset(
+    {"PWD", "OLDPWD", "KEYMAP", "XKB_DEFAULT_KEYMAP", "GPG_TTY", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM"}
+)
+
+
 def mask(value: str) -> str:
     """Short values fully masked; longer ones keep 4 characters each side so you can tell keys apart."""
     if len(value) < 20:
@@ -112,7 +118,7 @@ def mask(value: str) -> str:
 
 def is_secret_name(name: str) -> bool:
     """Does an environment variable's name say it holds a secret (OPENAI_API_KEY, DB_PASSWORD, GH_TOKEN)?"""
-    return _SECRET_NAME.search(name) is not None
+    return name.upper() not in _NOT_SECRET and _SECRET_NAME.search(name) is not None
 
 
 def env_secrets(environ: dict[str, str] | None = None) -> list[str]:
