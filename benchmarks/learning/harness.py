@@ -95,6 +95,7 @@ def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterat
     try:
         result = agent.run_turn(task.prompt)
         row["tool_calls"] = len(result.tool_calls)
+        row["answer"] = result.answer[:300]
         row["error"] = None
     except Exception as e:  # a model failure is a failed task, not a crashed benchmark
         row["tool_calls"] = sum(1 for m in agent.messages if m["role"] == "tool")
