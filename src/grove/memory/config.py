@@ -9,7 +9,9 @@ from pydantic import BaseModel, Field
 
 class MemoryConfig(BaseModel):
     enabled: bool = Field(True, description="load MEMORY.md / USER.md into new sessions")
-    memory_chars: int = Field(2200, ge=100, description="limit of MEMORY.md (the agent's notes), in characters")
+    memory_chars: int = Field(
+        2200, ge=100, description="limit of MEMORY.md (the agent's notes), in characters"
+    )
     user_chars: int = Field(1375, ge=100, description="limit of USER.md (the user's profile), in characters")
     full_notice: float = Field(0.9, gt=0, le=1, description="fill level from which the user sees a notice")
 
