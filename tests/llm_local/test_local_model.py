@@ -111,6 +111,21 @@ def test_second_turn_reuses_the_kv_cache(model) -> None:  # type: ignore[no-unty
     assert second.usage.cached_tokens < second.usage.prompt_tokens
 
 
+def test_system_prompt_kv_is_kept_on_disk_for_the_next_process(model, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from grove.llm.local import LocalModel
+
+    cached = LocalModel(prompt_cache_dir=tmp_path)
+    rules = " ".join(f"Rule {i}: be kind and brief." for i in range(12))
+    ask = [{"role": "system", "content": f"You are grove. {rules}"}, {"role": "user", "content": "Say hi."}]
+    first = cached.complete(ask, [], ModelSettings(max_tokens=6))
+    assert len(list(tmp_path.glob("*.kv"))) == 1
+    cached.drop_cache()  # as in a new process: nothing in memory
+    second = cached.complete(ask, [], ModelSettings(max_tokens=6))
+    system_tokens = cached.count_tokens(cached.render(ask[:1], []).rsplit("<|im_start|>assistant", 1)[0])
+    assert second.usage.cached_tokens >= system_tokens - 2
+    assert second.text == first.text
+
+
 def test_prompt_longer_than_the_context_is_an_overflow(model) -> None:  # type: ignore[no-untyped-def]
     huge = [SYSTEM, {"role": "user", "content": "word " * (model.context_window + 100)}]
     with pytest.raises(ModelError) as err:

@@ -6,8 +6,11 @@ constrained by a grammar so they always parse.
 from __future__ import annotations
 
 import codecs
+import ctypes
+import hashlib
 import importlib.metadata
 import importlib.util
+import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -184,6 +187,51 @@ def _reused_prefix(llm: Any, tokens: list[int]) -> int:
     return len(tokens) if live else len(tokens) - 1
 
 
+# A prompt prefix worth a file: below this, evaluating it again is cheaper than reading ~25 KB a token back.
+PROMPT_CACHE_MIN_TOKENS = 64
+PROMPT_CACHE_FILES = 4  # each holds the KV of one system prompt (about 23 KB a token for SmolLM2-135M)
+
+
+def _restore_or_save_prefix(llm: Any, prefix: list[int], cache_dir: Path, key: str) -> bool:
+    """Puts `prefix` into the KV cache from a file of an earlier process, or evaluates it and writes that file.
+
+    True when it came from the file. Any failure leaves an empty cache (the caller just evaluates normally).
+    """
+    import llama_cpp
+
+    path = cache_dir / f"{hashlib.sha256((key + repr(prefix)).encode()).hexdigest()[:32]}.kv"
+    n = len(prefix)
+    if path.is_file():
+        tokens = (llama_cpp.llama_token * n)()
+        count = ctypes.c_size_t(0)
+        llm.reset()
+        read = llama_cpp.llama_state_seq_load_file(
+            llm.ctx, str(path).encode(), 0, tokens, n, ctypes.byref(count)
+        )
+        if read and count.value == n and list(tokens) == prefix:
+            llm.input_ids[:n] = prefix
+            llm.n_tokens = n
+            os.utime(path)  # most recently used
+            return True
+        llm.reset()
+        llm._ctx.kv_cache_clear()
+        path.unlink(missing_ok=True)
+        return False
+    llm.reset()
+    llm.eval(prefix)
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    if llama_cpp.llama_state_seq_save_file(
+        llm.ctx, str(tmp).encode(), 0, (llama_cpp.llama_token * n)(*prefix), n
+    ):
+        os.replace(tmp, path)
+    else:
+        tmp.unlink(missing_ok=True)
+    for old in sorted(cache_dir.glob("*.kv"), key=lambda f: f.stat().st_mtime)[:-PROMPT_CACHE_FILES]:
+        old.unlink(missing_ok=True)
+    return False
+
+
 class LocalModel:
     """The Model protocol over llama.cpp. Greedy by default, so the same conversation gives the same reply."""
 
@@ -196,6 +244,7 @@ class LocalModel:
         max_tokens: int = 512,
         tool_choice: str = "auto",
         repeat_penalty: float = 1.1,
+        prompt_cache_dir: str | Path | None = None,
     ) -> None:
         self.name = name
         self.path = resolve_model_path(path)
@@ -211,9 +260,21 @@ class LocalModel:
         self.tool_choice = tool_choice
         # Greedy decoding of a 135M model loops ("la femme, la femme, ..."); a light penalty breaks the loops.
         self.repeat_penalty = repeat_penalty
+        # Where the KV of a system prompt is kept between processes, so a one-shot run skips evaluating it.
+        self.prompt_cache_dir = Path(prompt_cache_dir).expanduser() if prompt_cache_dir else None
 
     def _loaded(self) -> _Loaded:
         return _load(self.path, self.context_window, self.n_threads)
+
+    def count_tokens(self, text: str) -> int:
+        """Exact token count with this model's tokenizer (special tokens such as <|im_end|> count as one)."""
+        return len(self._tokenize(self._loaded().llm, text))
+
+    def drop_cache(self) -> None:
+        """Forget the KV cache, so the next call evaluates its whole prompt (benchmarks, after a failure)."""
+        loaded = self._loaded()
+        with loaded.lock:
+            loaded.llm.reset()
 
     def render(self, messages: list[Message], tools: list[ToolSchema]) -> str:
         """The exact prompt text the model sees (chat template applied, generation prompt appended)."""
@@ -234,8 +295,7 @@ class LocalModel:
         prompt = self.render(messages, tools)
         choice = getattr(settings, "tool_choice", None) or self.tool_choice
         grammar = self._grammar(specs, choice)
-        # Templates write their own BOS (llama-cpp-python's chat handlers tokenize the same way).
-        tokens = llm.tokenize(prompt.encode("utf-8"), add_bos=False, special=True)
+        tokens = self._tokenize(llm, prompt)
         if len(tokens) >= self.context_window:
             raise ModelError(
                 ErrorKind.CONTEXT_OVERFLOW,
@@ -246,6 +306,12 @@ class LocalModel:
         temperature = 0.0 if settings.temperature is None else settings.temperature
         with loaded.lock:
             cached = _reused_prefix(llm, tokens)
+            if self.prompt_cache_dir is not None:
+                prefix = self._system_prefix(llm, messages, tools, tokens)
+                if len(prefix) >= PROMPT_CACHE_MIN_TOKENS and cached < len(prefix):
+                    key = f"{self.path}:{self.context_window}"
+                    if _restore_or_save_prefix(llm, prefix, self.prompt_cache_dir, key):
+                        cached = _reused_prefix(llm, tokens)
             if settings.seed is not None:
                 llm.set_seed(settings.seed)
             text, n_out, finish = self._generate(
@@ -267,6 +333,25 @@ class LocalModel:
             # Only a call cut off by max_tokens gets here (the grammar allows nothing else); its markup is no answer.
             return Completion(usage=usage, finish_reason="length", model=self.name)
         return Completion(text=text.strip(), usage=usage, finish_reason=finish, model=self.name)
+
+    def _system_prefix(
+        self, llm: Any, messages: list[Message], tools: list[ToolSchema], tokens: list[int]
+    ) -> list[int]:
+        """The prompt tokens of the system turn (with the tool list): what stays the same all session."""
+        if not messages or messages[0].get("role") != "system":
+            return []
+        first = messages[:1]
+        a = self.render(first, tools)
+        b = self.render([*first, {"role": "user", "content": "?"}], tools)
+        common = a[
+            : next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+        ]
+        return tokens[: llm.longest_token_prefix(self._tokenize(llm, common), tokens)]
+
+    @staticmethod
+    def _tokenize(llm: Any, text: str) -> list[int]:
+        # Templates write their own BOS (llama-cpp-python's chat handlers tokenize the same way).
+        return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
 
     def _grammar(self, specs: list[ToolSpec], choice: str) -> Any:
         from llama_cpp import LlamaGrammar
