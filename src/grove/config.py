@@ -53,6 +53,29 @@ class LocalModelConfig(BaseModel):
     max_tokens: int = Field(512, ge=1)
 
 
+class CompressionConfig(BaseModel):
+    enabled: bool = Field(
+        True, description="compress automatically (an overflow error or /compress always can)"
+    )
+    threshold: float = Field(
+        0.5, gt=0, lt=1, description="share of the context window that triggers compression"
+    )
+    safety: float = Field(0.85, gt=0, le=1, description="estimated share that compresses before a call")
+    tool_result_chars: int = Field(
+        200, ge=0, description="older tool results longer than this become placeholders"
+    )
+    summary_model: str | None = Field(
+        None, description="model spec for summaries; empty = the session's model"
+    )
+
+
+class GoalsConfig(BaseModel):
+    judge_model: str | None = Field(
+        None, description="model spec of the goal judge; empty = the session's model"
+    )
+    max_turns: int = Field(20, ge=1)
+
+
 class SkillsConfig(BaseModel):
     external_dirs: list[str] = Field(
         default_factory=list, description="read-only skill folders of other agents, e.g. ~/.claude/skills"
@@ -86,6 +109,8 @@ class Settings(BaseSettings):
     local: LocalModelConfig = Field(default_factory=LocalModelConfig)
     security: SecurityConfig = Field(default_factory=SecurityConfig)
     skills: SkillsConfig = Field(default_factory=SkillsConfig)
+    compression: CompressionConfig = Field(default_factory=CompressionConfig)
+    goals: GoalsConfig = Field(default_factory=GoalsConfig)
 
     @field_validator("toolsets", "fallback_models", mode="before")
     @classmethod

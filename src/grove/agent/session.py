@@ -9,6 +9,7 @@ from grove.agent.events import AgentEvents
 from grove.agent.loop import Agent
 from grove.agent.prompt import build_system_prompt
 from grove.config import Settings
+from grove.context.settings import CompressionSettings
 from grove.llm.router import RetryPolicy, Router, RouterEvent
 from grove.llm.spec import build_model
 from grove.llm.types import Message, Model, ModelSettings
@@ -142,7 +143,7 @@ def open_agent(
     ctx = ToolContext(
         workspace=workspace, policy=policy, settings=settings, store=store, session_id=session_id
     )
-    return Agent(
+    agent = Agent(
         router,
         tools,
         ctx,
@@ -154,4 +155,15 @@ def open_agent(
         ),
         max_iterations=options.max_iterations or settings.max_iterations,
         events=events,
+        compression=compression_settings(settings),
+    )
+    if settings.compression.summary_model:
+        agent.compressor.summarizer = build_model(settings.compression.summary_model, settings)
+    return agent
+
+
+def compression_settings(settings: Settings) -> CompressionSettings:
+    c = settings.compression
+    return CompressionSettings(
+        threshold=c.threshold, safety=c.safety, tool_result_chars=c.tool_result_chars, enabled=c.enabled
     )

@@ -82,7 +82,7 @@ def goal(
         if action == "resume":
             final = runner.run(current.id)
         else:
-            final = runner.start(text, criteria, max_turns or 20)
+            final = runner.start(text, criteria, max_turns or settings.goals.max_turns)
     finally:
         runner.agent.close()
     _show(final, as_json)
@@ -116,7 +116,8 @@ def _runner(
         source="goal",
     )
     agent = open_agent(settings, options, events, store)
-    judge = Judge(build_model(judge_model, settings) if judge_model else agent.model)
+    judge_spec = judge_model or settings.goals.judge_model
+    judge = Judge(build_model(judge_spec, settings) if judge_spec else agent.model)
     return GoalRunner(agent, judge, goals, on_event=lambda text: print(f"· {text}", flush=True))
 
 
