@@ -141,3 +141,31 @@ def test_build_model_makes_the_local_model(settings) -> None:  # type: ignore[no
     assert isinstance(built, LocalModel)
     assert built.context_window == settings.local.n_ctx
     assert built.path.suffix == ".gguf"
+
+
+def test_grammars_are_checked_before_generation(model) -> None:  # type: ignore[no-untyped-def]
+    from grove.llm.local import _grammar_ok
+    from grove.llm.local_grammar import build_grammar, tool_specs
+
+    llm = model._loaded().llm
+    assert not _grammar_ok(llm, "root ::= undefined-rule")  # would crash llama.cpp if sampled with
+    varied = {
+        "type": "object",
+        "properties": {
+            "a": {"type": ["string", "null"]},
+            "b": {"type": "string", "format": "uri"},
+            "c": {"type": "string", "pattern": "^[a-z]+$"},
+            "d": {"$ref": "#/$defs/Item"},
+            "e": {"type": "array", "items": {"type": "integer"}, "maxItems": 3},
+            "f": {"enum": ["x", "y"]},
+            "h": {"type": "object", "additionalProperties": {"type": "string"}},
+        },
+        "required": ["a"],
+        "$defs": {"Item": {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]}},
+    }
+    tools = [
+        {"type": "function", "function": {"name": "x.y-z", "description": "", "parameters": varied}},
+        {"type": "function", "function": {"name": "no_params"}},
+        READ_FILE,
+    ]
+    assert _grammar_ok(llm, build_grammar(tool_specs(tools)))

@@ -162,6 +162,17 @@ def to_template_messages(messages: list[Message], tools_text: str) -> list[dict[
     return [{"role": m["role"], "content": m["content"]} for m in out]
 
 
+def _grammar_ok(llm: Any, text: str) -> bool:
+    """Whether llama.cpp accepts the grammar: a rejected one would crash the process inside generation."""
+    import llama_cpp
+
+    sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, text.encode("utf-8"), b"root")
+    if not sampler:
+        return False
+    llama_cpp.llama_sampler_free(sampler)
+    return True
+
+
 def _repeats_last_call(messages: list[Message], call: ToolCall) -> bool:
     """Whether `call` is the very call answered by the tool results at the end of the conversation."""
     i = len(messages)
@@ -366,7 +377,12 @@ class LocalModel:
                 raise ModelError(
                     ErrorKind.BAD_REQUEST, f"tool_choice names no given tool: {choice}", model=self.name
                 )
-        return LlamaGrammar.from_string(build_grammar(specs, allow_text=choice == "auto"), verbose=False)
+        allow_text = choice == "auto"
+        for typed_args in (True, False):
+            text = build_grammar(specs, allow_text=allow_text, typed_args=typed_args)
+            if _grammar_ok(self._loaded().llm, text):
+                return LlamaGrammar.from_string(text, verbose=False)
+        raise ModelError(ErrorKind.BAD_REQUEST, "could not build a tool-call grammar", model=self.name)
 
     def _generate(
         self,

@@ -91,19 +91,22 @@ def _literal(text: str) -> str:
     return json.dumps(text)  # a JSON string literal is also a valid GBNF literal for these characters
 
 
-def build_grammar(specs: list[ToolSpec], allow_text: bool = True) -> str:
+def build_grammar(specs: list[ToolSpec], allow_text: bool = True, typed_args: bool = True) -> str:
     """GBNF: `root ::= text | <tool_call>call</tool_call>`, with each tool's arguments shaped by its schema.
 
     Text may not start with `<` or whitespace, so the first character commits the model to one branch (which
     is also what lets the caller stream text without ever streaming call markup). Without `allow_text`, the
-    reply must be a call (tool_choice "required" or a tool name).
+    reply must be a call (tool_choice "required" or a tool name). Without `typed_args`, arguments are any
+    JSON object (the fallback when a schema converts to a grammar llama.cpp rejects).
     """
     from llama_cpp.llama_grammar import SchemaConverter
 
     converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
     alternatives = []
     for i, spec in enumerate(specs):
-        args_rule = _arguments_rule(converter, spec, i)
+        args_rule = (
+            _arguments_rule(converter, spec, i) if typed_args else converter.visit({"type": "object"}, "args")
+        )
         head = _literal(_CALL_HEAD.format(name=spec.name))
         alternatives.append(f'{head} {args_rule} "}}"')
     rules = [
