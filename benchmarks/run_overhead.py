@@ -50,6 +50,12 @@ def main() -> None:
             requests.append(len(srv.requests) - before)
         body = srv.requests[-1].body
     rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    # The provider SDK's own import is part of every one-shot run; measured alone, the same number of times.
+    sdk_times, bare_times = [], []
+    for _ in range(args.runs):
+        sdk_times.append(_timed([sys.executable, "-c", "import openai"]))
+        bare_times.append(_timed([sys.executable, "-c", "pass"]))
+    sdk_s = statistics.median(sdk_times) - statistics.median(bare_times)
 
     messages = body["messages"]
     tools = body.get("tools", [])
@@ -65,10 +71,20 @@ def main() -> None:
         f"{len(tools)} tool schemas {tool_tokens})"
     )
     print(
-        f"overhead_s={statistics.median(times):.3f} requests={statistics.median(requests):.0f} "
+        f"of which the openai SDK import: {sdk_s:.3f} s; grove without it: {statistics.median(times) - sdk_s:.3f} s"
+    )
+    print(
+        f"overhead_s={statistics.median(times):.3f} openai_import_s={sdk_s:.3f} "
+        f"grove_only_s={statistics.median(times) - sdk_s:.3f} requests={statistics.median(requests):.0f} "
         f"rss_mb={rss_mb:.0f} prompt_tokens={request_tokens} system_tokens={system_tokens} "
         f"tool_schema_tokens={tool_tokens} tools={len(tools)}"
     )
+
+
+def _timed(cmd: list[str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(cmd, capture_output=True, check=True)
+    return time.perf_counter() - start
 
 
 if __name__ == "__main__":
