@@ -328,7 +328,9 @@ class LocalModel:
             text, n_out, finish = self._generate(
                 loaded, tokens, grammar, temperature, budget, on_text, bool(specs)
             )
-            call = parse_call(text) if specs else None
+            # Ids stay unique within the conversation (call_0, call_1, ...), as providers' ids do.
+            call_id = f"call_{sum(len(m.get('tool_calls') or []) for m in messages)}"
+            call = parse_call(text, call_id) if specs else None
             if call is not None and choice == "auto" and _repeats_last_call(messages, call):
                 # A tiny model tends to re-issue the call whose result it was just given, looping the agent;
                 # make it answer from that result instead (the prompt is still in the KV cache).
