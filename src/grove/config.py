@@ -51,6 +51,9 @@ class LocalModelConfig(BaseModel):
     n_ctx: int = Field(8192, ge=512)
     n_threads: int | None = None
     max_tokens: int = Field(512, ge=1)
+    prompt_cache: bool = Field(
+        True, description="keep the system prompt's KV cache on disk, so the next run skips re-reading it"
+    )
 
 
 class CompressionConfig(BaseModel):

@@ -77,6 +77,7 @@ def build_model(spec_text: str, settings: Settings) -> Model:
             n_ctx=settings.local.n_ctx,
             n_threads=settings.local.n_threads,
             max_tokens=settings.local.max_tokens,
+            prompt_cache_dir=settings.home / "cache" / "local-kv" if settings.local.prompt_cache else None,
         )
     key, key_env = api_key_for(spec.provider, cfg)
     if not key and (

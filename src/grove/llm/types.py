@@ -68,6 +68,7 @@ class ModelSettings:
     temperature: float | None = None
     timeout: float = 120.0
     seed: int | None = None
+    tool_choice: str | None = None  # None/"auto", "required", "none", or a tool's name (where supported)
 
 
 @runtime_checkable
