@@ -6,11 +6,8 @@ constrained by a grammar so they always parse.
 from __future__ import annotations
 
 import codecs
-import ctypes
-import hashlib
 import importlib.metadata
 import importlib.util
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +24,7 @@ from grove.llm.local_grammar import (
     render_call,
     tool_specs,
 )
+from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS, restore_or_save_prefix, reused_prefix
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
 INSTALL_HINT = 'pip install "grove-agent[local]" (or give a model file: local:/path/model.gguf)'
@@ -186,63 +184,6 @@ def _repeats_last_call(messages: list[Message], call: ToolCall) -> bool:
     )
 
 
-def _reused_prefix(llm: Any, tokens: list[int]) -> int:
-    """How many prompt tokens Llama.generate will take from the KV cache (mirrors its prefix matching)."""
-    if llm.n_tokens <= 0:
-        return 0
-    common = llm.longest_token_prefix(llm._input_ids.tolist(), tokens)
-    if common < len(tokens):
-        return common
-    # Whole prompt cached: generate re-decodes the last token to refresh logits, unless they are live.
-    live = llm.n_tokens == len(tokens) and not getattr(llm, "_requires_eval", True)
-    return len(tokens) if live else len(tokens) - 1
-
-
-# A prompt prefix worth a file: below this, evaluating it again is cheaper than reading ~25 KB a token back.
-PROMPT_CACHE_MIN_TOKENS = 64
-PROMPT_CACHE_FILES = 4  # each holds the KV of one system prompt (about 23 KB a token for SmolLM2-135M)
-
-
-def _restore_or_save_prefix(llm: Any, prefix: list[int], cache_dir: Path, key: str) -> bool:
-    """Puts `prefix` into the KV cache from a file of an earlier process, or evaluates it and writes that file.
-
-    True when it came from the file. Any failure leaves an empty cache (the caller just evaluates normally).
-    """
-    import llama_cpp
-
-    path = cache_dir / f"{hashlib.sha256((key + repr(prefix)).encode()).hexdigest()[:32]}.kv"
-    n = len(prefix)
-    if path.is_file():
-        tokens = (llama_cpp.llama_token * n)()
-        count = ctypes.c_size_t(0)
-        llm.reset()
-        read = llama_cpp.llama_state_seq_load_file(
-            llm.ctx, str(path).encode(), 0, tokens, n, ctypes.byref(count)
-        )
-        if read and count.value == n and list(tokens) == prefix:
-            llm.input_ids[:n] = prefix
-            llm.n_tokens = n
-            os.utime(path)  # most recently used
-            return True
-        llm.reset()
-        llm._ctx.kv_cache_clear()
-        path.unlink(missing_ok=True)
-        return False
-    llm.reset()
-    llm.eval(prefix)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(f".{os.getpid()}.tmp")
-    if llama_cpp.llama_state_seq_save_file(
-        llm.ctx, str(tmp).encode(), 0, (llama_cpp.llama_token * n)(*prefix), n
-    ):
-        os.replace(tmp, path)
-    else:
-        tmp.unlink(missing_ok=True)
-    for old in sorted(cache_dir.glob("*.kv"), key=lambda f: f.stat().st_mtime)[:-PROMPT_CACHE_FILES]:
-        old.unlink(missing_ok=True)
-    return False
-
-
 class LocalModel:
     """The Model protocol over llama.cpp. Greedy by default, so the same conversation gives the same reply."""
 
@@ -316,13 +257,13 @@ class LocalModel:
         budget = min(settings.max_tokens or self.max_tokens, self.context_window - len(tokens))
         temperature = 0.0 if settings.temperature is None else settings.temperature
         with loaded.lock:
-            cached = _reused_prefix(llm, tokens)
+            cached = reused_prefix(llm, tokens)
             if self.prompt_cache_dir is not None:
                 prefix = self._system_prefix(llm, messages, tools, tokens)
                 if len(prefix) >= PROMPT_CACHE_MIN_TOKENS and cached < len(prefix):
                     key = f"{self.path}:{self.context_window}"
-                    if _restore_or_save_prefix(llm, prefix, self.prompt_cache_dir, key):
-                        cached = _reused_prefix(llm, tokens)
+                    if restore_or_save_prefix(llm, prefix, self.prompt_cache_dir, key):
+                        cached = reused_prefix(llm, tokens)
             if settings.seed is not None:
                 llm.set_seed(settings.seed)
             text, n_out, finish = self._generate(
