@@ -31,7 +31,7 @@ def build_system_prompt(settings: Settings, workspace: Path, tools: ToolRegistry
         parts.append(TOOL_GUIDANCE.format(workspace=workspace))
     for section in (_skills_index(settings, workspace, tools), _project_context(workspace)):
         if section:
-            parts.append(section)
+            parts.append(section.strip())
     parts.append(f"Today is {time.strftime('%Y-%m-%d')}.")
     return "\n\n".join(parts)
 
