@@ -1,0 +1,116 @@
+"""`skill_run`: call a stored code skill in the sandbox; input files go in read-only, new files come back out."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from grove.codeskills.layout import CODE_FILE
+from grove.codeskills.sandboxed import RUN_LIMITS, CallOutcome, call_solve
+from grove.sandbox import Limits, make_scratch
+from grove.sandbox.users import SANDBOX_GID, is_root
+
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+MAX_OUTPUT_FILES = 100
+MAX_OUTPUT_BYTES = 256 * 1024 * 1024
+
+
+@dataclass
+class RunOutcome:
+    call: CallOutcome
+    inputs: list[str] = field(default_factory=list)  # workspace files mapped in (read-only)
+    written: list[str] = field(default_factory=list)  # files the skill wrote, copied to the workspace
+
+
+def _relative_file(value: str, workspace: Path) -> str | None:
+    """`value` as a path relative to the workspace when it names a file inside it, else None."""
+    if not value or len(value) > 4096 or "\0" in value:
+        return None
+    try:
+        path = (workspace / value).resolve()
+        rel = path.relative_to(workspace)
+    except (OSError, ValueError):
+        return None
+    return str(rel) if path.is_file() and not any(p.startswith(".") for p in rel.parts) else None
+
+
+def _map_args(value: Any, workspace: Path, inputs: dict[str, str]) -> Any:
+    """Rewrite string arguments naming workspace files to relative paths, noting them in `inputs`."""
+    if isinstance(value, str):
+        rel = _relative_file(value, workspace)
+        if rel is None:
+            return value
+        inputs[rel] = rel
+        return rel
+    if isinstance(value, list):
+        return [_map_args(v, workspace, inputs) for v in value]
+    if isinstance(value, dict):
+        return {k: _map_args(v, workspace, inputs) for k, v in value.items()}
+    return value
+
+
+def _copy_in(workspace: Path, scratch: Path, inputs: dict[str, str]) -> None:
+    total = 0
+    for rel in inputs:
+        src, dst = workspace / rel, scratch / rel
+        total += src.stat().st_size
+        if total > MAX_INPUT_BYTES:
+            raise ValueError(f"input files pass {MAX_INPUT_BYTES // 2**20} MiB; give the skill smaller files")
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dst)
+        os.chmod(dst, 0o444)  # read-only: as root, owned by root, the sandbox uid cannot change that
+        parent = dst.parent
+        while is_root() and parent != scratch:  # folders the sandbox may still add outputs to
+            os.chown(parent, -1, SANDBOX_GID)
+            os.chmod(parent, 0o2770)
+            parent = parent.parent
+
+
+def _copy_out(scratch: Path, workspace: Path, inputs: dict[str, str]) -> list[str]:
+    """Regular files the skill wrote (never symlinks, never the inputs), bounded, copied into the workspace."""
+    written: list[str] = []
+    total = 0
+    for dirpath, dirnames, filenames in os.walk(scratch):
+        dirnames[:] = sorted(d for d in dirnames if not os.path.islink(os.path.join(dirpath, d)))
+        for fname in sorted(filenames):
+            src = Path(dirpath) / fname
+            rel = str(src.relative_to(scratch))
+            st = os.lstat(src)
+            if rel in inputs or not stat.S_ISREG(st.st_mode):
+                continue
+            total += st.st_size
+            if len(written) >= MAX_OUTPUT_FILES or total > MAX_OUTPUT_BYTES:
+                return written
+            dst = workspace / rel
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as f_in, open(dst, "wb") as f_out:
+                shutil.copyfileobj(f_in, f_out)
+            written.append(rel)
+    return written
+
+
+def run_code_skill(
+    folder: Path,
+    args: dict[str, Any],
+    workspace: Path,
+    limits: Limits = RUN_LIMITS,
+    backend: str | None = None,
+) -> RunOutcome:
+    """Call the skill in `folder` with `args`; files of `workspace` named in the args are its read-only inputs."""
+    workspace = workspace.resolve()
+    code = (folder / CODE_FILE).read_text(encoding="utf-8")
+    inputs: dict[str, str] = {}
+    mapped = _map_args(args, workspace, inputs)
+    scratch = make_scratch(prefix="grove-skillrun-")
+    try:
+        _copy_in(workspace, scratch, inputs)
+        outcome = call_solve(code, mapped, scratch, limits, backend)
+        written = _copy_out(scratch, workspace, inputs) if outcome.ok else []
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return RunOutcome(outcome, sorted(inputs), written)
