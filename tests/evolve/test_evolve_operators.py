@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grove.evolve.crossover import common_ancestor, recombine
+from grove.evolve.crossover import common_ancestor, crossover_pass, recombine
 from grove.evolve.operators import add_worked_examples, drop_section, shorten_section
 from grove.evolve.reflective import reflect
 from grove.llm.script import ScriptModel
@@ -64,3 +64,13 @@ def test_crossover_combines_sections_improved_in_different_lineages() -> None:
     assert recombine(base, left, left) is None
     conflict = dict(base, **{"01 ## Rules": "## Rules\n- c\n"})
     assert recombine(base, left, conflict) is None
+
+
+def test_crossover_pass_recombines_front_members_of_two_lineages() -> None:
+    base = {"00 preamble": "# T\n", "01 ## Rules": "## Rules\n- a\n", "02 ## Examples": "## Examples\n"}
+    rules = dict(base, **{"01 ## Rules": "## Rules\n- a\n- b\n"})
+    examples = dict(base, **{"02 ## Examples": "## Examples\n- x -> y\n"})
+    pool = [base, rules, examples]
+    children = crossover_pass(pool, [[None], [0], [0]], [1, 2])
+    assert children == [(dict(rules, **{"02 ## Examples": "## Examples\n- x -> y\n"}), [1, 2])]
+    assert crossover_pass(pool, [[None], [None], [None]], [1, 2]) == []  # no common ancestor

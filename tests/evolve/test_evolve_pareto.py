@@ -35,3 +35,11 @@ def test_robustness_alone_keeps_a_point() -> None:
     a = Point("a", 0.8, 400, 0.5)
     b = Point("b", 0.8, 400, 0.9)
     assert [p.id for p in pareto_front([a, b]).points] == ["b"]
+
+
+def test_switching_an_objective_off_ignores_it() -> None:
+    cheap = Point("a", 0.7, 300, 0.5)
+    better = Point("b", 0.8, 600, 0.5)
+    assert {p.id for p in pareto_front([cheap, better]).points} == {"a", "b"}
+    eps = Epsilon().only(["accuracy", "robustness"])
+    assert [p.id for p in pareto_front([cheap, better], eps).points] == ["b"]

@@ -35,3 +35,22 @@ def recombine(ancestor: dict[str, str], a: dict[str, str], b: dict[str, str]) ->
     if child in (a, b):
         return None
     return child
+
+
+def crossover_pass(
+    pool: Sequence[dict[str, str]], parents: Sequence[Sequence[int | None]], front: Sequence[int]
+) -> list[tuple[dict[str, str], list[int]]]:
+    """Children of every pair of front members with a common ancestor, new texts only, as (child, [a, b])."""
+    out: list[tuple[dict[str, str], list[int]]] = []
+    seen = [dict(c) for c in pool]
+    for a in sorted(front):
+        for b in sorted(front):
+            if a >= b:
+                continue
+            anc = common_ancestor(parents, a, b)
+            child = recombine(dict(pool[anc]), dict(pool[a]), dict(pool[b])) if anc is not None else None
+            if child is None or child in seen:
+                continue
+            seen.append(child)
+            out.append((child, [a, b]))
+    return out

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+OBJECTIVES = ("accuracy", "tokens", "robustness")
+
 
 @dataclass(frozen=True)
 class Point:
@@ -24,6 +26,14 @@ class Epsilon:
     accuracy: float = 0.01
     tokens: float = 0.02  # relative: 2% of the larger token count
     robustness: float = 0.01
+
+    def only(self, objectives: list[str]) -> Epsilon:
+        """The same epsilons with the objectives not listed switched off (an infinite epsilon never decides)."""
+        unknown = set(objectives) - set(OBJECTIVES)
+        if unknown or not objectives:
+            raise ValueError(f"objectives must be among {OBJECTIVES}, got {objectives}")
+        inf = float("inf")
+        return Epsilon(*(getattr(self, o) if o in objectives else inf for o in OBJECTIVES))
 
 
 @dataclass

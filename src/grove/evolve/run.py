@@ -12,7 +12,7 @@ from typing import Any
 
 from grove.evolve.adapter import GroveAdapter, Schedule
 from grove.evolve.candidate import candidate_id, from_candidate, join_body, to_candidate
-from grove.evolve.crossover import common_ancestor, recombine
+from grove.evolve.crossover import crossover_pass
 from grove.evolve.dataset import Example, Splits, file_hash, load_jsonl, split_by_family
 from grove.evolve.evaluate import EvalConfig, Evaluator
 from grove.evolve.gate import MAX_GROWTH, choose_final, gate, structural_problems
@@ -173,20 +173,13 @@ def finish(
         batch = adapter.evaluate(splits.val, cand)
         val.append(_val_point(str(i), batch.objective_scores, candidate_id(cand)))
     # section-wise recombination of front members with a common ancestor
-    front = pareto_front(val, cfg.eps).points
-    for a in [int(p.id) for p in front]:
-        for b in [int(p.id) for p in front]:
-            if a >= b:
-                continue
-            anc = common_ancestor(parents, a, b)
-            child = recombine(pool[anc], pool[a], pool[b]) if anc is not None else None
-            if child is None or any(child == c for c in pool):
-                continue
-            pool.append(child)
-            parents.append([a, b])
-            origin.append("crossover")
-            batch = adapter.evaluate(splits.val, child)
-            val.append(_val_point(str(len(pool) - 1), batch.objective_scores, candidate_id(child)))
+    front_ids = [int(p.id) for p in pareto_front(val, cfg.eps).points]
+    for child, pair in crossover_pass(pool, parents, front_ids):
+        pool.append(child)
+        parents.append(list(pair))
+        origin.append("crossover")
+        batch = adapter.evaluate(splits.val, child)
+        val.append(_val_point(str(len(pool) - 1), batch.objective_scores, candidate_id(child)))
     front = pareto_front(val, cfg.eps)
     base = val[0]
     gates = {
