@@ -15,6 +15,8 @@ from pydantic_settings import BaseSettings, NoDecode, PydanticBaseSettingsSource
 from pydantic_settings.exceptions import SettingsError
 
 from grove.errors import GroveError
+from grove.learning.config import LearningConfig
+from grove.memory.config import MemoryConfig
 
 KEY_ENVS = {
     "openai": "OPENAI_API_KEY",
@@ -102,7 +104,9 @@ class Settings(BaseSettings):
     home: Path = Field(default_factory=grove_home)
     model: str | None = Field(None, description="model spec; empty = first configured provider, else local")
     fallback_models: Annotated[list[str], NoDecode] = Field(default_factory=list)
-    toolsets: Annotated[list[str], NoDecode] = Field(default_factory=lambda: ["files", "todo", "skills"])
+    toolsets: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: ["files", "todo", "skills", "memory", "sessions"]
+    )
     max_iterations: int = Field(50, ge=1)
     timeout: float = Field(120.0, gt=0, description="seconds per model request")
     max_tokens: int | None = None
@@ -114,6 +118,8 @@ class Settings(BaseSettings):
     skills: SkillsConfig = Field(default_factory=SkillsConfig)
     compression: CompressionConfig = Field(default_factory=CompressionConfig)
     goals: GoalsConfig = Field(default_factory=GoalsConfig)
+    memory: MemoryConfig = Field(default_factory=MemoryConfig)
+    learning: LearningConfig = Field(default_factory=LearningConfig)
 
     @field_validator("toolsets", "fallback_models", mode="before")
     @classmethod

@@ -1,6 +1,6 @@
 """The system prompt, assembled once at session start and then kept byte-identical (prefix caches depend on it).
 
-Order: identity -> tool guidance -> memory -> user profile -> skills index -> project context -> date.
+Order: identity -> tool guidance -> memory and user profile (frozen) -> skills index -> project context -> date.
 """
 
 from __future__ import annotations
@@ -29,11 +29,24 @@ def build_system_prompt(settings: Settings, workspace: Path, tools: ToolRegistry
     parts = [IDENTITY]
     if len(tools):
         parts.append(TOOL_GUIDANCE.format(workspace=workspace))
-    for section in (_skills_index(settings, workspace, tools), _project_context(workspace)):
+    sections = (
+        _memory_block(settings, tools),
+        _skills_index(settings, workspace, tools),
+        _project_context(workspace),
+    )
+    for section in sections:
         if section:
             parts.append(section.strip())
     parts.append(f"Today is {time.strftime('%Y-%m-%d')}.")
     return "\n\n".join(parts)
+
+
+def _memory_block(settings: Settings, tools: ToolRegistry) -> str:
+    if tools.get("memory") is None:
+        return ""  # memory is frozen into the prompt only for sessions that can also keep it up to date
+    from grove.memory.prompt import memory_prompt_block
+
+    return memory_prompt_block(settings)
 
 
 def _skills_index(settings: Settings, workspace: Path, tools: ToolRegistry) -> str:

@@ -2,9 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
+from typing import TYPE_CHECKING
+
 import typer
 
 from grove.cli.common import load, split_csv
+
+if TYPE_CHECKING:
+    from grove.agent.events import AgentEvents
+    from grove.config import Settings
+    from grove.learning.scheduler import ReviewScheduler
 
 HELP = """\
 /help            this help
@@ -17,6 +25,27 @@ HELP = """\
 /goal TEXT       work toward a goal until a judge says done (also: /goal status|pause|resume [ID])
 /exit            leave (Ctrl-D works too)
 Enter sends; Esc then Enter (or Alt-Enter) inserts a new line; Ctrl-C cancels a running turn."""
+
+
+def start_learning(settings: Settings, events: AgentEvents) -> ReviewScheduler:
+    """The background loops of an interactive session: the reviewer after turns, the curator when it is due, and
+    a notice when memory is nearly full."""
+    import threading
+
+    from grove.learning.curator import run_curator_if_due
+    from grove.learning.scheduler import ReviewScheduler
+    from grove.memory.prompt import memory_notice
+
+    notice = memory_notice(settings)
+    if notice:
+        events.on_notice(notice)
+    if settings.learning.curator:
+        threading.Thread(
+            target=run_curator_if_due, args=(settings,), name="grove-curator", daemon=True
+        ).start()
+    return ReviewScheduler(
+        settings, on_report=lambda report: events.on_notice(report.render().splitlines()[0])
+    )
 
 
 def chat(
@@ -66,6 +95,7 @@ def chat(
     console.print(
         f"[bold green]grove[/] · {agent.model.name} · session {agent.session_id} · /help for commands"
     )
+    reviews = start_learning(settings, events)
 
     def switch(session_id: str) -> Agent:
         reopen(resume=session_id)
@@ -128,6 +158,7 @@ def chat(
             except GroveError as e:
                 console.print(f"[red]{escape(str(e))}[/]")
             continue
+        reviews.before_turn()  # the user comes first: a running review waits
         try:
             result = agent.run_turn(text)
         except ModelError as e:
@@ -135,6 +166,14 @@ def chat(
             continue
         if result.interrupted:
             console.print("[yellow]turn cancelled; what was done is kept[/]")
-        elif not result.answer:
+            continue
+        if not result.answer:
             console.print("[dim](no answer text)[/]")
+        for notice in agent.ctx.state.pop("notices", []):
+            events.on_notice(notice)
+        reviews.after_turn(agent, result)
     agent.close()
+    if reviews.pending():
+        console.print("[dim]finishing the background review… (Ctrl-C skips it)[/]")
+        with contextlib.suppress(KeyboardInterrupt):
+            reviews.wait()

@@ -7,7 +7,7 @@ import sys
 import typer
 
 from grove import __version__
-from grove.cli import chat, config_cmd, doctor, goal, run, sessions, skills
+from grove.cli import chat, config_cmd, curator, doctor, goal, memory, review, run, sessions, skills
 
 app = typer.Typer(
     name="grove",
@@ -41,6 +41,9 @@ app.command("goal")(goal.goal)
 app.add_typer(sessions.app, name="sessions")
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(skills.app, name="skills")
+app.add_typer(memory.app, name="memory")
+app.command("review")(review.review)
+app.add_typer(curator.app, name="curator")
 
 
 def main(argv: list[str] | None = None) -> None:

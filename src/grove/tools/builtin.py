@@ -2,9 +2,18 @@
 
 from __future__ import annotations
 
-from grove.tools import files, skills, terminal, todo
+from grove.tools import files, memory, sessions, skills, terminal, todo
 from grove.tools.registry import ToolRegistry
 
 
 def builtin_registry() -> ToolRegistry:
-    return ToolRegistry([*files.tools(), *terminal.tools(), *todo.tools(), *skills.tools()])
+    return ToolRegistry(
+        [
+            *files.tools(),
+            *terminal.tools(),
+            *todo.tools(),
+            *skills.tools(),
+            *memory.tools(),
+            *sessions.tools(),
+        ]
+    )
