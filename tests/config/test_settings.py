@@ -13,7 +13,7 @@ from grove.llm.spec import ModelSpec, parse_spec
 def test_defaults_pick_local_without_keys(grove_home: Path) -> None:
     s = load_settings()
     assert s.home == grove_home and s.resolved_model() == "local"
-    assert s.toolsets == ["files", "todo", "skills"] and s.max_iterations == 50
+    assert s.toolsets == ["files", "todo", "skills", "memory", "sessions"] and s.max_iterations == 50
 
 
 def test_a_present_key_picks_that_provider(monkeypatch: pytest.MonkeyPatch) -> None:
