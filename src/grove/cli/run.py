@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 import typer
 
 from grove.cli.common import fail, load, split_csv
+
+if TYPE_CHECKING:
+    from grove.agent.loop import Agent, TurnResult
+    from grove.config import Settings
 
 
 def run(
@@ -29,6 +34,14 @@ def run(
     yolo: bool = typer.Option(
         False, "--yolo", help="Run dangerous commands without asking (hard blocklist stays)."
     ),
+    plan: bool = typer.Option(
+        False,
+        "--plan",
+        help="Plan then act: plan steps (write or call a code skill, write the result).",
+    ),
+    wait_review: bool = typer.Option(
+        False, "--wait-review", help="Wait for the background self-review (if one is due) before exiting."
+    ),
 ) -> None:
     """Run one turn and print the answer. Example: grove run "Summarise README.md" -t files"""
     from grove.agent.session import SessionOptions, open_agent
@@ -49,7 +62,12 @@ def run(
     )
     agent = open_agent(settings, options, events)
     try:
-        result = agent.run_turn(text)
+        if plan:
+            from grove.codeskills.act import run_plan_turn
+
+            result = run_plan_turn(agent, text)
+        else:
+            result = agent.run_turn(text)
     except ModelError as e:
         fail(
             f"{e}\n(session {agent.session_id} keeps everything up to the failure; "
@@ -72,5 +90,25 @@ def run(
         print(json.dumps(payload, ensure_ascii=False))
     elif not events.streaming:
         print(redact(result.answer))
+    for notice in agent.ctx.state.pop("notices", []):
+        events.on_notice(notice)
+    if not result.interrupted:
+        review_after(settings, agent, result, wait=wait_review)
     if result.interrupted:
         raise typer.Exit(130)
+
+
+def review_after(settings: Settings, agent: Agent, result: TurnResult, wait: bool) -> None:
+    """Start the self-review when its triggers fire: a detached process (the answer is already out), or a thread
+    we wait for with --wait-review. A scripted model has no reviewer unless `learning.review_model` names one."""
+    from grove.learning.scheduler import ReviewScheduler
+
+    spec = settings.learning.review_model or agent.model.name
+    if spec.startswith("script:") and not settings.learning.review_model:
+        return
+    scheduler = ReviewScheduler(settings, detach_model=None if wait else spec)
+    scheduler.after_turn(agent, result)
+    if wait:
+        scheduler.wait()
+        for report in scheduler.reports:
+            print(report.render(), file=sys.stderr)
