@@ -1,5 +1,6 @@
 """Run grove evolve on the three suites and print test accuracy before/after with 95% intervals, tokens per task,
-metric calls, and the plot paths. Default: the embedded local model as task model, deterministic operators.
+metric calls, and the plot paths. Default: the embedded local model as task model, deterministic operators; `--model sim` uses the skill-literal
+simulator (simulator.py) to check the machinery without an LLM.
 
     python benchmarks/evolve/run_suites.py [--model local] [--reflection-model SPEC] [--budget 60]
         [--suites refund,units,extract] [--items 270] [--out /tmp/grove-evolve-bench]
@@ -16,6 +17,7 @@ import os
 import time
 from pathlib import Path
 
+from simulator import simulator
 from suites import SUITES, write_suite
 
 MAX_TOKENS = {"refund": 8, "units": 12, "extract": 40}
@@ -39,12 +41,13 @@ def main() -> None:
     from grove.llm.spec import build_model
 
     settings = Settings()
-    task = build_model(args.model, settings)
+    shared = None if args.model == "sim" else build_model(args.model, settings)
     refl = build_model(args.reflection_model, settings) if args.reflection_model else None
     ops = ["examples", "shorten", "drop"] + (["reflect"] if refl else [])
     rows = []
     for suite in args.suites.split(","):
         folder, data = write_suite(args.out / "suites", suite, args.items)
+        task = shared or simulator(suite)
         cfg = EvolveConfig(
             budget=args.budget,
             operators=ops,

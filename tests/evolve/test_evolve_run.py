@@ -91,3 +91,14 @@ def test_write_back_and_rollback_restore_the_original_bytes(tmp_path: Path, grov
         apply_run(run, root)  # the skill changed since the run: refused
     SkillManager(root).rollback("refund-policy")
     assert (skill / "SKILL.md").read_bytes() == SKILL.encode()
+
+
+def test_the_token_budget_and_the_size_cap_bound_the_search(tmp_path: Path) -> None:
+    skill = write_skill(tmp_path / "skills")
+    data = write_dataset(tmp_path / "d.jsonl")
+    cfg = _config(["examples"], budget=400)
+    cfg.token_budget = 12_000
+    report = run_evolution(skill, data, tmp_path / "run", task_model(), None, cfg)
+    assert report["metric_calls"] < 400
+    cap = 1.2 * len(SKILL.encode())
+    assert all(c["bytes"] <= cap for c in report["candidates"])

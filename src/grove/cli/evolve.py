@@ -75,6 +75,7 @@ def run(
     seeds: int = typer.Option(1, "--seeds", "-s", help="Runs per prompt."),
     max_tokens: int = typer.Option(64, "--max-tokens", help="Completion cap per task call."),
     seed: int = typer.Option(0, "--seed", help="Seed of the splits and the search."),
+    merge: bool = typer.Option(False, "--merge", help="Also use gepa's merge (resume may then diverge)."),
     run_id: str | None = typer.Option(None, "--run", help="Run id; an existing one resumes."),
     apply: bool = typer.Option(False, "--apply", help="Write the chosen version back if it is promoted."),
     force: bool = typer.Option(
@@ -99,6 +100,7 @@ def run(
         budget=budget,
         token_budget=token_budget,
         seed=seed,
+        merge=merge,
         operators=ops,
         eval=EvalConfig(paraphrases=paraphrases, seeds=seeds, max_tokens=max_tokens),
         eps=Epsilon().only(split_csv(objectives) or []),

@@ -90,7 +90,7 @@ def plot(report: dict[str, Any], path: Path) -> Path:
         "chosen",
         (chosen["val"]["tokens"], chosen["val"]["accuracy"]),
         textcoords="offset points",
-        xytext=(6, 6),
+        xytext=(-45, 8),
     )
     ax1.set_xlabel("tokens per task (validation)")
     ax1.set_ylabel("accuracy (validation)")

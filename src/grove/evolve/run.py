@@ -140,7 +140,10 @@ def run_evolution(
             seed=cfg.seed,
         )
     stopped = (run_dir / STOP_FILE).exists()
-    return finish(run_dir, name, head, seed, result, adapter, splits, cfg, stopped)
+    report = finish(run_dir, name, head, seed, result, adapter, splits, cfg, stopped)
+    report["rejections"] = acceptance.rejections
+    write_json(run_dir / "report.json", report)
+    return report
 
 
 def _val_point(idx: str, scores: list[dict[str, float]], text_hash: str) -> Point:
