@@ -20,6 +20,7 @@ def reference_moving_average(values: list[float], window: int = 7) -> list[float
 def write_csv(path: object, header: list[str], rows: list[list[object]]) -> None:
     from pathlib import Path
 
+    Path(str(path)).parent.mkdir(parents=True, exist_ok=True)
     Path(str(path)).write_text(
         ",".join(header) + "\n" + "".join(",".join(str(v) for v in r) + "\n" for r in rows), encoding="utf-8"
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from grove.agent.loop import Agent, ToolCallRecord
+from grove.agent.loop import Agent, ToolCallRecord, TurnResult
 from grove.codeskills.environment import Environment, perceive
 from grove.codeskills.plan import PLAN_TOOL, Plan, PlanError, PlanStep, parse_plan, plan_schema
 from grove.llm.types import Message, Usage
@@ -41,6 +41,7 @@ class PlanRun:
     model_calls: int = 0
     usage: Usage = field(default_factory=Usage)
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    interrupted: bool = False
 
 
 def with_code_skills(tools: ToolRegistry) -> ToolRegistry:
@@ -94,6 +95,9 @@ class PlanAndAct:
                 return run
             self.agent.events.on_notice(f"step {number}: {step.render()}")
             current.outcome = last = self._act(number, step, run)
+            if run.interrupted:
+                run.answer = f"interrupted during step {number}"
+                return run
         run.answer = f"stopped after {self.max_rounds} rounds without finishing; last result: {last[:500]}"
         self.agent.events.on_notice(run.answer)
         return run
@@ -141,6 +145,7 @@ class PlanAndAct:
         run.model_calls += result.model_calls
         run.usage = run.usage + result.usage
         run.tool_calls += result.tool_calls
+        run.interrupted = result.interrupted
         tool_out = [str(m.get("content") or "") for m in self.agent.messages[start:] if m["role"] == "tool"]
         last_tool = f"\n{tool_out[-1]}" if tool_out else ""
         return f"{step.render()} -> {result.answer.strip()}{last_tool}"
@@ -151,3 +156,21 @@ class PlanAndAct:
     def _append(self, message: Message, usage: Usage | None = None) -> None:
         self.agent.store.add_message(self.agent.session_id, message, usage)
         self.agent.messages.append(message)
+
+
+def run_plan_turn(agent: Agent, goal: str, max_rounds: int = MAX_ROUNDS) -> TurnResult:
+    """`grove run --plan`: plan-then-act on `goal` with the agent's tools plus code_skills, as one TurnResult."""
+    agent.tools = with_code_skills(agent.tools)
+    try:
+        run = PlanAndAct(agent, max_rounds=max_rounds).run(goal)
+    except PlanError as e:
+        agent.events.on_notice(str(e))
+        return TurnResult(answer=f"could not make a plan: {e}", budget_exhausted=True)
+    return TurnResult(
+        answer=run.answer,
+        model_calls=run.model_calls,
+        usage=run.usage,
+        tool_calls=run.tool_calls,
+        interrupted=run.interrupted,
+        budget_exhausted=not run.done and not run.interrupted,
+    )

@@ -13,8 +13,10 @@ from grove.codeskills.layout import CODE_FILE, TEST_FILE
 from grove.sandbox import Limits, Result, make_scratch, run
 
 PYTHON = "/usr/bin/python3"  # the system interpreter: the one the sandbox mounts
-TEST_LIMITS = Limits(timeout=20.0, memory_mb=512, max_processes=16, file_size_mb=16, output_bytes=200_000)
-RUN_LIMITS = Limits(timeout=60.0, memory_mb=1024, max_processes=16, file_size_mb=256, output_bytes=200_000)
+# max_processes stays at the sandbox's default: as root every run whose scratch dir belongs to the sandbox group
+# shares one uid, and RLIMIT_NPROC counts all of its processes (a low cap fails bwrap's fork when runs overlap)
+TEST_LIMITS = Limits(timeout=20.0, memory_mb=512, file_size_mb=16, output_bytes=200_000)
+RUN_LIMITS = Limits(timeout=60.0, memory_mb=1024, file_size_mb=256, output_bytes=200_000)
 TAIL = 2000
 
 
