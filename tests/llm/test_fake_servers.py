@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
@@ -64,14 +65,21 @@ def test_standalone_anthropic_fake_serves(spawn) -> None:
 
 
 def test_models_route_and_request_log(openai_server: FakeOpenAIServer) -> None:
-    listing = httpx.get(f"{openai_server.url}/models", timeout=5).json()
+    with urllib.request.urlopen(f"{openai_server.url}/models", timeout=5) as r:
+        listing = json.load(r)
     assert [m["id"] for m in listing["data"]] == ["fake-model"]
     assert [(r.method, r.path) for r in openai_server.requests] == [("GET", "/v1/models")]
 
 
 def test_bad_requests_get_a_400_that_says_why(openai_server: FakeOpenAIServer) -> None:
-    answer = httpx.post(f"{openai_server.url}/chat/completions", json={"model": "m"}, timeout=5)
-    assert answer.status_code == 400 and "messages" in answer.json()["error"]["message"]
+    request = urllib.request.Request(
+        f"{openai_server.url}/chat/completions",
+        data=b'{"model": "m"}',
+        headers={"Content-Type": "application/json"},
+    )
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.urlopen(request, timeout=5)
+    assert answer.value.code == 400 and "messages" in json.load(answer.value)["error"]["message"]
 
 
 def test_script_entries_are_checked() -> None:
