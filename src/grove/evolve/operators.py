@@ -34,7 +34,7 @@ def add_worked_examples(
         if line.strip() in text or line in added:
             continue
         if len((added + line).encode()) > max_added_bytes:
-            break
+            continue  # a shorter failing item may still fit
         added += line
         if added.count("\n") >= limit:
             break

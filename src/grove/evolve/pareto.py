@@ -90,4 +90,8 @@ def pareto_front(points: list[Point], eps: Epsilon | None = None) -> Front:
             dropped[p.id] = f"duplicate of {twin.id}"
             continue
         kept.append(p)
+    if not kept and points:  # epsilon-dominance is not transitive: never return an empty front
+        best = max(points, key=lambda p: (p.accuracy, p.robustness, -p.tokens))
+        dropped.pop(best.id, None)
+        kept.append(best)
     return Front(kept, dropped)

@@ -80,7 +80,7 @@ def _means(evaluation: Any) -> Point:
         "",
         sum(o["accuracy"] for o in objs) / n,
         sum(o["tokens"] for o in objs) / n,
-        min((o["robustness"] for o in objs), default=0.0),
+        sum(o["robustness"] for o in objs) / n,
     )
 
 
