@@ -10,7 +10,14 @@ from codekit import AVG_CODE, AVG_CODE_BUGGY, AVG_TESTS, CSV_CODE, CSV_TESTS
 
 from grove.codeskills.contract import ContractError, read_contract
 from grove.codeskills.create import create_code_skill
-from grove.codeskills.layout import CODE_FILE, TEST_FILE, contract_of, is_code_skill, signature_of
+from grove.codeskills.layout import (
+    CODE_FILE,
+    TEST_FILE,
+    contract_of,
+    index_signature,
+    is_code_skill,
+    signature_of,
+)
 from grove.skills.discover import discover
 from grove.skills.manage import SkillManager
 
@@ -35,6 +42,8 @@ def test_passing_skill_is_stored_with_its_contract(mgr: SkillManager, settings, 
     skill = discover(settings, workspace).get("moving-average")
     assert skill is not None and is_code_skill(skill.metadata)
     assert signature_of(skill.metadata) == "solve(values: list[float], window: int = 7) -> list[float]"
+    assert index_signature(skill.metadata) == "(values: list[float], window: int = 7) -> list[float]"
+    assert index_signature({"grove.signature": "solve(x: int)"}) == ""  # not marked as a code skill
     contract = contract_of(skill.metadata)
     assert contract["args"]["required"] == ["values"]
     assert contract["args"]["properties"]["values"] == {"type": "array", "items": {"type": "number"}}

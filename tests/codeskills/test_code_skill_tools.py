@@ -65,6 +65,12 @@ def test_skill_run_writes_outputs_to_the_workspace_but_cannot_change_inputs(call
     )
     _create(call, "shout-file", code, tests)
     (workspace / "in.txt").write_text("hello")
+    outside = workspace.parent / "outside.txt"
+    outside.write_text("keep")
+    (workspace / "linked.txt").symlink_to(outside)
+    linked = call("skill_run", name="shout-file", args={"src": "in.txt", "dst": "linked.txt"})
+    assert linked.ok and "files_written" not in json.loads(linked.content)
+    assert outside.read_text() == "keep"  # a workspace symlink is not written through
     out = call("skill_run", name="shout-file", args={"src": "in.txt", "dst": "out.txt"})
     assert out.ok, out.content
     data = json.loads(out.content)

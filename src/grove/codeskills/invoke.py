@@ -87,6 +87,8 @@ def _copy_out(scratch: Path, workspace: Path, inputs: dict[str, str]) -> list[st
                 return written
             dst = workspace / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
+            if dst.is_symlink() or not dst.parent.resolve().is_relative_to(workspace):
+                continue  # never write through a link out of the workspace
             fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW)
             with os.fdopen(fd, "rb") as f_in, open(dst, "wb") as f_out:
                 shutil.copyfileobj(f_in, f_out)

@@ -23,6 +23,13 @@ def signature_of(metadata: dict[str, Any]) -> str:
     return str(metadata.get("grove.signature", ""))
 
 
+def index_signature(metadata: dict[str, Any]) -> str:
+    """The call shape for the skills index, e.g. "(values: list[float], window: int = 7) -> list[float]"; ''
+    for skills that are not code skills. Depends only on the file, so the index stays byte-stable."""
+    sig = signature_of(metadata) if is_code_skill(metadata) else ""
+    return sig.removeprefix(ENTRY) if sig.startswith(ENTRY + "(") else sig
+
+
 def contract_of(metadata: dict[str, Any]) -> dict[str, Any]:
     """The stored contract {"args": schema, "result": schema}; {} when absent or unreadable."""
     try:
