@@ -37,9 +37,10 @@ def skill_code_create(ctx: ToolContext, name: str, description: str, code: str, 
 
     The code must define `solve(...)` with typed, named arguments and a JSON-serialisable result (its
     signature becomes the skill's contract). Tests are plain functions `test_*()` doing
-    `from skill import solve` and asserting on results. Both run in the sandbox (no network, time and memory
-    limits, only a scratch dir writable). On failure nothing is stored and the failing output comes back:
-    fix and call again. Use it when no existing skill does the sub-task; then call it with skill_run.
+    `from skill import solve` and asserting on results (a `tmp_path` argument gives a scratch folder).
+    Both run in the sandbox (no network, time and memory limits, only a scratch dir writable). On failure
+    nothing is stored and the failing output comes back: fix and call again. Use it when no existing skill
+    does the sub-task; then call it with skill_run.
 
     Args:
         name: skill name: lowercase a-z, 0-9 and single hyphens, e.g. 'csv-column'
