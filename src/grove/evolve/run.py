@@ -140,7 +140,7 @@ def run_evolution(
             seed=cfg.seed,
         )
     stopped = (run_dir / STOP_FILE).exists()
-    report = finish(run_dir, name, head, seed, result, adapter, splits, cfg, stopped)
+    report = finish(run_dir, name, head, seed, result, adapter, splits, cfg, stopped, show_progress)
     report["rejections"] = acceptance.rejections
     write_json(run_dir / "report.json", report)
     return report
@@ -167,22 +167,62 @@ def finish(
     splits: Splits,
     cfg: EvolveConfig,
     stopped: bool,
+    show_progress: bool = False,
 ) -> dict[str, Any]:
+    from rich.progress import Progress
+
+    with Progress(disable=not show_progress) as bar:
+        score = _Scorer(adapter, bar)
+        return _finish(run_dir, name, head, seed, result, score, splits, cfg, stopped)
+
+
+class _Scorer:
+    """adapter.evaluate in chunks of ten items, with a progress bar per evaluation."""
+
+    def __init__(self, adapter: GroveAdapter, bar: Any) -> None:
+        self.adapter, self.bar = adapter, bar
+
+    def __call__(
+        self, examples: list[Example], cand: dict[str, str], label: str
+    ) -> tuple[list[float], list[dict[str, float]]]:
+        task = self.bar.add_task(label, total=len(examples))
+        scores: list[float] = []
+        objectives: list[dict[str, float]] = []
+        for i in range(0, len(examples), 10):
+            batch = self.adapter.evaluate(examples[i : i + 10], cand)
+            scores.extend(batch.scores)
+            objectives.extend(batch.objective_scores)
+            self.bar.advance(task, len(batch.scores))
+        return scores, objectives
+
+
+def _finish(
+    run_dir: Path,
+    name: str,
+    head: str,
+    seed: dict[str, str],
+    result: Any,
+    score: _Scorer,
+    splits: Splits,
+    cfg: EvolveConfig,
+    stopped: bool,
+) -> dict[str, Any]:
+    adapter = score.adapter
     pool: list[dict[str, str]] = [dict(c) for c in result.candidates]
     parents: list[list[int | None]] = [list(p) for p in result.parents]
     origin = ["seed"] + ["gepa"] * (len(pool) - 1)
     val: list[Point] = []
     for i, cand in enumerate(pool):
-        batch = adapter.evaluate(splits.val, cand)
-        val.append(_val_point(str(i), batch.objective_scores, candidate_id(cand)))
+        _, objectives = score(splits.val, cand, f"validation: candidate {i}")
+        val.append(_val_point(str(i), objectives, candidate_id(cand)))
     # section-wise recombination of front members with a common ancestor
     front_ids = [int(p.id) for p in pareto_front(val, cfg.eps).points]
     for child, pair in crossover_pass(pool, parents, front_ids):
         pool.append(child)
         parents.append(list(pair))
         origin.append("crossover")
-        batch = adapter.evaluate(splits.val, child)
-        val.append(_val_point(str(len(pool) - 1), batch.objective_scores, candidate_id(child)))
+        _, objectives = score(splits.val, child, f"validation: crossover {len(pool) - 1}")
+        val.append(_val_point(str(len(pool) - 1), objectives, candidate_id(child)))
     front = pareto_front(val, cfg.eps)
     base = val[0]
     gates = {
@@ -194,12 +234,14 @@ def finish(
     cand_dir.mkdir(exist_ok=True)
     for i, cand in enumerate(pool):
         (cand_dir / f"{i:03d}.md").write_text(from_candidate(head, cand), encoding="utf-8")
-    base_test = adapter.evaluate(splits.test, pool[0])
-    test: dict[str, Any] = {"before": _summary(base_test.objective_scores)}
+    base_scores, base_objectives = score(splits.test, pool[0], "test: original")
+    test: dict[str, Any] = {"before": _summary(base_objectives)}
     if chosen.id != "0":
-        after = adapter.evaluate(splits.test, pool[int(chosen.id)])
-        test["after"] = _summary(after.objective_scores)
-        stats = paired(base_test.scores, after.scores, seed=cfg.seed)
+        after_scores, after_objectives = score(
+            splits.test, pool[int(chosen.id)], f"test: candidate {chosen.id}"
+        )
+        test["after"] = _summary(after_objectives)
+        stats = paired(base_scores, after_scores, seed=cfg.seed)
         test["paired"] = asdict(stats)
         promote = stats.significant
     else:
