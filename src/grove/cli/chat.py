@@ -21,6 +21,7 @@ HELP = """\
 /model [SPEC]    show or switch the model (starts a new session)
 /tools           list the tools of this session
 /usage           tokens and cost of this session
+/plan TEXT       plan then act: write or reuse tested code skills, step by step
 /compress        compress the context now (every message stays in state.db)
 /goal TEXT       work toward a goal until a judge says done (also: /goal status|pause|resume [ID])
 /exit            leave (Ctrl-D works too)
@@ -149,6 +150,16 @@ def chat(
                     agent.compress()
                     if agent.compressor.reports[-1].status == "skipped":
                         console.print("nothing worth compressing yet", markup=False)
+                elif cmd == "/plan":
+                    if not arg:
+                        console.print(
+                            "usage: /plan TEXT — plan with code skills, then act step by step", markup=False
+                        )
+                    else:
+                        from grove.codeskills.act import run_plan_turn
+
+                        reviews.before_turn()
+                        console.print(run_plan_turn(agent, arg).answer or "(no answer text)", markup=False)
                 elif cmd == "/goal":
                     from grove.cli.goal import chat_goal
 

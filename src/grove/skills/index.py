@@ -50,17 +50,26 @@ def _by_category(skills: list[Skill]) -> dict[str, list[Skill]]:
     return {c: sorted(groups[c], key=lambda s: (not s.pinned, s.name)) for c in sorted(groups)}
 
 
+def _signature(skill: Skill) -> str:
+    """A code skill's call shape, e.g. "(values: list[float], window: int = 7) -> list[float]"; '' otherwise."""
+    from grove.codeskills.layout import index_signature
+
+    return index_signature(skill.metadata)
+
+
 def render_described(skills: list[Skill], limit: int) -> str:
     lines = [HEADER]
     for category, group in _by_category(skills).items():
         lines.append(f"{category}:\n")
-        lines += [f"- {s.name}: {_short(s.description, limit)}\n" for s in group]
+        lines += [f"- {s.name}{_signature(s)}: {_short(s.description, limit)}\n" for s in group]
     return "".join(lines)
 
 
 def render_names(skills: list[Skill]) -> str:
     lines = [HEADER]
-    lines += [f"{c}: {', '.join(s.name for s in g)}\n" for c, g in _by_category(skills).items()]
+    lines += [
+        f"{c}: {', '.join(s.name + _signature(s) for s in g)}\n" for c, g in _by_category(skills).items()
+    ]
     return "".join(lines)
 
 

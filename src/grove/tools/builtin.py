@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grove.tools import files, memory, sessions, skills, terminal, todo
+from grove.tools import code_skills, files, memory, sessions, skills, terminal, todo
 from grove.tools.registry import ToolRegistry
 
 
@@ -15,5 +15,6 @@ def builtin_registry() -> ToolRegistry:
             *skills.tools(),
             *memory.tools(),
             *sessions.tools(),
+            *code_skills.tools(),
         ]
     )

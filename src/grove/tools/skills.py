@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+from pathlib import Path
 from typing import Any, Literal
 
 from grove.tools.context import ToolContext
@@ -155,6 +156,8 @@ def skill_manage(
                     f"skill '{name}' comes from a read-only {other.source} folder ({other.path}); "
                     "create a skill of your own instead, or ask the user to `grove skills import` it"
                 )
+        if action in ("edit", "patch", "write_file", "remove_file") and mgr.exists(name):
+            _refuse_untested_code_change(mgr.root / name, action, file_path)
         if action == "create":
             result = mgr.create(name, need(content, "content"), why)
         elif action == "edit":
@@ -182,3 +185,17 @@ def tools() -> list[Tool]:
         make_tool(skills_search, toolset="skills"),
         make_tool(skill_manage, toolset="skills", mutating=True),
     ]
+
+
+def _refuse_untested_code_change(folder: Path, action: str, file_path: str | None) -> None:
+    """A code skill's code and tests change only through skill_code_patch, which re-runs the tests."""
+    from grove.codeskills.layout import CODE_FILE, TEST_FILE, is_code_skill
+    from grove.skills.skill import load_skill
+
+    if not is_code_skill(load_skill(folder, "home").metadata):
+        return
+    if action == "edit" or (file_path or "").removeprefix("./") in (CODE_FILE, TEST_FILE):
+        raise ToolError(
+            "this is a code skill: change its code or tests with skill_code_patch, which re-runs the tests "
+            "and refuses a change that breaks them"
+        )
