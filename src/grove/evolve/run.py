@@ -16,7 +16,7 @@ from grove.evolve.crossover import crossover_pass
 from grove.evolve.dataset import Example, Splits, file_hash, load_jsonl, split_by_family
 from grove.evolve.evaluate import EvalConfig, Evaluator
 from grove.evolve.gate import MAX_GROWTH, choose_final, gate, structural_problems
-from grove.evolve.pareto import Epsilon, Point, pareto_front
+from grove.evolve.pareto import Epsilon, Point, dominates, pareto_front
 from grove.evolve.rundir import STOP_FILE, FileLogger, StopFile, TokenBudget, read_json, write_json
 from grove.evolve.stats import paired
 from grove.llm.types import Model
@@ -216,8 +216,10 @@ def _finish(
         _, objectives = score(splits.val, cand, f"validation: candidate {i}")
         val.append(_val_point(str(i), objectives, candidate_id(cand)))
     # section-wise recombination of front members with a common ancestor
-    front_ids = [int(p.id) for p in pareto_front(val, cfg.eps).points]
-    for child, pair in crossover_pass(pool, parents, front_ids):
+    # good variants: the front, plus every candidate the original does not dominate (best 8 by accuracy)
+    front_ids = {int(p.id) for p in pareto_front(val, cfg.eps).points}
+    good = sorted((p for p in val[1:] if not dominates(val[0], p, cfg.eps)), key=lambda p: -p.accuracy)[:8]
+    for child, pair in crossover_pass(pool, parents, sorted(front_ids | {int(p.id) for p in good})):
         pool.append(child)
         parents.append(list(pair))
         origin.append("crossover")
