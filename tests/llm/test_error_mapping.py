@@ -7,7 +7,7 @@ import email.utils
 import pytest
 
 from grove.llm.errors import ErrorKind
-from grove.llm.openai_compat import classify_http_error, parse_retry_after
+from grove.llm.http_errors import classify_http_error, parse_retry_after
 
 
 def body(message: str, type_: str = "invalid_request_error", code: str | None = None) -> dict:

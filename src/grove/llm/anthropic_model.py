@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.openai_compat import classify_http_error, classify_transport_error
+from grove.llm.http_errors import classify_http_error, classify_transport_error
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
 DEFAULT_MAX_TOKENS = 4096
