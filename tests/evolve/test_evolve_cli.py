@@ -4,13 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from tests.evolve.refundkit import RULE, reflection_model, task_model, write_dataset, write_skill
 from typer.testing import CliRunner
 
 from grove.cli.evolve import app
-
-pytest.importorskip("gepa")
 
 runner = CliRunner()
 

@@ -6,13 +6,8 @@ import json
 import re
 from pathlib import Path
 
-import pytest
-
-from grove.llm.script import ScriptModel
-
-pytest.importorskip("gepa")
-
 from grove.evolve.run import EvolveConfig, run_evolution
+from grove.llm.script import ScriptModel
 
 SKILL = """---
 name: refund-policy

@@ -8,12 +8,9 @@ import pytest
 from tests.evolve.refundkit import RULE, SKILL, reflection_model, task_model, write_dataset, write_skill
 
 from grove.evolve.evaluate import EvalConfig
+from grove.evolve.run import EvolveConfig, run_evolution
 from grove.evolve.rundir import read_json, request_stop
 from grove.llm.script import ScriptModel
-
-pytest.importorskip("gepa")
-
-from grove.evolve.run import EvolveConfig, run_evolution
 
 
 def _config(operators: list[str], budget: int = 150) -> EvolveConfig:

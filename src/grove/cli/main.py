@@ -7,7 +7,7 @@ import sys
 import typer
 
 from grove import __version__
-from grove.cli import chat, config_cmd, curator, doctor, goal, memory, review, run, sessions, skills
+from grove.cli import chat, config_cmd, curator, doctor, evolve, goal, memory, review, run, sessions, skills
 
 app = typer.Typer(
     name="grove",
@@ -44,6 +44,7 @@ app.add_typer(skills.app, name="skills")
 app.add_typer(memory.app, name="memory")
 app.command("review")(review.review)
 app.add_typer(curator.app, name="curator")
+app.add_typer(evolve.app, name="evolve")
 
 
 def main(argv: list[str] | None = None) -> None:
