@@ -115,7 +115,9 @@ def test_version(capsys) -> None:
 def test_run_wait_review_turns_a_busy_task_into_a_skill(tmp_path, capsys, monkeypatch, grove_home) -> None:
     monkeypatch.chdir(tmp_path)
     todo = "{name: todo, arguments: {items: [{content: step}]}}"
-    task = script(tmp_path, "".join(f"- tool_calls: [{todo}]\n" for _ in range(5)) + "- text: Done.\n", "t.yaml")
+    task = script(
+        tmp_path, "".join(f"- tool_calls: [{todo}]\n" for _ in range(5)) + "- text: Done.\n", "t.yaml"
+    )
     skill = (
         "---\\nname: weekly-report\\ndescription: Build the weekly report. Use when asked for the weekly report."
         "\\n---\\n\\n# Weekly report\\n\\n## Steps\\n1. Gather the numbers.\\n2. Write report.md.\\n"
@@ -130,4 +132,8 @@ def test_run_wait_review_turns_a_busy_task_into_a_skill(tmp_path, capsys, monkey
     code, out, err = grove(capsys, "run", "make the weekly report", "-m", task, "--wait-review")
     assert code == 0 and out == "Done.\n"
     assert "skill create 'weekly-report'" in err
-    assert (grove_home / "skills" / "weekly-report" / "SKILL.md").read_text().startswith("---\nname: weekly-report")
+    assert (
+        (grove_home / "skills" / "weekly-report" / "SKILL.md")
+        .read_text()
+        .startswith("---\nname: weekly-report")
+    )
