@@ -29,9 +29,8 @@ class SessionOptions:
     policy: SafetyPolicy | None = None  # None = from settings and the three flags below
     allow_terminal: bool = False
     yolo: bool = False  # approvals off (the hard blocklist still holds)
-    interactive: bool = (
-        False  # a user at a terminal can be asked; otherwise whatever needs approval is denied
-    )
+    # a user at a terminal can be asked; otherwise whatever needs approval is denied at once
+    interactive: bool = False
     source: str = "cli"
 
 
