@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from grove.codeskills.contract import ContractError, read_contract
+from grove.codeskills.contract import Contract, ContractError, read_contract
 from grove.codeskills.layout import CODE_FILE, TEST_FILE, is_code_skill, render
 from grove.codeskills.sandboxed import TEST_LIMITS, TestReport, run_tests
 from grove.sandbox import Limits
@@ -31,6 +31,24 @@ def _refused_by_scan(code: str, tests: str) -> str | None:
     return None
 
 
+def _verify(
+    code: str, tests: str, limits: Limits, backend: str | None, refused: str, failed: str
+) -> tuple[Contract, TestReport] | Outcome:
+    """What every stored version must pass, in order: a readable contract, the content scan, then its own tests
+    in the sandbox. Returns the contract and report, or the Outcome that says (with `refused`/`failed`) why not."""
+    try:
+        contract = read_contract(code)
+    except ContractError as e:
+        return Outcome(False, f"{refused}: {e}")
+    scan = _refused_by_scan(code, tests)
+    if scan:
+        return Outcome(False, f"{refused}: {scan}")
+    report = run_tests(code, tests, limits, backend)
+    if not report.ok:
+        return Outcome(False, f"{failed}: {report.explain()}", report)
+    return contract, report
+
+
 def create_code_skill(
     mgr: SkillManager,
     name: str,
@@ -50,16 +68,10 @@ def create_code_skill(
         return Outcome(
             False, f"skill '{name}' exists already; change it with skill_code_patch, or pick a new name"
         )
-    try:
-        contract = read_contract(code)
-    except ContractError as e:
-        return Outcome(False, f"not stored: {e}")
-    refused = _refused_by_scan(code, tests)
-    if refused:
-        return Outcome(False, f"not stored: {refused}")
-    report = run_tests(code, tests, limits, backend)
-    if not report.ok:
-        return Outcome(False, f"not stored, fix and retry: {report.explain()}", report)
+    checked = _verify(code, tests, limits, backend, "not stored", "not stored, fix and retry")
+    if isinstance(checked, Outcome):
+        return checked
+    contract, report = checked
     skill_md = render(name, " ".join(description.split()), contract, report.passed)
     try:
         mgr.create(name, skill_md, "code skill: tests passed in the sandbox")
@@ -109,16 +121,12 @@ def patch_code_skill(
         )
     new_text = text.replace(old_string, new_string, 1)
     code, tests = (new_text, tests) if file_path == CODE_FILE else (code, new_text)
-    try:
-        contract = read_contract(code)
-    except ContractError as e:
-        return Outcome(False, f"patch refused: {e}")
-    refused = _refused_by_scan(code, tests)
-    if refused:
-        return Outcome(False, f"patch refused: {refused}")
-    report = run_tests(code, tests, limits, backend)
-    if not report.ok:
-        return Outcome(False, f"patch refused, the tests no longer pass: {report.explain()}", report)
+    checked = _verify(
+        code, tests, limits, backend, "patch refused", "patch refused, the tests no longer pass"
+    )
+    if isinstance(checked, Outcome):
+        return checked
+    contract, report = checked
     why = reason or "code skill patch: tests pass"
     try:
         mgr.patch(name, old_string, new_string, file_path, why)
