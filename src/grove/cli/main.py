@@ -1,22 +1,31 @@
-"""The `grove` app: registers the command groups and turns known errors into clear messages and exit codes."""
+"""The `grove` app: registers the command groups and turns known errors into clear messages and exit codes.
+
+Commands are imported on demand: `grove run` loads only what a one-shot answer needs (start-up is a measured figure).
+"""
 
 from __future__ import annotations
 
+import importlib
 import sys
 
 import typer
 
 from grove import __version__
-from grove.cli import chat, config_cmd, curator, doctor, evolve, goal, memory, review, run, sessions, skills
 
-app = typer.Typer(
-    name="grove",
-    help='grove — the agent that grows with you. Start with `grove run "question"` or `grove chat`.',
-    no_args_is_help=True,
-    add_completion=False,
-    rich_markup_mode=None,
-    pretty_exceptions_enable=False,
-)
+# name -> (module under grove.cli, attribute, is a sub-app); the order is the order of `grove --help`.
+COMMANDS: dict[str, tuple[str, str, bool]] = {
+    "run": ("run", "run", False),
+    "chat": ("chat", "chat", False),
+    "doctor": ("doctor", "doctor", False),
+    "goal": ("goal", "goal", False),
+    "sessions": ("sessions", "app", True),
+    "config": ("config_cmd", "app", True),
+    "skills": ("skills", "app", True),
+    "memory": ("memory", "app", True),
+    "review": ("review", "review", False),
+    "curator": ("curator", "app", True),
+    "evolve": ("evolve", "app", True),
+}
 
 
 def _version(value: bool) -> None:
@@ -25,7 +34,6 @@ def _version(value: bool) -> None:
         raise typer.Exit()
 
 
-@app.callback()
 def _root(
     version: bool = typer.Option(
         False, "--version", callback=_version, is_eager=True, help="Show the version."
@@ -34,24 +42,39 @@ def _root(
     """grove — the agent that grows with you."""
 
 
-app.command("run")(run.run)
-app.command("chat")(chat.chat)
-app.command("doctor")(doctor.doctor)
-app.command("goal")(goal.goal)
-app.add_typer(sessions.app, name="sessions")
-app.add_typer(config_cmd.app, name="config")
-app.add_typer(skills.app, name="skills")
-app.add_typer(memory.app, name="memory")
-app.command("review")(review.review)
-app.add_typer(curator.app, name="curator")
-app.add_typer(evolve.app, name="evolve")
+def build_app(names: list[str] | None = None) -> typer.Typer:
+    """The app with the named commands registered (all of them when None)."""
+    app = typer.Typer(
+        name="grove",
+        help='grove — the agent that grows with you. Start with `grove run "question"` or `grove chat`.',
+        no_args_is_help=True,
+        add_completion=False,
+        rich_markup_mode=None,
+        pretty_exceptions_enable=False,
+    )
+    app.callback()(_root)
+    for name in names or list(COMMANDS):
+        module_name, attr, is_group = COMMANDS[name]
+        target = getattr(importlib.import_module(f"grove.cli.{module_name}"), attr)
+        if is_group:
+            app.add_typer(target, name=name)
+        else:
+            app.command(name)(target)
+    return app
+
+
+def _requested(argv: list[str]) -> list[str] | None:
+    """The one command the arguments name, or None (help, --version, a typo) so that all are listed."""
+    first = next((a for a in argv if not a.startswith("-")), None)
+    return [first] if first in COMMANDS else None
 
 
 def main(argv: list[str] | None = None) -> None:
     from grove.errors import GroveError
 
+    args = sys.argv[1:] if argv is None else argv
     try:
-        app(args=argv, prog_name="grove")
+        build_app(_requested(args))(args=args, prog_name="grove")
     except GroveError as e:
         print(f"grove: {e}", file=sys.stderr)
         sys.exit(2)

@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
-
-from rich.markup import escape
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from grove.agent.events import AgentEvents
 from grove.llm.types import ToolCall
 from grove.tools.registry import ToolResult
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 
 def short_args(raw: str, limit: int = 80) -> str:
@@ -27,12 +30,21 @@ class TerminalEvents(AgentEvents):
     """Tool activity and notices to stderr (so stdout holds only the answer); text streamed when interactive."""
 
     def __init__(self, stream_text: bool, quiet: bool = False) -> None:
-        from rich.console import Console
-
         self.streaming = stream_text
         self.quiet = quiet
-        self.err = Console(stderr=True, highlight=False)
         self.streamed_any = False
+
+    @cached_property
+    def err(self) -> Console:
+        # rich loads on first output: a quiet one-shot run never pays for it.
+        from rich.console import Console
+
+        return Console(stderr=True, highlight=False)
+
+    def _say(self, style: str, text: str) -> None:
+        from rich.markup import escape
+
+        self.err.print(f"[{style}]{escape(text)}[/{style}]", markup=True)
 
     def on_text(self, delta: str) -> None:
         self.streamed_any = True
@@ -47,15 +59,15 @@ class TerminalEvents(AgentEvents):
 
     def on_tool_start(self, call: ToolCall) -> None:
         if not self.quiet:
-            self.err.print(f"[dim]  ⚙ {call.name} {escape(short_args(call.arguments))}[/dim]", markup=True)
+            self._say("dim", f"  ⚙ {call.name} {short_args(call.arguments)}")
 
     def on_tool_end(self, call: ToolCall, result: ToolResult) -> None:
         if not self.quiet and not result.ok:
             first = result.content.splitlines()[0] if result.content else ""
-            self.err.print(f"[yellow]  ✗ {call.name}: {escape(first[:160])}[/yellow]", markup=True)
+            self._say("yellow", f"  ✗ {call.name}: {first[:160]}")
 
     def on_notice(self, text: str) -> None:
         if self.streamed_any:  # a retried stream starts over: end the partial line so the retry reads clearly
             self.on_model_done(False)
         if not self.quiet:
-            self.err.print(f"[cyan]grove: {escape(text)}[/cyan]", markup=True)
+            self._say("cyan", f"grove: {text}")

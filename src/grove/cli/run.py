@@ -101,11 +101,11 @@ def run(
 def review_after(settings: Settings, agent: Agent, result: TurnResult, wait: bool) -> None:
     """Start the self-review when its triggers fire: a detached process (the answer is already out), or a thread
     we wait for with --wait-review. A scripted model has no reviewer unless `learning.review_model` names one."""
-    from grove.learning.scheduler import ReviewScheduler
-
     spec = settings.learning.review_model or agent.model.name
     if spec.startswith("script:") and not settings.learning.review_model:
         return
+    from grove.learning.scheduler import ReviewScheduler
+
     scheduler = ReviewScheduler(settings, detach_model=None if wait else spec)
     scheduler.after_turn(agent, result)
     if wait:

@@ -6,8 +6,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
@@ -18,11 +16,12 @@ _FENCE = "---"
 _KEY_LINE = re.compile(r"^([A-Za-z0-9_.-]+):[ \t]+(.+)$")
 
 
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml when present: ~10x faster on big libraries
-
-
 def safe_load(text: str) -> Any:
-    return yaml.load(text, Loader=_Loader)  # a safe loader, C or Python
+    """YAML with a safe loader: libyaml's when present (~10x faster on big libraries). yaml is imported here,
+    not at the top, so that a run without skills never pays for it."""
+    import yaml
+
+    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
 
 
 class SkillFormatError(ValueError):
@@ -70,6 +69,8 @@ def quote_colon_values(yaml_text: str) -> str:
 
 
 def _load_yaml(yaml_text: str, warnings: list[str]) -> Any:
+    import yaml
+
     try:
         return safe_load(yaml_text)
     except yaml.YAMLError as first:
@@ -166,6 +167,8 @@ def check_frontmatter(fm: dict[str, Any], folder_name: str | None, body: str | N
 
 def strict_problems(text: str, folder_name: str) -> list[str]:
     """Every reason `text` is not a valid SKILL.md for folder `folder_name` ([] when valid)."""
+    import yaml
+
     if len(text) > MAX_SKILL_MD_CHARS:
         return [f"SKILL.md is {len(text)} characters; at most {MAX_SKILL_MD_CHARS} are allowed"]
     try:
@@ -191,6 +194,8 @@ def validate_skill_md(text: str, folder_name: str) -> None:
 
 def render_skill_md(frontmatter: dict[str, Any], body: str) -> str:
     """SKILL.md text: standard keys first, in the standard's order, then any others as they were."""
+    import yaml
+
     ordered = {k: frontmatter[k] for k in STANDARD_KEYS if k in frontmatter}
     ordered.update({k: v for k, v in frontmatter.items() if k not in ordered})
     dumped = yaml.safe_dump(ordered, sort_keys=False, allow_unicode=True, width=1000)

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import yaml
-
 from grove.store.files import atomic_write_text
 
 TRUST_FILE = "trusted.yaml"
@@ -19,7 +17,9 @@ def _path(home: Path) -> Path:
 def trusted_projects(home: Path) -> list[Path]:
     path = _path(home)
     if not path.is_file():
-        return []
+        return []  # the usual case: no yaml import at all
+    import yaml
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except yaml.YAMLError:
@@ -35,6 +35,8 @@ def is_trusted(home: Path, project: Path) -> bool:
 
 def trust_project(home: Path, project: Path) -> Path:
     """Trust `project` (a working directory); returns its resolved path. Idempotent."""
+    import yaml
+
     target = Path(project).expanduser().resolve()
     if not target.is_dir():
         raise FileNotFoundError(f"{project} is not a folder; give the project's root folder")

@@ -6,14 +6,16 @@ import inspect
 import json
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, get_type_hints
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from grove.errors import GroveError
 from grove.llm.types import ToolSchema
 from grove.tools.context import ToolContext
+
+if TYPE_CHECKING:
+    from pydantic import BaseModel
 
 
 class ToolError(Exception):
@@ -26,27 +28,46 @@ class ToolResult:
     ok: bool = True
 
 
+@dataclass(frozen=True)
+class Param:
+    """One argument of a tool, as its signature and docstring give it."""
+
+    annotation: Any
+    default: Any  # ... when required
+    description: str | None
+
+
 @dataclass
 class Tool:
     name: str
     description: str
     handler: Callable[..., Any]
-    args_model: type[BaseModel]
+    params: dict[str, Param]
     toolset: str
     mutating: bool = False
     needs_approval: bool = False
     subagent_ok: bool = True
-    _schema: ToolSchema | None = field(default=None, repr=False)
 
-    @property
+    @cached_property
+    def args_model(self) -> type[BaseModel]:
+        """The pydantic model that validates a call, built on first use: a session builds only the models of the
+        tools it enables, and a run that calls no tool builds none."""
+        from pydantic import ConfigDict, Field, create_model
+
+        fields = {
+            n: (p.annotation, Field(p.default, description=p.description)) for n, p in self.params.items()
+        }
+        return create_model(  # type: ignore[call-overload, no-any-return]
+            f"{self.handler.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields
+        )
+
+    @cached_property
     def schema(self) -> ToolSchema:
-        if self._schema is None:
-            params = _compact(_inline_refs(self.args_model.model_json_schema()))
-            self._schema = {
-                "type": "function",
-                "function": {"name": self.name, "description": self.description, "parameters": params},
-            }
-        return self._schema
+        params = _compact(_inline_refs(self.args_model.model_json_schema()))
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": params},
+        }
 
     def call(self, ctx: ToolContext, raw_arguments: str | dict[str, Any]) -> ToolResult:
         try:
@@ -57,6 +78,8 @@ class Tool:
             )
         if not isinstance(args, dict):
             return ToolResult("Error: arguments must be a JSON object", False)
+        from pydantic import ValidationError
+
         try:
             parsed = self.args_model.model_validate(args)
         except ValidationError as e:
@@ -137,21 +160,17 @@ def make_tool(
     """Build a Tool from `fn(ctx, **typed_args) -> str`; the docstring gives the descriptions."""
     description, param_docs = _parse_docstring(fn.__doc__ or "")
     hints = get_type_hints(fn)
-    fields: dict[str, Any] = {}
+    params: dict[str, Param] = {}
     for i, (pname, param) in enumerate(inspect.signature(fn).parameters.items()):
         if i == 0:
             continue  # the ToolContext
-        annotation = hints.get(pname, Any)
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[pname] = (annotation, Field(default, description=param_docs.get(pname)))
-    model = create_model(  # type: ignore[call-overload]
-        f"{fn.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields
-    )
+        params[pname] = Param(hints.get(pname, Any), default, param_docs.get(pname))
     return Tool(
         name=name or fn.__name__,
         description=description,
         handler=fn,
-        args_model=model,
+        params=params,
         toolset=toolset,
         mutating=mutating,
         needs_approval=needs_approval,
