@@ -41,6 +41,8 @@ class ProviderConfig(BaseModel):
     base_url: str | None = None
     key_env: str | None = Field(None, description="name of the environment variable holding the API key")
     context_window: int | None = None
+    # OpenAI-compatible providers: "auto" skips the slow-to-import SDK for plain calls and keeps it for streams.
+    transport: Literal["auto", "sdk", "http"] = "auto"
 
 
 class RetryConfig(BaseModel):

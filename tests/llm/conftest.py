@@ -1,4 +1,5 @@
-"""Fixtures for the provider tests: fake provider servers on 127.0.0.1 and a Router that records its sleeps."""
+"""Fixtures for the provider tests: fake provider servers on 127.0.0.1, a Router that records its sleeps, and the
+OpenAI-compatible provider's two transports (each test that takes `transport` runs once per transport)."""
 
 from __future__ import annotations
 
@@ -42,3 +43,8 @@ def anthropic_server() -> Iterator[FakeAnthropicServer]:
 @pytest.fixture
 def sleeps() -> SleepRecorder:
     return SleepRecorder()
+
+
+@pytest.fixture(params=["sdk", "http"])
+def transport(request: pytest.FixtureRequest) -> str:
+    return request.param

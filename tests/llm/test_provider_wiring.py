@@ -10,7 +10,8 @@ import pytest
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 
-from grove.config import Settings
+from grove.config import ConfigError, ProviderConfig, Settings, load_settings, set_config_value
+from grove.llm.openai_compat import OpenAICompatModel
 from grove.llm.spec import build_model
 from grove.llm.types import ModelSettings
 
@@ -31,13 +32,25 @@ def settings(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Settings:
     return Settings(home=tmp_path)
 
 
+@pytest.mark.parametrize("configured", [None, "sdk", "http"])
 def test_openai_compat_spec_reaches_a_keyless_server(
-    openai_server: FakeOpenAIServer, settings: Settings
+    openai_server: FakeOpenAIServer, settings: Settings, configured: str | None
 ) -> None:
+    if configured:
+        settings.providers["openai-compat"] = ProviderConfig(transport=configured)
     openai_server.queue(FakeReply(text="wired"))
     model = build_model(f"openai-compat:fake-model@{openai_server.url}", settings)
+    assert isinstance(model, OpenAICompatModel) and model.transport == (configured or "auto")
     assert model.complete(HELLO, [], ModelSettings(timeout=5)).text == "wired"
     assert openai_server.requests[0].body["model"] == "fake-model"
+
+
+def test_transport_is_set_with_config_set(settings: Settings) -> None:
+    set_config_value("providers.openai.transport", "sdk")
+    assert load_settings().providers["openai"].transport == "sdk"
+    with pytest.raises(ConfigError, match="transport"):
+        set_config_value("providers.openai.transport", "curl")
+    assert load_settings().providers["openai"].transport == "sdk"  # the refused value was not written
 
 
 def test_anthropic_spec_with_a_configured_base_url(

@@ -1,19 +1,26 @@
-"""The OpenAI-compatible provider (OpenAI, OpenRouter, vLLM, llama.cpp server, ...) through the `openai` SDK.
+"""The OpenAI-compatible provider (OpenAI, OpenRouter, vLLM, llama.cpp server, ...): one wire format, two transports.
 
-The SDK is imported lazily (0.4 s to well over 1 s, by version) and never retries: the Router owns retries, so
-failures reach it classified (grove.llm.http_errors).
+Plain calls go through grove.llm.openai_http (stdlib; `import openai` costs ~1 s), streams through the lazily imported
+SDK unless `transport` says otherwise. Neither retries: the Router does, on errors classified by grove.llm.http_errors.
 """
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Iterable
-from typing import Any
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
 
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.http_errors import classify_http_error, classify_transport_error
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
+if TYPE_CHECKING:
+    from grove.llm.openai_http import HTTPTransport
+
+# "auto": the stdlib transport for plain calls (fast start), the SDK for streams; "sdk"/"http": that one always.
+TRANSPORTS = ("auto", "sdk", "http")
 DEFAULT_CONTEXT_WINDOW = 128_000
 # Most specific prefix first; matched against the model id without any "vendor/" prefix (OpenRouter style).
 CONTEXT_WINDOWS: list[tuple[str, int]] = [
@@ -53,14 +60,19 @@ class OpenAICompatModel:
         api_key: str | None = None,
         key_env: str = "OPENAI_API_KEY",
         context_window: int | None = None,
+        transport: str = "auto",
     ) -> None:
+        if transport not in TRANSPORTS:
+            raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}")
         self.name = name
         self.model = model
         self.base_url = base_url
         self.api_key = api_key
         self.key_env = key_env
         self.context_window = context_window or context_window_for(model)
+        self.transport = transport
         self._client: Any = None
+        self._http: HTTPTransport | None = None
         self._lock = threading.Lock()
 
     def _get_client(self, timeout: float) -> Any:
@@ -76,6 +88,14 @@ class OpenAICompatModel:
                     timeout=timeout,
                 )
             return self._client
+
+    def _get_http(self) -> HTTPTransport:
+        with self._lock:
+            if self._http is None:
+                from grove.llm.openai_http import HTTPTransport
+
+                self._http = HTTPTransport(self.base_url, self.api_key, model=self.name, key_env=self.key_env)
+            return self._http
 
     def request_params(
         self, messages: list[Message], tools: list[ToolSchema], settings: ModelSettings
@@ -101,18 +121,36 @@ class OpenAICompatModel:
         settings: ModelSettings,
         on_text: TextCallback | None = None,
     ) -> Completion:
+        params = self.request_params(messages, tools, settings)
+        if self.transport == "http" or (self.transport == "auto" and on_text is None):
+            return self._complete_http(params, settings.timeout, on_text)
+        return self._complete_sdk(params, settings.timeout, on_text)
+
+    def _complete_http(
+        self, params: dict[str, Any], timeout: float, on_text: TextCallback | None
+    ) -> Completion:
+        http = self._get_http()
+        if on_text is None:
+            return self.parse_completion(http.complete(params, timeout))
+        # closing(): an error raised while assembling must not leave the connection open until garbage collection.
+        with contextlib.closing(http.stream(params, timeout)) as chunks:
+            return self.assemble(chunks, on_text)
+
+    def _complete_sdk(
+        self, params: dict[str, Any], timeout: float, on_text: TextCallback | None
+    ) -> Completion:
         import openai
 
-        client = self._get_client(settings.timeout)
-        params = self.request_params(messages, tools, settings)
+        client = self._get_client(timeout)
         try:
             if on_text is None:
-                response = client.chat.completions.create(**params, timeout=settings.timeout)
-                return self._parse(response)
+                response = client.chat.completions.create(**params, timeout=timeout)
+                return self.parse_completion(response.model_dump())
             stream = client.chat.completions.create(
-                **params, stream=True, stream_options={"include_usage": True}, timeout=settings.timeout
+                **params, stream=True, stream_options={"include_usage": True}, timeout=timeout
             )
-            return self._assemble(stream, on_text)
+            with contextlib.closing(stream):
+                return self.assemble((chunk.model_dump() for chunk in stream), on_text)
         except ModelError:
             raise
         except openai.APIStatusError as e:
@@ -128,85 +166,96 @@ class OpenAICompatModel:
             transport = classify_transport_error(e, self.name)
             if transport is not None:
                 raise transport from e
-            if isinstance(e, openai.APIError):  # an error event inside a 200 stream (e.g. OpenRouter)
-                raise self._stream_error(e) from e
+            if isinstance(e, openai.APIError):  # the SDK raises an error event inside a 200 stream itself
+                raise self._stream_error(e.body, e.message) from e
             raise
 
-    def _stream_error(self, e: Any) -> ModelError:
+    def _stream_error(self, error: object, message: str) -> ModelError:
+        """An error event inside a 200 stream (e.g. OpenRouter), classified as if it were the HTTP answer."""
         # Gateways put the upstream HTTP status in the error's code (OpenRouter: {"code": 429, ...}).
-        code = e.body.get("code") if isinstance(e.body, dict) else None
+        code = error.get("code") if isinstance(error, dict) else None
         status = int(code) if str(code).isdigit() and 400 <= int(code) < 600 else 500
         err = classify_http_error(
             status,
-            {"error": e.body} if e.body else None,
+            {"error": error} if error else None,
             None,
             model=self.name,
             key_env=self.key_env,
-            fallback_message=e.message,
+            fallback_message=message,
         )
         err.status = None
         return err
 
-    def _parse(self, response: Any) -> Completion:
-        choices = getattr(response, "choices", None)
+    def parse_completion(self, data: dict[str, Any]) -> Completion:
+        """A chat-completions answer, as its JSON object (the SDK's objects are dumped to this first)."""
+        choices = data.get("choices")
         if not choices:
             # Some gateways answer 200 with an error object instead of choices.
-            extra = getattr(response, "model_extra", None) or {}
+            body = {k: v for k, v in data.items() if v is not None}
             raise classify_http_error(
                 500,
-                extra or None,
+                body or None,
                 None,
                 model=self.name,
                 key_env=self.key_env,
                 fallback_message="the server answered without any choices",
             )
         choice = choices[0]
-        message = choice.message
-        calls = [
-            ToolCall(id=tc.id or f"call_{i}", name=tc.function.name, arguments=tc.function.arguments or "{}")
-            for i, tc in enumerate(message.tool_calls or [])
-        ]
+        message = choice.get("message") or {}
+        calls = []
+        for i, tc in enumerate(message.get("tool_calls") or []):
+            function = tc.get("function") or {}
+            calls.append(
+                ToolCall(
+                    id=tc.get("id") or f"call_{i}",
+                    name=function.get("name") or "",
+                    arguments=function.get("arguments") or "{}",
+                )
+            )
         return Completion(
-            text=message.content or "",
+            text=message.get("content") or "",
             tool_calls=calls,
-            usage=parse_usage(response.usage),
-            finish_reason=choice.finish_reason or ("tool_calls" if calls else "stop"),
+            usage=parse_usage(data.get("usage")),
+            finish_reason=choice.get("finish_reason") or ("tool_calls" if calls else "stop"),
             model=self.name,
         )
 
-    def _assemble(self, stream: Iterable[Any], on_text: TextCallback) -> Completion:
-        """Forward text deltas as they come; rebuild tool calls from their fragments, keyed by index."""
+    def assemble(self, chunks: Iterable[dict[str, Any]], on_text: TextCallback) -> Completion:
+        """A stream's chunk objects -> one Completion: text deltas forwarded as they come, tool calls rebuilt
+        from their fragments (keyed by index)."""
         text: list[str] = []
-        calls: dict[int, dict[str, Any]] = {}
+        calls: dict[int, CallFragments] = {}
         usage = Usage()
         finish = ""
-        for chunk in stream:
-            if getattr(chunk, "usage", None):
-                usage = parse_usage(chunk.usage)
-            for choice in chunk.choices or []:
-                delta = choice.delta
-                if delta is not None and delta.content:
-                    text.append(delta.content)
-                    on_text(delta.content)
-                for tc in (delta.tool_calls if delta is not None else None) or []:
-                    index = tc.index if tc.index is not None else len(calls)
-                    slot = calls.setdefault(index, {"id": "", "name": "", "arguments": []})
-                    slot["id"] = slot["id"] or tc.id or ""
-                    if tc.function is not None:
-                        slot["name"] = slot["name"] or tc.function.name or ""
-                        if tc.function.arguments:
-                            slot["arguments"].append(tc.function.arguments)
-                if choice.finish_reason:
-                    finish = choice.finish_reason
+        for chunk in chunks:
+            error = chunk.get("error")
+            if error:
+                message = error.get("message") if isinstance(error, dict) else None
+                raise self._stream_error(error, message or "an error occurred during streaming")
+            if chunk.get("usage"):
+                usage = parse_usage(chunk["usage"])
+            for choice in chunk.get("choices") or []:
+                delta = choice.get("delta") or {}
+                if delta.get("content"):
+                    text.append(delta["content"])
+                    on_text(delta["content"])
+                for tc in delta.get("tool_calls") or []:
+                    index = tc["index"] if tc.get("index") is not None else len(calls)
+                    slot = calls.setdefault(index, CallFragments())
+                    function = tc.get("function") or {}
+                    slot.id = slot.id or tc.get("id") or ""
+                    slot.name = slot.name or function.get("name") or ""
+                    if function.get("arguments"):
+                        slot.arguments.append(function["arguments"])
+                if choice.get("finish_reason"):
+                    finish = choice["finish_reason"]
         if not finish:
             # Every OpenAI-style stream ends with a finish_reason; without one the connection was cut short.
             raise ModelError(
                 ErrorKind.CONNECTION, "the stream ended before the model finished", model=self.name
             )
         tool_calls = [
-            ToolCall(
-                id=slot["id"] or f"call_{i}", name=slot["name"], arguments="".join(slot["arguments"]) or "{}"
-            )
+            ToolCall(id=slot.id or f"call_{i}", name=slot.name, arguments="".join(slot.arguments) or "{}")
             for i, slot in sorted(calls.items())
         ]
         return Completion(
@@ -216,6 +265,15 @@ class OpenAICompatModel:
             finish_reason=finish,
             model=self.name,
         )
+
+
+@dataclass
+class CallFragments:
+    """One tool call as a stream delivers it: id and name once, the arguments in pieces."""
+
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
 
 
 def with_cache_breakpoints(messages: list[Message]) -> list[Message]:
@@ -238,15 +296,12 @@ def with_cache_breakpoints(messages: list[Message]) -> list[Message]:
     return marked
 
 
-def parse_usage(usage: Any) -> Usage:
-    if usage is None:
+def parse_usage(usage: dict[str, Any] | None) -> Usage:
+    if not usage:
         return Usage()
-    details = getattr(usage, "prompt_tokens_details", None)
-    cached = getattr(details, "cached_tokens", None) if details is not None else None
-    if isinstance(details, dict):
-        cached = details.get("cached_tokens")
+    details = usage.get("prompt_tokens_details") or {}
     return Usage(
-        prompt_tokens=int(getattr(usage, "prompt_tokens", 0) or 0),
-        completion_tokens=int(getattr(usage, "completion_tokens", 0) or 0),
-        cached_tokens=int(cached or 0),
+        prompt_tokens=int(usage.get("prompt_tokens") or 0),
+        completion_tokens=int(usage.get("completion_tokens") or 0),
+        cached_tokens=int(details.get("cached_tokens") or 0),
     )

@@ -104,4 +104,5 @@ def build_model(spec_text: str, settings: Settings) -> Model:
         api_key=key,
         key_env=key_env,
         context_window=cfg.context_window,
+        transport=cfg.transport,
     )
