@@ -101,3 +101,46 @@ def test_model_specs_parse_and_print_back(text: str, spec: ModelSpec) -> None:
 def test_bad_specs_say_what_is_accepted(bad: str) -> None:
     with pytest.raises(ConfigError, match=r"openai|model spec"):
         parse_spec(bad)
+
+
+def test_env_names_nest_ignore_case_and_leave_other_grove_variables_alone(
+    grove_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    grove_home.mkdir()
+    (grove_home / "config.yaml").write_text("retry:\n  base_delay: 0.5\n")
+    monkeypatch.setenv("grove_retry__attempts", "3")
+    monkeypatch.setenv("GROVE_PROVIDERS__VLLM__BASE_URL", "http://127.0.0.1:8000/v1")
+    monkeypatch.setenv("GROVE_SECURITY__ALLOW_TERMINAL", "true")
+    monkeypatch.setenv("GROVE_API_KEY", "sk-not-a-setting")
+    s = load_settings()
+    assert (s.retry.attempts, s.retry.base_delay) == (3, 0.5)  # the section is merged, not replaced
+    assert s.providers["vllm"].base_url == "http://127.0.0.1:8000/v1"
+    assert s.security.allow_terminal is True
+
+
+def test_a_json_section_in_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GROVE_RETRY", '{"attempts": 9, "max_delay": 5}')
+    monkeypatch.setenv("GROVE_FALLBACK_MODELS", '["openai:a", "openai:b"]')
+    s = load_settings()
+    assert (s.retry.attempts, s.retry.max_delay) == (9, 5.0)
+    assert s.fallback_models == ["openai:a", "openai:b"]
+
+
+def test_bad_environment_values_name_the_variable_or_the_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GROVE_RETRY", "{broken")
+    with pytest.raises(ConfigError, match="GROVE_RETRY holds broken JSON"):
+        load_settings()
+    monkeypatch.delenv("GROVE_RETRY")
+    monkeypatch.setenv("GROVE_MAX_ITERATIONS", "many")
+    with pytest.raises(ConfigError, match=r"max_iterations.*GROVE_\* variables"):
+        load_settings()
+
+
+def test_explicit_overrides_win_and_none_means_not_given(
+    grove_home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    grove_home.mkdir()
+    (grove_home / "config.yaml").write_text("model: openai:gpt-4o\nmax_iterations: 9\n")
+    monkeypatch.setenv("GROVE_MAX_ITERATIONS", "12")
+    s = load_settings(model=None, max_iterations=3)
+    assert (s.model, s.max_iterations) == ("openai:gpt-4o", 3)

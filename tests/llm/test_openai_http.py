@@ -15,9 +15,11 @@ import pytest
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply, Handler
 
 import grove
+from grove.config import Settings
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.openai_compat import OpenAICompatModel
 from grove.llm.openai_http import sse_data
+from grove.llm.spec import build_model
 from grove.llm.types import ModelSettings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,16 +64,18 @@ def closed_port_url() -> str:
         return f"http://127.0.0.1:{s.getsockname()[1]}/v1"
 
 
-def test_auto_plain_call_does_not_import_the_sdk(openai_server: FakeOpenAIServer, tmp_path: Path) -> None:
-    openai_server.queue(FakeReply(text="no sdk"))
+def test_a_one_shot_model_never_imports_the_sdk(openai_server: FakeOpenAIServer, tmp_path: Path) -> None:
+    openai_server.queue(FakeReply(text="no sdk"), FakeReply(text="streamed"))
     code = (
         "import sys\n"
         "from grove.config import Settings\n"
         "from grove.llm.spec import build_model\n"
         "from grove.llm.types import ModelSettings\n"
         f"model = build_model('openai-compat:fake-model@{openai_server.url}', Settings(home=sys.argv[1]))\n"
-        "reply = model.complete([{'role': 'user', 'content': 'hi'}], [], ModelSettings(timeout=5))\n"
-        "print(reply.text, 'openai' in sys.modules)\n"
+        "hi = [{'role': 'user', 'content': 'hi'}]\n"
+        "plain = model.complete(hi, [], ModelSettings(timeout=5))\n"
+        "streamed = model.complete(hi, [], ModelSettings(timeout=5), on_text=lambda _: None)\n"
+        "print(plain.text, streamed.text, 'openai' in sys.modules)\n"
     )
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GROVE_", "OPENAI_"))}
     env["GROVE_HOME"] = str(tmp_path)
@@ -79,16 +83,20 @@ def test_auto_plain_call_does_not_import_the_sdk(openai_server: FakeOpenAIServer
         [sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, env=env, cwd=ROOT
     )
     assert run.returncode == 0, run.stderr
-    assert run.stdout.split() == ["no", "sdk", "False"]
-    assert len(openai_server.requests) == 1
+    assert run.stdout.split() == ["no", "sdk", "streamed", "False"]
+    assert len(openai_server.requests) == 2
 
 
-def test_auto_streams_through_the_sdk_and_plain_calls_through_http(openai_server: FakeOpenAIServer) -> None:
-    model = model_for(openai_server.url, "auto")
-    model.complete(HELLO, [], FAST)
-    assert model._http is not None and model._client is None
-    model.complete(HELLO, [], FAST, on_text=lambda _: None)
-    assert model._client is not None
+@pytest.mark.parametrize(
+    ("setting", "long_lived", "expected"),
+    [("auto", False, "http"), ("auto", True, "sdk"), ("sdk", False, "sdk"), ("http", True, "http")],
+)
+def test_auto_means_the_sdk_only_for_long_lived_sessions(
+    setting: str, long_lived: bool, expected: str, tmp_path: Path
+) -> None:
+    settings = Settings(home=tmp_path, providers={"openai-compat": {"transport": setting}})
+    model = build_model("openai-compat:m@http://127.0.0.1:9/v1", settings, long_lived=long_lived)
+    assert isinstance(model, OpenAICompatModel) and model.transport == expected
 
 
 def test_headers_carry_the_key_only_when_there_is_one(openai_server: FakeOpenAIServer) -> None:
@@ -168,7 +176,7 @@ def test_sse_data_follows_the_event_framing() -> None:
 
 
 def test_an_unknown_transport_is_refused() -> None:
-    with pytest.raises(ValueError, match="auto, sdk, http"):
+    with pytest.raises(ValueError, match="sdk, http"):
         OpenAICompatModel(name="x", model="m", transport="curl")
 
 

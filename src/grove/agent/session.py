@@ -32,6 +32,7 @@ class SessionOptions:
     # a user at a terminal can be asked; otherwise whatever needs approval is denied at once
     interactive: bool = False
     source: str = "cli"
+    long_lived: bool = False  # many calls ahead (chat): see grove.llm.spec.build_model
 
 
 LOST_RESULT = (
@@ -87,9 +88,15 @@ def open_store(settings: Settings) -> SessionStore:
     return SessionStore.open(settings.db_path)
 
 
-def build_router(settings: Settings, spec: str, events: AgentEvents, model: Model | None = None) -> Router:
-    models = [model or build_model(spec, settings)]
-    models += [build_model(s, settings) for s in settings.fallback_models if s != spec]
+def build_router(
+    settings: Settings,
+    spec: str,
+    events: AgentEvents,
+    model: Model | None = None,
+    long_lived: bool = False,
+) -> Router:
+    models = [model or build_model(spec, settings, long_lived=long_lived)]
+    models += [build_model(s, settings, long_lived=long_lived) for s in settings.fallback_models if s != spec]
 
     def notice(e: RouterEvent) -> None:
         if e.action == "retry":
@@ -136,7 +143,7 @@ def open_agent(
         spec = options.model or settings.resolved_model()
         system = build_system_prompt(settings, workspace, tools)
         history = []
-    router = build_router(settings, spec, events, model)
+    router = build_router(settings, spec, events, model, options.long_lived)
     if not options.resume:
         session_id = store.create_session(router.name, source=options.source, system_prompt=system)
     ctx = ToolContext(
@@ -157,7 +164,9 @@ def open_agent(
         compression=compression_settings(settings),
     )
     if settings.compression.summary_model:
-        agent.compressor.summarizer = build_model(settings.compression.summary_model, settings)
+        agent.compressor.summarizer = build_model(
+            settings.compression.summary_model, settings, long_lived=options.long_lived
+        )
     return agent
 
 

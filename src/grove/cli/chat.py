@@ -84,6 +84,7 @@ def chat(
         yolo=yolo,
         interactive=True,
         source="chat",
+        long_lived=True,
     )
     agent = open_agent(settings, options, events, store)
     keys = KeyBindings()

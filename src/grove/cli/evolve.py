@@ -105,9 +105,10 @@ def run(
         eval=EvalConfig(paraphrases=paraphrases, seeds=seeds, max_tokens=max_tokens),
         eps=Epsilon().only(split_csv(objectives) or []),
     )
-    task = build_model(model or settings.resolved_model(), settings)
-    refl = build_model(reflection_model, settings) if reflection_model else None
-    judge = build_model(judge_model, settings) if judge_model else None
+    # hundreds of calls: long-lived models (the SDK's pooled connection, where the transport is "auto")
+    task = build_model(model or settings.resolved_model(), settings, long_lived=True)
+    refl = build_model(reflection_model, settings, long_lived=True) if reflection_model else None
+    judge = build_model(judge_model, settings, long_lived=True) if judge_model else None
     run_dir = runs_root(settings.home) / (run_id or new_run_id(folder.name))
     try:
         report = run_evolution(

@@ -114,10 +114,11 @@ def _runner(
         allow_terminal=allow_terminal,
         interactive=sys.stdin.isatty(),
         source="goal",
+        long_lived=True,
     )
     agent = open_agent(settings, options, events, store)
     judge_spec = judge_model or settings.goals.judge_model
-    judge = Judge(build_model(judge_spec, settings) if judge_spec else agent.model)
+    judge = Judge(build_model(judge_spec, settings, long_lived=True) if judge_spec else agent.model)
     return GoalRunner(agent, judge, goals, on_event=lambda text: print(f"· {text}", flush=True))
 
 

@@ -1,7 +1,7 @@
 """The OpenAI-compatible provider (OpenAI, OpenRouter, vLLM, llama.cpp server, ...): one wire format, two transports.
 
-Plain calls go through grove.llm.openai_http (stdlib; `import openai` costs ~1 s), streams through the lazily imported
-SDK unless `transport` says otherwise. Neither retries: the Router does, on errors classified by grove.llm.http_errors.
+Transports: the `openai` SDK (imported lazily: ~1 s), or grove.llm.openai_http (stdlib, ~0.03 s). Neither retries:
+the Router does, on errors classified by grove.llm.http_errors.
 """
 
 from __future__ import annotations
@@ -19,8 +19,7 @@ from grove.llm.types import Completion, Message, ModelSettings, TextCallback, To
 if TYPE_CHECKING:
     from grove.llm.openai_http import HTTPTransport
 
-# "auto": the stdlib transport for plain calls (fast start), the SDK for streams; "sdk"/"http": that one always.
-TRANSPORTS = ("auto", "sdk", "http")
+TRANSPORTS = ("sdk", "http")
 DEFAULT_CONTEXT_WINDOW = 128_000
 # Most specific prefix first; matched against the model id without any "vendor/" prefix (OpenRouter style).
 CONTEXT_WINDOWS: list[tuple[str, int]] = [
@@ -39,6 +38,15 @@ CONTEXT_WINDOWS: list[tuple[str, int]] = [
 ]
 # Reasoning models take max_completion_tokens and refuse max_tokens.
 COMPLETION_TOKENS_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+
+
+def resolve_transport(setting: str, long_lived: bool) -> str:
+    """The `transport` setting's "auto": the SDK for a long-lived session (chat, serve), whose pooled keep-alive
+    connection serves many calls and whose import is paid once; the stdlib transport for one-shot commands, where
+    that import would be most of the start-up."""
+    if setting == "auto":
+        return "sdk" if long_lived else "http"
+    return setting
 
 
 def context_window_for(model: str) -> int:
@@ -60,7 +68,7 @@ class OpenAICompatModel:
         api_key: str | None = None,
         key_env: str = "OPENAI_API_KEY",
         context_window: int | None = None,
-        transport: str = "auto",
+        transport: str = "sdk",
     ) -> None:
         if transport not in TRANSPORTS:
             raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}")
@@ -122,7 +130,7 @@ class OpenAICompatModel:
         on_text: TextCallback | None = None,
     ) -> Completion:
         params = self.request_params(messages, tools, settings)
-        if self.transport == "http" or (self.transport == "auto" and on_text is None):
+        if self.transport == "http":
             return self._complete_http(params, settings.timeout, on_text)
         return self._complete_sdk(params, settings.timeout, on_text)
 

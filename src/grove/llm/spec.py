@@ -1,6 +1,6 @@
 """Model spec strings (`local`, `openai:gpt-4o-mini`, `openai-compat:qwen@http://host/v1`, ...) and the factory.
 
-Providers are imported only when a spec needs them: the openai SDK costs ~0.4 s of start-up, anthropic ~0.9 s.
+Providers are imported only when a spec needs them: here the openai SDK costs ~1 s of start-up, anthropic ~2 s.
 """
 
 from __future__ import annotations
@@ -61,7 +61,9 @@ def api_key_for(provider: str, cfg: ProviderConfig) -> tuple[str | None, str]:
     return os.environ.get(env) or None, env
 
 
-def build_model(spec_text: str, settings: Settings) -> Model:
+def build_model(spec_text: str, settings: Settings, *, long_lived: bool = False) -> Model:
+    """The model a spec names. `long_lived`: the process serves many calls (chat, serve), which picks the
+    openai SDK over the stdlib transport when a provider's `transport` is "auto"."""
     spec = parse_spec(spec_text)
     cfg = settings.providers.get(spec.provider, ProviderConfig())
     if spec.provider == "script":
@@ -95,7 +97,7 @@ def build_model(spec_text: str, settings: Settings) -> Model:
             base_url=cfg.base_url,
             context_window=cfg.context_window,
         )
-    from grove.llm.openai_compat import OpenAICompatModel
+    from grove.llm.openai_compat import OpenAICompatModel, resolve_transport
 
     return OpenAICompatModel(
         name=str(spec),
@@ -104,5 +106,5 @@ def build_model(spec_text: str, settings: Settings) -> Model:
         api_key=key,
         key_env=key_env,
         context_window=cfg.context_window,
-        transport=cfg.transport,
+        transport=resolve_transport(cfg.transport, long_lived),
     )
