@@ -17,6 +17,7 @@ from grove.security.policy import SafetyPolicy
 from grove.store.sessions import SessionStore
 from grove.tools.builtin import builtin_registry
 from grove.tools.context import ToolContext
+from grove.tools.schema_cache import prime_schemas
 
 
 @dataclass
@@ -130,6 +131,7 @@ def open_agent(
         interactive=options.interactive,
     )
     tools = builtin_registry().select(options.toolsets if options.toolsets is not None else settings.toolsets)
+    prime_schemas(tools, settings.home / "cache" / "tool-schemas.json")
     if options.resume:
         session_id = store.resolve_id(options.resume)
         info = store.get_session(session_id)

@@ -11,13 +11,16 @@ import contextlib
 import subprocess
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grove.learning.config import learning_config
-from grove.learning.review import ReviewReport, review_session
 from grove.learning.runs import last_reviewed_message
 from grove.learning.triggers import Decision, decide
 from grove.llm.types import Model
+
+if TYPE_CHECKING:
+    # the review machinery loads only when a review runs in this process, not for every one-shot answer
+    from grove.learning.review import ReviewReport
 
 
 class ReviewScheduler:
@@ -87,6 +90,8 @@ class ReviewScheduler:
     def _run(
         self, session_id: str, decision: Decision, workspace: Any, model_factory: Callable[[], Model]
     ) -> None:
+        from grove.learning.review import ReviewReport, review_session
+
         kinds = [k for k, on in (("skill", decision.skill_review), ("memory", decision.memory_review)) if on]
         try:
             model = model_factory()
