@@ -1,7 +1,8 @@
 """Framework overhead and fixed cost of one `grove run` against a fake OpenAI-compatible server that answers at once.
 
-Prints per-run wall time, HTTP requests per answer, peak RSS, and the size of the request for "Say hello" with the
-default toolsets in cl100k tokens (system prompt, tool schemas). Usage: python benchmarks/run_overhead.py [--runs 10]
+Prints the median wall time of a run with the default transport ("auto": stdlib HTTP for one-shot runs) and with the
+openai SDK, HTTP requests per answer, peak RSS, and the size of the request for "Say hello" with the default toolsets
+in cl100k tokens (system prompt, tool schemas). Usage: python benchmarks/run_overhead.py [--runs 10]
 """
 
 from __future__ import annotations
@@ -32,53 +33,61 @@ def main() -> None:
     parser.add_argument("--prompt", default="Say hello")
     args = parser.parse_args()
 
-    home = Path(tempfile.mkdtemp(prefix="grove-bench-"))
-    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY")}
-    env["GROVE_HOME"] = str(home)
+    env = {k: v for k, v in os.environ.items() if not k.endswith("_API_KEY") and not k.startswith("GROVE_")}
     grove = [sys.executable, "-m", "grove"]
     with FakeOpenAIServer(default=FakeReply(text="Hello!")) as srv:
         cmd = [*grove, "run", args.prompt, "-m", f"openai-compat:fake-model@{srv.url}", "--json"]
-        subprocess.run(cmd, env=env, capture_output=True, check=True)  # warm the OS file cache and .pyc files
-        times, requests = [], []
+        # The default ("auto": the stdlib transport for a one-shot run), then the same run through the openai SDK.
+        homes = {"auto": _home(None), "sdk": _home("sdk")}
+        times: dict[str, list[float]] = {name: [] for name in homes}
+        requests = []
+        for home in homes.values():
+            subprocess.run(cmd, env={**env, "GROVE_HOME": str(home)}, capture_output=True, check=True)  # warm
         for _ in range(args.runs):
-            before = len(srv.requests)
-            start = time.perf_counter()
-            out = subprocess.run(cmd, env=env, capture_output=True, text=True)
-            times.append(time.perf_counter() - start)
-            if out.returncode != 0:
-                raise SystemExit(f"grove run failed: {out.stderr}")
-            requests.append(len(srv.requests) - before)
+            for name, home in homes.items():  # interleaved, so a noisy moment hits both alike
+                before = len(srv.requests)
+                start = time.perf_counter()
+                out = subprocess.run(
+                    cmd, env={**env, "GROVE_HOME": str(home)}, capture_output=True, text=True
+                )
+                times[name].append(time.perf_counter() - start)
+                if out.returncode != 0:
+                    raise SystemExit(f"grove run failed: {out.stderr}")
+                if name == "auto":
+                    requests.append(len(srv.requests) - before)
         body = srv.requests[-1].body
     rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    # The provider SDK's own import is part of every one-shot run; measured alone, the same number of times.
-    sdk_times, bare_times = [], []
-    for _ in range(args.runs):
-        sdk_times.append(_timed([sys.executable, "-c", "import openai"]))
-        bare_times.append(_timed([sys.executable, "-c", "pass"]))
-    sdk_s = statistics.median(sdk_times) - statistics.median(bare_times)
+    bare = statistics.median(_timed([sys.executable, "-c", "pass"]) for _ in range(args.runs))
 
     messages = body["messages"]
     tools = body.get("tools", [])
     system_tokens = count_tokens(messages[0]["content"])
     tool_tokens = count_tokens(json.dumps(tools)) if tools else 0
     request_tokens = count_tokens(json.dumps({"messages": messages, "tools": tools}))
+    auto, sdk = (statistics.median(times[n]) for n in ("auto", "sdk"))
     print(
-        f"runs: {args.runs}  median {statistics.median(times):.3f} s  min {min(times):.3f} s  max {max(times):.3f} s"
+        f"{'transport':<10} {'median':>8} {'min':>8} {'max':>8}   ({args.runs} runs each, instant fake server)"
     )
+    for name, t in times.items():
+        print(f"{name:<10} {statistics.median(t):7.3f}s {min(t):7.3f}s {max(t):7.3f}s")
+    print(f"bare interpreter (python -c pass): {bare:.3f} s")
     print(f"HTTP requests per answer: {statistics.median(requests):.0f}  peak RSS of a run: {rss_mb:.0f} MB")
     print(
         f"request for {args.prompt!r}: {request_tokens} tokens (system prompt {system_tokens}, "
         f"{len(tools)} tool schemas {tool_tokens})"
     )
     print(
-        f"of which the openai SDK import: {sdk_s:.3f} s; grove without it: {statistics.median(times) - sdk_s:.3f} s"
+        f"overhead_s={auto:.3f} sdk_overhead_s={sdk:.3f} python_s={bare:.3f} "
+        f"requests={statistics.median(requests):.0f} rss_mb={rss_mb:.0f} prompt_tokens={request_tokens} "
+        f"system_tokens={system_tokens} tool_schema_tokens={tool_tokens} tools={len(tools)}"
     )
-    print(
-        f"overhead_s={statistics.median(times):.3f} openai_import_s={sdk_s:.3f} "
-        f"grove_only_s={statistics.median(times) - sdk_s:.3f} requests={statistics.median(requests):.0f} "
-        f"rss_mb={rss_mb:.0f} prompt_tokens={request_tokens} system_tokens={system_tokens} "
-        f"tool_schema_tokens={tool_tokens} tools={len(tools)}"
-    )
+
+
+def _home(transport: str | None) -> Path:
+    home = Path(tempfile.mkdtemp(prefix="grove-bench-"))
+    if transport:
+        (home / "config.yaml").write_text(f"providers:\n  openai-compat:\n    transport: {transport}\n")
+    return home
 
 
 def _timed(cmd: list[str]) -> float:

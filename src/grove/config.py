@@ -1,23 +1,29 @@
 """Settings: $GROVE_HOME/config.yaml, overridden by GROVE_* environment variables. One object, passed down.
 
 API keys are never stored here: they come from the environment (OPENAI_API_KEY, ANTHROPIC_API_KEY,
-OPENROUTER_API_KEY, GROVE_API_KEY, or the variable a provider names in `key_env`). The sources are merged here,
-in ~40 lines, rather than by pydantic-settings, whose import alone (~0.1 s) was a fifth of the start-up budget.
+OPENROUTER_API_KEY, GROVE_API_KEY, or the variable a provider names in `key_env`). The sections are plain
+dataclasses whose constraints pydantic checks when there is input to check (see `validate`): importing pydantic
+costs ~0.15 s, a third of the start-up budget of `grove run`, and defaults or cached input need no check.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import sys
 from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
-
+from grove.dataclass_io import STRICT_KEYS, InvalidData, from_dict, to_jsonable, validate_as
 from grove.errors import GroveError
 from grove.learning.config import LearningConfig
 from grove.memory.config import MemoryConfig
+
+if TYPE_CHECKING:
+    from pydantic import Field  # read from the annotations by `validate`, which imports it
 
 KEY_ENVS = {
     "openai": "OPENAI_API_KEY",
@@ -32,107 +38,143 @@ AUTO_MODELS = [
     ("OPENROUTER_API_KEY", "openrouter:openai/gpt-5.4-mini"),
 ]
 SECRET_WORDS = ("key", "token", "secret", "password")
+LIST_SETTINGS = (
+    "toolsets",
+    "fallback_models",
+)  # a string is a comma-separated list: GROVE_TOOLSETS=files,todo
 
 
 def grove_home() -> Path:
     return Path(os.environ.get("GROVE_HOME") or "~/.grove").expanduser()
 
 
-class ProviderConfig(BaseModel):
+@dataclass
+class ProviderConfig:
+    __pydantic_config__ = STRICT_KEYS
+
     base_url: str | None = None
-    key_env: str | None = Field(None, description="name of the environment variable holding the API key")
+    key_env: Annotated[
+        str | None, Field(description="name of the environment variable holding the API key")
+    ] = None
     context_window: int | None = None
-    transport: Literal["auto", "sdk", "http"] = Field(
-        "auto",
-        description="OpenAI-compatible providers: the openai SDK, or the stdlib transport (no 1 s import); "
-        "auto = the SDK in long-lived sessions (chat, goal, evolve), stdlib for one-shot runs",
-    )
+    transport: Annotated[
+        Literal["auto", "sdk", "http"],
+        Field(
+            description="OpenAI-compatible providers: the openai SDK, or the stdlib transport (no 1 s import); "
+            "auto = the SDK in long-lived sessions (chat, goal, evolve), stdlib for one-shot runs"
+        ),
+    ] = "auto"
 
 
-class RetryConfig(BaseModel):
-    attempts: int = Field(4, ge=1, le=20, description="tries per model, the first included")
-    base_delay: float = Field(1.0, ge=0)
-    max_delay: float = Field(60.0, ge=0)
+@dataclass
+class RetryConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    attempts: Annotated[int, Field(ge=1, le=20, description="tries per model, the first included")] = 4
+    base_delay: Annotated[float, Field(ge=0)] = 1.0
+    max_delay: Annotated[float, Field(ge=0)] = 60.0
 
 
-class LocalModelConfig(BaseModel):
-    n_ctx: int = Field(8192, ge=512)
+@dataclass
+class LocalModelConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    n_ctx: Annotated[int, Field(ge=512)] = 8192
     n_threads: int | None = None
-    max_tokens: int = Field(512, ge=1)
-    prompt_cache: bool = Field(
-        True, description="keep the system prompt's KV cache on disk, so the next run skips re-reading it"
-    )
+    max_tokens: Annotated[int, Field(ge=1)] = 512
+    prompt_cache: Annotated[
+        bool,
+        Field(description="keep the system prompt's KV cache on disk, so the next run skips re-reading it"),
+    ] = True
 
 
-class CompressionConfig(BaseModel):
-    enabled: bool = Field(
-        True, description="compress automatically (an overflow error or /compress always can)"
-    )
-    threshold: float = Field(
-        0.5, gt=0, lt=1, description="share of the context window that triggers compression"
-    )
-    safety: float = Field(0.85, gt=0, le=1, description="estimated share that compresses before a call")
-    tool_result_chars: int = Field(
-        200, ge=0, description="older tool results longer than this become placeholders"
-    )
-    summary_model: str | None = Field(
-        None, description="model spec for summaries; empty = the session's model"
-    )
+@dataclass
+class CompressionConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    enabled: Annotated[
+        bool, Field(description="compress automatically (an overflow error or /compress always can)")
+    ] = True
+    threshold: Annotated[
+        float, Field(gt=0, lt=1, description="share of the context window that triggers compression")
+    ] = 0.5
+    safety: Annotated[
+        float, Field(gt=0, le=1, description="estimated share that compresses before a call")
+    ] = 0.85
+    tool_result_chars: Annotated[
+        int, Field(ge=0, description="older tool results longer than this become placeholders")
+    ] = 200
+    summary_model: Annotated[
+        str | None, Field(description="model spec for summaries; empty = the session's model")
+    ] = None
 
 
-class GoalsConfig(BaseModel):
-    judge_model: str | None = Field(
-        None, description="model spec of the goal judge; empty = the session's model"
-    )
-    max_turns: int = Field(20, ge=1)
+@dataclass
+class GoalsConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    judge_model: Annotated[
+        str | None, Field(description="model spec of the goal judge; empty = the session's model")
+    ] = None
+    max_turns: Annotated[int, Field(ge=1)] = 20
 
 
-class SkillsConfig(BaseModel):
-    external_dirs: list[str] = Field(
-        default_factory=list, description="read-only skill folders of other agents, e.g. ~/.claude/skills"
-    )
+@dataclass
+class SkillsConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    external_dirs: Annotated[
+        list[str], Field(description="read-only skill folders of other agents, e.g. ~/.claude/skills")
+    ] = field(default_factory=list)
 
 
-class SecurityConfig(BaseModel):
-    allow_terminal: bool = Field(False, description="let the model run shell commands (in the sandbox)")
-    approval_mode: Literal["manual", "smart", "off"] = Field(
-        "manual",
-        description="dangerous commands: ask the user, let a model decide, or allow (hard blocklist stays)",
-    )
-    approval_timeout: float = Field(300.0, gt=0, description="seconds to wait for an answer; none = deny")
+@dataclass
+class SecurityConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    allow_terminal: Annotated[
+        bool, Field(description="let the model run shell commands (in the sandbox)")
+    ] = False
+    approval_mode: Annotated[
+        Literal["manual", "smart", "off"],
+        Field(
+            description="dangerous commands: ask the user, let a model decide, or allow (hard blocklist stays)"
+        ),
+    ] = "manual"
+    approval_timeout: Annotated[
+        float, Field(gt=0, description="seconds to wait for an answer; none = deny")
+    ] = 300.0
     sandbox: Literal["auto", "bwrap", "landlock", "rlimit"] = "auto"
-    network: bool = Field(False, description="let sandboxed commands reach the network")
+    network: Annotated[bool, Field(description="let sandboxed commands reach the network")] = False
 
 
-class Settings(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+def _default_toolsets() -> list[str]:
+    return ["files", "todo", "skills", "memory", "sessions"]
 
-    home: Path = Field(default_factory=grove_home)
-    model: str | None = Field(None, description="model spec; empty = first configured provider, else local")
-    fallback_models: list[str] = Field(default_factory=list)
-    toolsets: list[str] = Field(default_factory=lambda: ["files", "todo", "skills", "memory", "sessions"])
-    max_iterations: int = Field(50, ge=1)
-    timeout: float = Field(120.0, gt=0, description="seconds per model request")
+
+@dataclass
+class Settings:
+    __pydantic_config__ = STRICT_KEYS
+
+    home: Path = field(default_factory=grove_home, metadata={"type": Path})
+    model: Annotated[
+        str | None, Field(description="model spec; empty = first configured provider, else local")
+    ] = None
+    fallback_models: list[str] = field(default_factory=list)
+    toolsets: list[str] = field(default_factory=_default_toolsets)
+    max_iterations: Annotated[int, Field(ge=1)] = 50
+    timeout: Annotated[float, Field(gt=0, description="seconds per model request")] = 120.0
     max_tokens: int | None = None
     temperature: float | None = None
-    providers: dict[str, ProviderConfig] = Field(default_factory=dict)
-    retry: RetryConfig = Field(default_factory=RetryConfig)
-    local: LocalModelConfig = Field(default_factory=LocalModelConfig)
-    security: SecurityConfig = Field(default_factory=SecurityConfig)
-    skills: SkillsConfig = Field(default_factory=SkillsConfig)
-    compression: CompressionConfig = Field(default_factory=CompressionConfig)
-    goals: GoalsConfig = Field(default_factory=GoalsConfig)
-    memory: MemoryConfig = Field(default_factory=MemoryConfig)
-    learning: LearningConfig = Field(default_factory=LearningConfig)
-
-    @field_validator("toolsets", "fallback_models", mode="before")
-    @classmethod
-    def _split_commas(cls, v: Any) -> Any:
-        if isinstance(v, str):  # GROVE_TOOLSETS=files,todo or a JSON list
-            if v.strip().startswith("["):
-                return json.loads(v)
-            return [s.strip() for s in v.split(",") if s.strip()]
-        return v
+    providers: dict[str, ProviderConfig] = field(default_factory=dict, metadata={"values": ProviderConfig})
+    retry: RetryConfig = field(default_factory=RetryConfig)
+    local: LocalModelConfig = field(default_factory=LocalModelConfig)
+    security: SecurityConfig = field(default_factory=SecurityConfig)
+    skills: SkillsConfig = field(default_factory=SkillsConfig)
+    compression: CompressionConfig = field(default_factory=CompressionConfig)
+    goals: GoalsConfig = field(default_factory=GoalsConfig)
+    memory: MemoryConfig = field(default_factory=MemoryConfig)
+    learning: LearningConfig = field(default_factory=LearningConfig)
 
     @property
     def config_path(self) -> Path:
@@ -157,6 +199,7 @@ class ConfigError(GroveError):
 
 ENV_PREFIX = "GROVE_"
 ENV_NESTING = "__"
+SETTING_NAMES = {f.name for f in fields(Settings)} - {"home"}
 
 
 def env_values(environ: Mapping[str, str]) -> dict[str, Any]:
@@ -168,8 +211,8 @@ def env_values(environ: Mapping[str, str]) -> dict[str, Any]:
         if not name.upper().startswith(ENV_PREFIX):
             continue
         path = name[len(ENV_PREFIX) :].lower().split(ENV_NESTING)
-        if path[0] not in Settings.model_fields or not all(path):
-            continue
+        if path[0] not in SETTING_NAMES or not all(path):
+            continue  # GROVE_HOME is read by grove_home(); GROVE_API_KEY is a key, not a setting
         if value.lstrip().startswith(("{", "[")):
             try:
                 value = json.loads(value)
@@ -197,12 +240,17 @@ def merged(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 
 
 def read_config_file(path: Path) -> dict[str, Any]:
-    if not path.is_file():
+    return parse_config_text(path.read_text(encoding="utf-8"), path) if path.is_file() else {}
+
+
+def parse_config_text(text: str, path: Path) -> dict[str, Any]:
+    """config.yaml's mapping; a broken file is a clear error, never a silent default."""
+    if not text.strip():
         return {}
     import yaml
 
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = yaml.safe_load(text) or {}
     except yaml.YAMLError as e:
         raise ConfigError(f"{path} is not valid YAML ({e}); fix it or remove it") from e
     if not isinstance(data, dict):
@@ -211,16 +259,62 @@ def read_config_file(path: Path) -> dict[str, Any]:
 
 
 def load_settings(**overrides: Any) -> Settings:
-    """config.yaml, then GROVE_* variables, then `overrides` (None = not given), each over the one before."""
+    """config.yaml, then GROVE_* variables, then `overrides` (None = not given), each over the one before.
+
+    Input is checked by pydantic once and the result kept in $GROVE_HOME/cache/settings.json, keyed by the input
+    and by the code defining the settings; with no input at all the defaults need no check."""
+    home = grove_home()
     env = env_values(os.environ)
     given = {k: v for k, v in overrides.items() if v is not None}
-    data = merged(merged(read_config_file(grove_home() / "config.yaml"), env), given)
+    path = home / "config.yaml"
+    if not env and not given and not path.is_file():
+        return Settings()
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    key = hashlib.sha256(
+        json.dumps([_code_version(), str(home), text, env, given], sort_keys=True, default=str).encode()
+    ).hexdigest()
+    cache = home / "cache" / "settings.json"
     try:
-        return Settings.model_validate(data)
-    except ValidationError as e:
-        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
+        cached = json.loads(cache.read_text(encoding="utf-8"))
+        if cached["key"] == key:
+            return from_dict(Settings, cached["settings"])
+    except (OSError, ValueError, KeyError, TypeError):
+        pass  # no cache, or an unreadable one: check the input
+    data = merged(merged(parse_config_text(text, path), env), given)
+    try:
+        settings = validate(data)
+    except InvalidData as e:
         where = " or your GROVE_* variables" if env else ""
-        raise ConfigError(f"invalid settings ({problems}); see `grove config show`{where}") from e
+        raise ConfigError(f"invalid settings ({e}); see `grove config show`{where}") from e
+    try:
+        from grove.store.files import atomic_write_text
+
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(cache, json.dumps({"key": key, "settings": to_jsonable(settings)}))
+    except OSError:
+        pass  # a read-only home still works: it checks every time
+    return settings
+
+
+def validate(data: dict[str, Any]) -> Settings:
+    """Raw settings (YAML values, GROVE_* strings) checked and converted; InvalidData lists what is wrong."""
+    lists = {k: _split_commas(v) for k, v in data.items() if k in LIST_SETTINGS}
+    return validate_as(Settings, {**data, **lists})
+
+
+def _split_commas(value: Any) -> Any:
+    if isinstance(value, str):  # GROVE_TOOLSETS=files,todo (a JSON list arrives decoded)
+        return [s.strip() for s in value.split(",") if s.strip()]
+    return value
+
+
+def _code_version() -> str:
+    """A hash of the modules that define the settings: the cache is void when their fields or checks change."""
+    names = (__name__, LearningConfig.__module__, MemoryConfig.__module__, "grove.dataclass_io")
+    digest = hashlib.sha256()
+    for name in names:
+        digest.update(Path(sys.modules[name].__file__ or "").read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def set_config_value(key: str, raw_value: str) -> Path:
@@ -249,10 +343,9 @@ def set_config_value(key: str, raw_value: str) -> Path:
             raise ConfigError(f"cannot set '{key}': '{part}' is not a section")
     node[parts[-1]] = value
     try:
-        Settings.model_validate({**data, "home": grove_home()})
-    except ValidationError as e:
-        problems = "; ".join(f"{'.'.join(map(str, err['loc']))}: {err['msg']}" for err in e.errors())
-        raise ConfigError(f"not set: {problems}") from e
+        validate({**data, "home": grove_home()})
+    except InvalidData as e:
+        raise ConfigError(f"not set: {e}") from e
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, yaml.safe_dump(data, sort_keys=False))
     return path

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -144,3 +148,42 @@ def test_explicit_overrides_win_and_none_means_not_given(
     monkeypatch.setenv("GROVE_MAX_ITERATIONS", "12")
     s = load_settings(model=None, max_iterations=3)
     assert (s.model, s.max_iterations) == ("openai:gpt-4o", 3)
+
+
+def _pydantic_loaded_by_load_settings(home: Path) -> bool:
+    code = "import sys; from grove.config import load_settings; load_settings(); print('pydantic' in sys.modules)"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GROVE_")}
+    run = subprocess.run(
+        [sys.executable, "-c", code], env={**env, "GROVE_HOME": str(home)}, capture_output=True, text=True
+    )
+    assert run.returncode == 0, run.stderr
+    return run.stdout.strip() == "True"
+
+
+def test_checked_input_is_cached_so_later_starts_skip_pydantic(grove_home: Path) -> None:
+    assert not _pydantic_loaded_by_load_settings(grove_home)  # defaults need no check
+    set_config_value("retry.attempts", "3")
+    assert _pydantic_loaded_by_load_settings(grove_home)  # new input: checked once...
+    assert not _pydantic_loaded_by_load_settings(grove_home)  # ...then read from the cache
+    assert load_settings().retry.attempts == 3
+
+
+def test_the_cache_answers_only_for_the_same_input(grove_home: Path) -> None:
+    set_config_value("max_iterations", "7")
+    assert load_settings().max_iterations == 7
+    cache = grove_home / "cache" / "settings.json"
+    data = json.loads(cache.read_text())
+    data["settings"]["max_iterations"] = 8  # what a hit returns
+    cache.write_text(json.dumps(data))
+    assert load_settings().max_iterations == 8
+    set_config_value("max_iterations", "9")  # new input, new key: checked again
+    assert load_settings().max_iterations == 9
+    cache.write_text("{broken")
+    assert load_settings().max_iterations == 9
+
+
+def test_invalid_input_is_never_cached(grove_home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("GROVE_MAX_ITERATIONS", "0")
+    for _ in range(2):
+        with pytest.raises(ConfigError, match="max_iterations"):
+            load_settings()

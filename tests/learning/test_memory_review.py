@@ -3,6 +3,7 @@ prompt block shows it, and the counter starts again."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from grove.agent.loop import Agent
@@ -19,7 +20,7 @@ from grove.tools.registry import ToolRegistry
 def test_every_n_user_turns_a_memory_review_keeps_a_fact(
     settings: Settings, store: SessionStore, workspace: Path
 ) -> None:
-    settings = settings.model_copy(update={"learning": LearningConfig(memory_review_turns=3)})  # type: ignore[arg-type]
+    settings = dataclasses.replace(settings, learning=LearningConfig(memory_review_turns=3))
     sid = store.create_session("script", system_prompt="SYS")
     ctx = ToolContext(workspace=workspace, settings=settings, store=store, session_id=sid)
     agent = Agent(

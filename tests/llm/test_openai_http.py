@@ -15,7 +15,7 @@ import pytest
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply, Handler
 
 import grove
-from grove.config import Settings
+from grove.config import ProviderConfig, Settings
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.openai_compat import OpenAICompatModel
 from grove.llm.openai_http import sse_data
@@ -94,7 +94,7 @@ def test_a_one_shot_model_never_imports_the_sdk(openai_server: FakeOpenAIServer,
 def test_auto_means_the_sdk_only_for_long_lived_sessions(
     setting: str, long_lived: bool, expected: str, tmp_path: Path
 ) -> None:
-    settings = Settings(home=tmp_path, providers={"openai-compat": {"transport": setting}})
+    settings = Settings(home=tmp_path, providers={"openai-compat": ProviderConfig(transport=setting)})
     model = build_model("openai-compat:m@http://127.0.0.1:9/v1", settings, long_lived=long_lived)
     assert isinstance(model, OpenAICompatModel) and model.transport == expected
 

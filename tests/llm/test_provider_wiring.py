@@ -61,7 +61,8 @@ def test_anthropic_spec_with_a_configured_base_url(
     monkeypatch.setenv("GROVE_HOME", str(tmp_path))
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-wired")
     settings = Settings(
-        home=tmp_path, providers={"anthropic": {"base_url": anthropic_server.url, "context_window": 50_000}}
+        home=tmp_path,
+        providers={"anthropic": ProviderConfig(base_url=anthropic_server.url, context_window=50_000)},
     )
     anthropic_server.queue(FakeReply(text="claude says hi"))
     model = build_model("anthropic:claude-haiku-4-5", settings)

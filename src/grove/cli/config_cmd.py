@@ -19,9 +19,10 @@ def show() -> None:
     import yaml
 
     from grove.config import KEY_ENVS, mask
+    from grove.dataclass_io import to_jsonable
 
     settings = load()
-    data = settings.model_dump(mode="json")
+    data = to_jsonable(settings)
     data["model"] = f"{settings.model or ''} (effective: {settings.resolved_model()})".strip()
     print(f"# {settings.config_path}" + ("" if settings.config_path.exists() else " (not created yet)"))
     print(yaml.safe_dump(data, sort_keys=False).rstrip())

@@ -5,28 +5,41 @@ Read from `settings.learning` when Settings has that section, else these default
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, Field
+from grove.dataclass_io import STRICT_KEYS, validate_as
+
+if TYPE_CHECKING:
+    from pydantic import Field  # the constraints below are checked by grove.dataclass_io.validate_as
 
 
-class LearningConfig(BaseModel):
-    review: bool = Field(True, description="run the background reviewer after turns that show a pattern")
-    review_model: str | None = Field(None, description="model spec for the reviewer; empty = the session's")
-    review_model_calls: int = Field(10, ge=1, description="model calls (turn or since last skill write)")
-    review_tool_calls: int = Field(
-        5, ge=1, description="tool calls in one turn that make a task worth reviewing"
-    )
-    memory_review_turns: int = Field(10, ge=1, description="user turns between memory reviews")
-    reviewer_max_iterations: int = Field(16, ge=1, le=64)
-    curator: bool = Field(True, description="let the curator run when grove has been idle")
-    curator_idle_hours: float = Field(2.0, ge=0)
-    curator_interval_days: float = Field(7.0, ge=0)
-    stale_days: float = Field(30.0, gt=0, description="unused this long: hidden from the index")
-    archive_days: float = Field(90.0, gt=0, description="unused this long: archived (restorable)")
-    overlap_threshold: float = Field(
-        0.45, gt=0, le=1, description="lexical similarity that counts as overlap"
-    )
+@dataclass
+class LearningConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    review: Annotated[
+        bool, Field(description="run the background reviewer after turns that show a pattern")
+    ] = True
+    review_model: Annotated[
+        str | None, Field(description="model spec for the reviewer; empty = the session's")
+    ] = None
+    review_model_calls: Annotated[
+        int, Field(ge=1, description="model calls (turn or since last skill write)")
+    ] = 10
+    review_tool_calls: Annotated[
+        int, Field(ge=1, description="tool calls in one turn that make a task worth reviewing")
+    ] = 5
+    memory_review_turns: Annotated[int, Field(ge=1, description="user turns between memory reviews")] = 10
+    reviewer_max_iterations: Annotated[int, Field(ge=1, le=64)] = 16
+    curator: Annotated[bool, Field(description="let the curator run when grove has been idle")] = True
+    curator_idle_hours: Annotated[float, Field(ge=0)] = 2.0
+    curator_interval_days: Annotated[float, Field(ge=0)] = 7.0
+    stale_days: Annotated[float, Field(gt=0, description="unused this long: hidden from the index")] = 30.0
+    archive_days: Annotated[float, Field(gt=0, description="unused this long: archived (restorable)")] = 90.0
+    overlap_threshold: Annotated[
+        float, Field(gt=0, le=1, description="lexical similarity that counts as overlap")
+    ] = 0.45
 
 
 def learning_config(settings: Any) -> LearningConfig:
@@ -34,7 +47,5 @@ def learning_config(settings: Any) -> LearningConfig:
     if isinstance(section, LearningConfig):
         return section
     if isinstance(section, dict):
-        return LearningConfig.model_validate(section)
-    if section is not None and hasattr(section, "model_dump"):
-        return LearningConfig.model_validate(section.model_dump())
+        return validate_as(LearningConfig, section)
     return LearningConfig()

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from grove.tools.context import ToolContext
@@ -95,7 +95,7 @@ def reviewer_registry(
     def memory_tool(ctx: ToolContext, **kw: Any) -> Any:
         ops = kw.get("operations")
         keys = ("action", "target", "content", "old_text")
-        detail = [o.model_dump() for o in ops] if ops else [{k: kw.get(k) for k in keys}]
+        detail = [asdict(o) for o in ops] if ops else [{k: kw.get(k) for k in keys}]
         if dry_run:
             result = "[dry run] not written: memory change recorded for review"
             log.add("memory", False, result, operations=detail)

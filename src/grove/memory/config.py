@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
 
-from pydantic import BaseModel, Field
+from grove.dataclass_io import STRICT_KEYS, validate_as
+
+if TYPE_CHECKING:
+    from pydantic import Field  # the constraints below are checked by grove.dataclass_io.validate_as
 
 
-class MemoryConfig(BaseModel):
-    enabled: bool = Field(True, description="load MEMORY.md / USER.md into new sessions")
-    memory_chars: int = Field(
-        2200, ge=100, description="limit of MEMORY.md (the agent's notes), in characters"
-    )
-    user_chars: int = Field(1375, ge=100, description="limit of USER.md (the user's profile), in characters")
-    full_notice: float = Field(0.9, gt=0, le=1, description="fill level from which the user sees a notice")
+@dataclass
+class MemoryConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    enabled: Annotated[bool, Field(description="load MEMORY.md / USER.md into new sessions")] = True
+    memory_chars: Annotated[
+        int, Field(ge=100, description="limit of MEMORY.md (the agent's notes), in characters")
+    ] = 2200
+    user_chars: Annotated[
+        int, Field(ge=100, description="limit of USER.md (the user's profile), in characters")
+    ] = 1375
+    full_notice: Annotated[
+        float, Field(gt=0, le=1, description="fill level from which the user sees a notice")
+    ] = 0.9
 
 
 def memory_config(settings: Any) -> MemoryConfig:
@@ -22,7 +33,5 @@ def memory_config(settings: Any) -> MemoryConfig:
     if isinstance(section, MemoryConfig):
         return section
     if isinstance(section, dict):
-        return MemoryConfig.model_validate(section)
-    if section is not None and hasattr(section, "model_dump"):
-        return MemoryConfig.model_validate(section.model_dump())
+        return validate_as(MemoryConfig, section)
     return MemoryConfig()

@@ -15,8 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel
-
 from grove.errors import GroveError
 from grove.memory.config import MemoryConfig
 from grove.store.files import atomic_write_text
@@ -32,8 +30,10 @@ class MemoryEditError(GroveError):
     """A refused memory change; the message says why and what to do instead."""
 
 
-class MemoryOp(BaseModel):
+@dataclass
+class MemoryOp:
     # One operation; also the item type of the tool's batch, so no descriptions here: each costs tokens per call.
+    # A dataclass, not a pydantic model: pydantic loads only when a tool call is validated.
     action: Action
     target: Target
     content: str | None = None

@@ -4,6 +4,7 @@ a tool's signature, its docstring, pydantic or grove's schema code changes, and 
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import json
 from pathlib import Path
 
@@ -19,11 +20,14 @@ def fingerprint(tool: Tool) -> str:
 
 
 def code_version() -> str:
-    """pydantic's version and a hash of the module that derives and compacts the schemas."""
-    from pydantic import VERSION
-
-    source = Path(registry.__file__).read_bytes()
-    return f"{VERSION}:{hashlib.sha1(source).hexdigest()[:16]}"
+    """A hash of pydantic's version file and of the module that derives and compacts the schemas (read, not
+    imported: the point is not to load pydantic)."""
+    spec = importlib.util.find_spec("pydantic")
+    pydantic_dir = Path(spec.origin).parent if spec and spec.origin else None
+    digest = hashlib.sha1(Path(registry.__file__).read_bytes())
+    if pydantic_dir is not None and (pydantic_dir / "version.py").is_file():
+        digest.update((pydantic_dir / "version.py").read_bytes())
+    return digest.hexdigest()[:16]
 
 
 def prime_schemas(tools: ToolRegistry, path: Path) -> None:

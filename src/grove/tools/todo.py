@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict, dataclass
 from typing import Literal
-
-from pydantic import BaseModel
 
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, make_tool
 
 
-class TodoItem(BaseModel):
+@dataclass
+class TodoItem:  # a dataclass, not a pydantic model: pydantic loads only when a tool is called
     content: str
     status: Literal["pending", "in_progress", "done"] = "pending"
 
@@ -25,7 +25,7 @@ def todo(ctx: ToolContext, items: list[TodoItem] | None = None) -> str:
         items: the whole list, each {content, status: pending|in_progress|done}
     """
     if items is not None:
-        ctx.state["todo"] = [i.model_dump() for i in items]
+        ctx.state["todo"] = [asdict(i) for i in items]
     current = ctx.state.get("todo", [])
     if not current:
         return "todo list is empty"
