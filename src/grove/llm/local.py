@@ -5,6 +5,7 @@ constrained by a grammar so they always parse.
 
 from __future__ import annotations
 
+import atexit
 import codecs
 import importlib.metadata
 import importlib.util
@@ -114,6 +115,9 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
         end_of_turn = "<|im_end|>" if "<|im_end|>" in template else eos
         loaded = _Loaded(llm=llm, lock=threading.Lock(), formatter=formatter, end_of_turn=end_of_turn)
         _CACHE[key] = loaded
+        # Free the model while llama_cpp still exists: left to the garbage collector at interpreter shutdown, its
+        # finalizer runs after the module's globals are gone and prints a TypeError traceback.
+        atexit.register(llm.close)
         return loaded
 
 
