@@ -349,9 +349,3 @@ def set_config_value(key: str, raw_value: str) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write_text(path, yaml.safe_dump(data, sort_keys=False))
     return path
-
-
-def mask(value: str) -> str:
-    if len(value) <= 12:
-        return "*" * len(value)
-    return f"{value[:4]}…{value[-4:]}"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from grove.config import ConfigError, load_settings, mask, set_config_value
+from grove.config import ConfigError, load_settings, set_config_value
 from grove.llm.spec import ModelSpec, parse_spec
 
 
@@ -74,9 +74,16 @@ def test_set_refuses_secrets() -> None:
         set_config_value("openai_api_key", "sk-secret")
 
 
-def test_mask_hides_all_but_the_ends() -> None:
-    assert mask("sk-abcdefghijklmnop") == "sk-a…mnop"
-    assert mask("short") == "*****"
+def test_config_show_masks_keys_as_everything_else_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    from typer.testing import CliRunner
+
+    from grove.cli.config_cmd import app
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-abcdefghijklmnopqrstuvwx")
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-short")  # under 20 characters: nothing shown
+    out = CliRunner().invoke(app, ["show"]).output
+    assert "OPENAI_API_KEY: sk-a…uvwx" in out and "ANTHROPIC_API_KEY: ***" in out
+    assert "abcdefghijklmnop" not in out and "short" not in out
 
 
 @pytest.mark.parametrize(

@@ -18,8 +18,9 @@ def show() -> None:
     """Print the effective settings, where they come from, and which API keys are set (masked)."""
     import yaml
 
-    from grove.config import KEY_ENVS, mask
+    from grove.config import KEY_ENVS
     from grove.dataclass_io import to_jsonable
+    from grove.security.redact import mask
 
     settings = load()
     data = to_jsonable(settings)
