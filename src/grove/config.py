@@ -60,8 +60,8 @@ class ProviderConfig:
     transport: Annotated[
         Literal["auto", "sdk", "http"],
         Field(
-            description="OpenAI-compatible providers: the openai SDK, or the stdlib transport (no 1 s import); "
-            "auto = the SDK in long-lived sessions (chat, goal, evolve), stdlib for one-shot runs"
+            description="OpenAI-compatible and Anthropic providers: the provider's SDK, or the stdlib transport "
+            "(no 1-2 s import); auto = the SDK in long-lived sessions (chat, goal, evolve), stdlib for one-shot runs"
         ),
     ] = "auto"
 

@@ -1,5 +1,5 @@
 """Fixtures for the provider tests: fake provider servers on 127.0.0.1, a Router that records its sleeps, and the
-OpenAI-compatible provider's two transports (each test that takes `transport` runs once per transport)."""
+remote providers' two transports, SDK and stdlib (each test that takes `transport` runs once per transport)."""
 
 from __future__ import annotations
 

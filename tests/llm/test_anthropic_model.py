@@ -1,8 +1,10 @@
-"""AnthropicModel: message conversion, and calls through the real anthropic SDK against the fake Messages API."""
+"""AnthropicModel: message conversion, and calls against the fake Messages API through both transports (the real
+anthropic SDK and grove's stdlib one): each test that takes `transport` runs once per transport."""
 
 from __future__ import annotations
 
 import json
+import socket
 
 import pytest
 from tests.fakes.anthropic_server import FakeAnthropicServer
@@ -45,10 +47,22 @@ CONVERSATION = [
 ]
 
 
-def model_for(srv: FakeAnthropicServer, api_key: str | None = "sk-ant-test") -> AnthropicModel:
+def model_for(
+    srv: FakeAnthropicServer | str, transport: str = "sdk", api_key: str | None = "sk-ant-test"
+) -> AnthropicModel:
     return AnthropicModel(
-        name="anthropic:claude-test", model="claude-test", api_key=api_key, base_url=srv.url
+        name="anthropic:claude-test",
+        model="claude-test",
+        api_key=api_key,
+        base_url=srv if isinstance(srv, str) else srv.url,
+        transport=transport,
     )
+
+
+def closed_port_url() -> str:
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{s.getsockname()[1]}"
 
 
 def test_conversion_of_a_tool_round_trip() -> None:
@@ -120,7 +134,7 @@ def test_tool_schema_conversion() -> None:
     ]
 
 
-def test_round_trip_through_the_fake_api(anthropic_server: FakeAnthropicServer) -> None:
+def test_round_trip_through_the_fake_api(anthropic_server: FakeAnthropicServer, transport: str) -> None:
     usage = {
         "input_tokens": 40,
         "output_tokens": 12,
@@ -128,7 +142,7 @@ def test_round_trip_through_the_fake_api(anthropic_server: FakeAnthropicServer) 
         "cache_creation_input_tokens": 100,
     }
     anthropic_server.queue(FakeReply(text="b.txt is as long as a.txt.", usage=usage))
-    result = model_for(anthropic_server).complete(CONVERSATION, TOOLS, FAST)
+    result = model_for(anthropic_server, transport).complete(CONVERSATION, TOOLS, FAST)
     assert result.text == "b.txt is as long as a.txt." and result.finish_reason == "stop"
     assert (result.usage.prompt_tokens, result.usage.completion_tokens, result.usage.cached_tokens) == (
         2140,
@@ -137,7 +151,7 @@ def test_round_trip_through_the_fake_api(anthropic_server: FakeAnthropicServer) 
     )
     (req,) = anthropic_server.requests
     assert req.path == "/v1/messages"
-    # older SDKs send x-api-key, newer ones a bearer token
+    # the http transport and older SDKs send x-api-key, newer SDKs a bearer token
     assert "sk-ant-test" in (
         req.headers.get("x-api-key"),
         req.headers.get("authorization", "").removeprefix("Bearer "),
@@ -147,25 +161,27 @@ def test_round_trip_through_the_fake_api(anthropic_server: FakeAnthropicServer) 
     assert req.body["tools"][0]["input_schema"]["required"] == ["path"]
 
 
-def test_tool_use_reply_becomes_tool_calls(anthropic_server: FakeAnthropicServer) -> None:
+def test_tool_use_reply_becomes_tool_calls(anthropic_server: FakeAnthropicServer, transport: str) -> None:
     anthropic_server.queue(FakeReply(text="Let me read it.", tool_calls=[("read_file", {"path": "c.txt"})]))
-    result = model_for(anthropic_server).complete(
-        CONVERSATION[:2], TOOLS, ModelSettings(max_tokens=100, timeout=5)
+    result = model_for(anthropic_server, transport).complete(
+        CONVERSATION[:2], TOOLS, ModelSettings(max_tokens=100, temperature=0.25, timeout=5)
     )
     assert result.finish_reason == "tool_calls"
     assert [(c.id, c.name, json.loads(c.arguments)) for c in result.tool_calls] == [
         ("toolu_0", "read_file", {"path": "c.txt"})
     ]
-    assert anthropic_server.requests[0].body["max_tokens"] == 100
+    body = anthropic_server.requests[0].body
+    assert (body["max_tokens"], body["temperature"]) == (100, 0.25)
+    assert "stream" not in body
 
 
-def test_streaming_text_tool_calls_and_usage(anthropic_server: FakeAnthropicServer) -> None:
+def test_streaming_text_tool_calls_and_usage(anthropic_server: FakeAnthropicServer, transport: str) -> None:
     usage = {"input_tokens": 10, "output_tokens": 25, "cache_read_input_tokens": 500}
     anthropic_server.queue(
         FakeReply(text="Reading c.txt now.", tool_calls=[("read_file", {"path": "c.txt"})], usage=usage)
     )
     deltas: list[str] = []
-    result = model_for(anthropic_server).complete(CONVERSATION, TOOLS, FAST, on_text=deltas.append)
+    result = model_for(anthropic_server, transport).complete(CONVERSATION, TOOLS, FAST, on_text=deltas.append)
     assert len(deltas) > 1 and "".join(deltas) == result.text == "Reading c.txt now."
     assert [(c.name, json.loads(c.arguments)) for c in result.tool_calls] == [
         ("read_file", {"path": "c.txt"})
@@ -192,14 +208,16 @@ def test_streaming_text_tool_calls_and_usage(anthropic_server: FakeAnthropicServ
         (400, ErrorKind.BAD_REQUEST),
     ],
 )
-def test_error_mapping(anthropic_server: FakeAnthropicServer, status: int, kind: ErrorKind) -> None:
+def test_error_mapping(
+    anthropic_server: FakeAnthropicServer, status: int, kind: ErrorKind, transport: str
+) -> None:
     anthropic_server.queue(FakeReply(status=status))
     with pytest.raises(ModelError) as info:
-        model_for(anthropic_server).complete(CONVERSATION, [], FAST)
+        model_for(anthropic_server, transport).complete(CONVERSATION, [], FAST)
     assert info.value.kind is kind and info.value.status == status
 
 
-def test_prompt_too_long_is_context_overflow(anthropic_server: FakeAnthropicServer) -> None:
+def test_prompt_too_long_is_context_overflow(anthropic_server: FakeAnthropicServer, transport: str) -> None:
     body = {
         "type": "error",
         "error": {
@@ -209,48 +227,135 @@ def test_prompt_too_long_is_context_overflow(anthropic_server: FakeAnthropicServ
     }
     anthropic_server.queue(FakeReply(status=400, error_body=body))
     with pytest.raises(ModelError) as info:
-        model_for(anthropic_server).complete(CONVERSATION, [], FAST)
-    assert info.value.kind is ErrorKind.CONTEXT_OVERFLOW
+        model_for(anthropic_server, transport).complete(CONVERSATION, [], FAST)
+    assert info.value.kind is ErrorKind.CONTEXT_OVERFLOW and info.value.status == 400
+    assert "prompt is too long" in info.value.message
 
 
-def test_overloaded_inside_a_stream_is_retried(anthropic_server: FakeAnthropicServer, sleeps) -> None:
+def test_overloaded_inside_a_stream_is_retried(
+    anthropic_server: FakeAnthropicServer, sleeps, transport: str
+) -> None:
     anthropic_server.queue(
         FakeReply(text="half", stream_error={"type": "overloaded_error", "message": "Overloaded"}),
         FakeReply(text="whole answer"),
     )
     events = []
     r = Router(
-        [model_for(anthropic_server)], retry=RetryPolicy(attempts=3), sleep=sleeps, on_event=events.append
+        [model_for(anthropic_server, transport)],
+        retry=RetryPolicy(attempts=3),
+        sleep=sleeps,
+        on_event=events.append,
     )
     result = r.complete(CONVERSATION, [], FAST, on_text=lambda _: None)
     assert result.text == "whole answer"
     assert [(e.error.kind, e.error.status) for e in events] == [(ErrorKind.OVERLOADED, None)]
 
 
-def test_retry_after_on_429_reaches_the_router(anthropic_server: FakeAnthropicServer, sleeps) -> None:
+def test_retry_after_on_429_reaches_the_router(
+    anthropic_server: FakeAnthropicServer, sleeps, transport: str
+) -> None:
     anthropic_server.queue(FakeReply(status=429, headers={"retry-after": "3"}), FakeReply(text="ok"))
-    r = Router([model_for(anthropic_server)], sleep=sleeps)
+    r = Router([model_for(anthropic_server, transport)], sleep=sleeps)
     assert r.complete(CONVERSATION, [], FAST).text == "ok"
     assert sleeps.delays == [3.0]
 
 
-def test_missing_key_is_an_auth_error_naming_the_variable() -> None:
-    model = AnthropicModel(name="anthropic:claude-test", model="claude-test", api_key=None)
+def test_missing_key_is_an_auth_error_naming_the_variable(transport: str) -> None:
+    model = AnthropicModel(
+        name="anthropic:claude-test", model="claude-test", api_key=None, transport=transport
+    )
     with pytest.raises(ModelError) as info:
         model.complete(CONVERSATION, [], FAST)
     assert info.value.kind is ErrorKind.AUTH and "export ANTHROPIC_API_KEY=" in str(info.value)
 
 
-def test_fake_rejects_orphan_tool_results(anthropic_server: FakeAnthropicServer) -> None:
+def test_fake_rejects_orphan_tool_results(anthropic_server: FakeAnthropicServer, transport: str) -> None:
     # Guards the conversion tests above: the fake really checks the tool_use/tool_result pairing.
     bad = [{"role": "user", "content": "hi"}, {"role": "tool", "tool_call_id": "nope", "content": "x"}]
     with pytest.raises(ModelError) as info:
-        model_for(anthropic_server).complete(bad, [], FAST)
+        model_for(anthropic_server, transport).complete(bad, [], FAST)
     assert info.value.kind is ErrorKind.BAD_REQUEST and "tool_use_id" in str(info.value)
 
 
-def test_a_stream_cut_short_is_a_connection_error(anthropic_server: FakeAnthropicServer) -> None:
+def test_a_stream_cut_short_is_a_connection_error(
+    anthropic_server: FakeAnthropicServer, transport: str
+) -> None:
     anthropic_server.queue(FakeReply(text="half an answer", cut_stream=True))
     with pytest.raises(ModelError) as info:
-        model_for(anthropic_server).complete(CONVERSATION, [], FAST, on_text=lambda _: None)
+        model_for(anthropic_server, transport).complete(CONVERSATION, [], FAST, on_text=lambda _: None)
     assert info.value.kind is ErrorKind.CONNECTION and info.value.retryable
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_429_carries_its_status_and_retry_after(
+    anthropic_server: FakeAnthropicServer, transport: str, stream: bool
+) -> None:
+    anthropic_server.queue(FakeReply(status=429, headers={"retry-after": "3"}))
+    with pytest.raises(ModelError) as info:
+        model_for(anthropic_server, transport).complete(
+            CONVERSATION, [], FAST, on_text=(lambda _: None) if stream else None
+        )
+    err = info.value
+    assert (err.kind, err.status, err.retry_after) == (ErrorKind.RATE_LIMIT, 429, 3.0)
+    assert err.message == "fake rate_limit_error (HTTP 429)"  # the body's message, not a generic one
+
+
+def test_401_names_the_key_variable(anthropic_server: FakeAnthropicServer, transport: str) -> None:
+    anthropic_server.queue(FakeReply(status=401))
+    with pytest.raises(ModelError) as info:
+        model_for(anthropic_server, transport).complete(CONVERSATION, [], FAST)
+    assert info.value.kind is ErrorKind.AUTH and not info.value.retryable
+    assert "export ANTHROPIC_API_KEY=" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("error", "kind"),
+    [
+        ({"type": "overloaded_error", "message": "Overloaded"}, ErrorKind.OVERLOADED),
+        ({"type": "rate_limit_error", "message": "slow down"}, ErrorKind.RATE_LIMIT),
+        ({"type": "api_error", "message": "Internal server error"}, ErrorKind.SERVER_ERROR),
+        (
+            {"type": "invalid_request_error", "message": "prompt is too long: 9 > 8"},
+            ErrorKind.CONTEXT_OVERFLOW,
+        ),
+        ({"type": "authentication_error", "message": "invalid x-api-key"}, ErrorKind.AUTH),
+    ],
+)
+def test_an_error_event_in_a_stream_is_classified_by_its_type(
+    anthropic_server: FakeAnthropicServer, transport: str, error: dict, kind: ErrorKind
+) -> None:
+    anthropic_server.queue(FakeReply(text="half", stream_error=error))
+    deltas: list[str] = []
+    with pytest.raises(ModelError) as info:
+        model_for(anthropic_server, transport).complete(CONVERSATION, [], FAST, on_text=deltas.append)
+    assert info.value.kind is kind and info.value.status is None  # a 200 stream: no status of its own
+    assert error["message"] in str(info.value)
+    assert deltas == ["half"]  # what came before the error was forwarded
+
+
+def test_connection_refused_is_a_connection_error(transport: str) -> None:
+    with pytest.raises(ModelError) as info:
+        model_for(closed_port_url(), transport).complete(CONVERSATION, [], FAST)
+    assert info.value.kind is ErrorKind.CONNECTION and info.value.retryable
+    assert "cannot reach the model server" in info.value.message
+
+
+def test_a_read_timeout_is_a_timeout(anthropic_server: FakeAnthropicServer, transport: str) -> None:
+    anthropic_server.queue(FakeReply(text="late", delay=2.0))
+    with pytest.raises(ModelError) as info:
+        model_for(anthropic_server, transport).complete(CONVERSATION, [], ModelSettings(timeout=0.1))
+    assert info.value.kind is ErrorKind.TIMEOUT and info.value.retryable
+
+
+def test_a_dropped_connection_is_a_connection_error(
+    anthropic_server: FakeAnthropicServer, transport: str
+) -> None:
+    anthropic_server.queue(FakeReply(drop=True))
+    with pytest.raises(ModelError) as info:
+        model_for(anthropic_server, transport).complete(CONVERSATION, [], FAST)
+    assert info.value.kind is ErrorKind.CONNECTION
+
+
+def test_an_unknown_transport_is_refused() -> None:
+    with pytest.raises(ValueError, match="sdk, http"):
+        AnthropicModel(name="x", model="m", transport="curl")

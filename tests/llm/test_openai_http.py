@@ -17,8 +17,8 @@ from tests.fakes.openai_server import FakeOpenAIServer, FakeReply, Handler
 import grove
 from grove.config import ProviderConfig, Settings
 from grove.llm.errors import ErrorKind, ModelError
+from grove.llm.http_transport import sse_events
 from grove.llm.openai_compat import OpenAICompatModel
-from grove.llm.openai_http import sse_data
 from grove.llm.spec import build_model
 from grove.llm.types import ModelSettings
 
@@ -161,18 +161,24 @@ def test_a_stream_event_that_is_not_json_is_a_server_error(raw_server: RawOpenAI
     assert info.value.kind is ErrorKind.SERVER_ERROR and "not JSON" in info.value.message
 
 
-def test_sse_data_follows_the_event_framing() -> None:
+def test_sse_events_follow_the_event_framing() -> None:
     lines = [
         b": a comment\r\n",
         b"event: message\n",
         b'data: {"a":\n',
         b"data: 1}\n",
         b"\n",
+        b"event: no data, not dispatched\n",
+        b"\n",
         b"data:[DONE]\n",
         b"\n",
+        b"event: ping\r\n",
+        b"id: 7\r\n",
+        b'data: {"type": "ping"}\r\n',
+        b"\r\n",
         b'data: {"cut": "before its blank line"}\n',
     ]
-    assert list(sse_data(lines)) == ['{"a":\n1}', "[DONE]"]
+    assert list(sse_events(lines)) == [("message", '{"a":\n1}'), ("", "[DONE]"), ("ping", '{"type": "ping"}')]
 
 
 def test_an_unknown_transport_is_refused() -> None:

@@ -1,25 +1,24 @@
 """The OpenAI-compatible provider (OpenAI, OpenRouter, vLLM, llama.cpp server, ...): one wire format, two transports.
 
-Transports: the `openai` SDK (imported lazily: ~1 s), or grove.llm.openai_http (stdlib, ~0.03 s). Neither retries:
-the Router does, on errors classified by grove.llm.http_errors.
+Transports: the `openai` SDK (imported lazily: ~1 s), or grove.llm.http_transport (stdlib, ~0.03 s). Neither
+retries: the Router does, on errors classified by grove.llm.http_errors.
 """
 
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.http_errors import classify_http_error, classify_transport_error
+from grove.llm.http_transport import TRANSPORTS, HTTPTransport, decode_event
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
-if TYPE_CHECKING:
-    from grove.llm.openai_http import HTTPTransport
-
-TRANSPORTS = ("sdk", "http")
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
 DEFAULT_CONTEXT_WINDOW = 128_000
 # Most specific prefix first; matched against the model id without any "vendor/" prefix (OpenRouter style).
 CONTEXT_WINDOWS: list[tuple[str, int]] = [
@@ -38,15 +37,6 @@ CONTEXT_WINDOWS: list[tuple[str, int]] = [
 ]
 # Reasoning models take max_completion_tokens and refuse max_tokens.
 COMPLETION_TOKENS_PREFIXES = ("o1", "o3", "o4", "gpt-5")
-
-
-def resolve_transport(setting: str, long_lived: bool) -> str:
-    """The `transport` setting's "auto": the SDK for a long-lived session (chat, serve), whose pooled keep-alive
-    connection serves many calls and whose import is paid once; the stdlib transport for one-shot commands, where
-    that import would be most of the start-up."""
-    if setting == "auto":
-        return "sdk" if long_lived else "http"
-    return setting
 
 
 def context_window_for(model: str) -> int:
@@ -100,9 +90,12 @@ class OpenAICompatModel:
     def _get_http(self) -> HTTPTransport:
         with self._lock:
             if self._http is None:
-                from grove.llm.openai_http import HTTPTransport
-
-                self._http = HTTPTransport(self.base_url, self.api_key, model=self.name, key_env=self.key_env)
+                # As the SDK does: no base URL means OPENAI_BASE_URL, then OpenAI itself.
+                base = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
+                # Local servers need no key: send none rather than a placeholder.
+                auth = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+                url = base.rstrip("/") + "/chat/completions"
+                self._http = HTTPTransport(url, auth, model=self.name, key_env=self.key_env)
             return self._http
 
     def request_params(
@@ -140,9 +133,22 @@ class OpenAICompatModel:
         http = self._get_http()
         if on_text is None:
             return self.parse_completion(http.complete(params, timeout))
+        body = {**params, "stream": True, "stream_options": {"include_usage": True}}
         # closing(): an error raised while assembling must not leave the connection open until garbage collection.
-        with contextlib.closing(http.stream(params, timeout)) as chunks:
+        with contextlib.closing(self._http_chunks(http, body, timeout)) as chunks:
             return self.assemble(chunks, on_text)
+
+    def _http_chunks(
+        self, http: HTTPTransport, body: dict[str, Any], timeout: float
+    ) -> Iterator[dict[str, Any]]:
+        """The chunk objects of a streamed call, up to `data: [DONE]` (or the end of the connection)."""
+        with contextlib.closing(http.stream(body, timeout)) as events:
+            for _, data in events:
+                if data == "[DONE]":
+                    return
+                chunk = decode_event(data, self.name)
+                if isinstance(chunk, dict):
+                    yield chunk
 
     def _complete_sdk(
         self, params: dict[str, Any], timeout: float, on_text: TextCallback | None

@@ -63,7 +63,7 @@ def api_key_for(provider: str, cfg: ProviderConfig) -> tuple[str | None, str]:
 
 def build_model(spec_text: str, settings: Settings, *, long_lived: bool = False) -> Model:
     """The model a spec names. `long_lived`: the process serves many calls (chat, serve), which picks the
-    openai SDK over the stdlib transport when a provider's `transport` is "auto"."""
+    provider's SDK over the stdlib transport when its `transport` is "auto"."""
     spec = parse_spec(spec_text)
     cfg = settings.providers.get(spec.provider, ProviderConfig())
     if spec.provider == "script":
@@ -86,6 +86,8 @@ def build_model(spec_text: str, settings: Settings, *, long_lived: bool = False)
         spec.provider in ("openai", "openrouter") or (spec.provider == "anthropic" and not cfg.base_url)
     ):
         raise ConfigError(f"{spec.provider} needs an API key: export {key_env}=... (grove never stores keys)")
+    from grove.llm.http_transport import resolve_transport
+
     if spec.provider == "anthropic":
         from grove.llm.anthropic_model import AnthropicModel
 
@@ -96,8 +98,9 @@ def build_model(spec_text: str, settings: Settings, *, long_lived: bool = False)
             key_env=key_env,
             base_url=cfg.base_url,
             context_window=cfg.context_window,
+            transport=resolve_transport(cfg.transport, long_lived),
         )
-    from grove.llm.openai_compat import OpenAICompatModel, resolve_transport
+    from grove.llm.openai_compat import OpenAICompatModel
 
     return OpenAICompatModel(
         name=str(spec),

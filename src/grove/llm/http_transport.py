@@ -1,6 +1,6 @@
-"""The OpenAI-compatible provider's lean transport: chat completions over urllib, ssl and json alone.
+"""The remote providers' lean transport: JSON POSTs over urllib, ssl and json alone, plain or as server-sent events.
 
-`import openai` costs about a second of start-up and this module ~0.03 s, so one-shot calls skip the SDK.
+It imports in ~0.03 s where `import openai` takes ~1 s and `import anthropic` ~2 s, so one-shot calls skip the SDKs.
 """
 
 from __future__ import annotations
@@ -8,37 +8,43 @@ from __future__ import annotations
 import contextlib
 import http.client
 import json
-import os
 import ssl
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from grove import __version__
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.http_errors import classify_http_error
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+TRANSPORTS = ("sdk", "http")
+
+
+def resolve_transport(setting: str, long_lived: bool) -> str:
+    """The `transport` setting's "auto": the SDK for a long-lived session (chat, serve), whose pooled keep-alive
+    connection serves many calls and whose import is paid once; the stdlib transport for one-shot commands, where
+    that import would be most of the start-up."""
+    if setting == "auto":
+        return "sdk" if long_lived else "http"
+    return setting
 
 
 class HTTPTransport:
-    """POST {base_url}/chat/completions, plain or streamed (server-sent events). Never retries: the Router does."""
+    """POST JSON to one URL, plain or streamed. Never retries: the Router does."""
 
-    def __init__(self, base_url: str | None, api_key: str | None, *, model: str, key_env: str) -> None:
-        # As the SDK does: no base URL means OPENAI_BASE_URL, then OpenAI itself.
-        base = base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-        self.url = base.rstrip("/") + "/chat/completions"
-        self.api_key = api_key
+    def __init__(self, url: str, headers: Mapping[str, str], *, model: str, key_env: str) -> None:
+        self.url = url
+        self.headers = {"Content-Type": "application/json", "User-Agent": f"grove/{__version__}", **headers}
         self.model = model  # grove's name for the model, for error messages
         self.key_env = key_env
         self._opener: urllib.request.OpenerDirector | None = None
         self._lock = threading.Lock()
 
-    def complete(self, params: dict[str, Any], timeout: float) -> dict[str, Any]:
+    def complete(self, body: dict[str, Any], timeout: float) -> dict[str, Any]:
         """The decoded JSON answer of a plain (non-streaming) call."""
-        with self._mapped_errors(), self._post(params, timeout, "application/json") as response:
+        with self._mapped_errors(), self._post(body, timeout, "application/json") as response:
             raw = response.read()
         try:
             data = json.loads(raw)
@@ -53,29 +59,15 @@ class HTTPTransport:
             )
         return data
 
-    def stream(self, params: dict[str, Any], timeout: float) -> Iterator[dict[str, Any]]:
-        """The chunk objects of a streamed call, up to `data: [DONE]` (or the end of the connection)."""
-        body = {**params, "stream": True, "stream_options": {"include_usage": True}}
+    def stream(self, body: dict[str, Any], timeout: float) -> Iterator[tuple[str, str]]:
+        """(event name, data) of each server-sent event, until the server closes the connection."""
         with self._mapped_errors(), self._post(body, timeout, "text/event-stream") as response:
-            for data in sse_data(response):
-                if data == "[DONE]":
-                    return
-                try:
-                    chunk = json.loads(data)
-                except ValueError:
-                    raise ModelError(
-                        ErrorKind.SERVER_ERROR,
-                        f"the server sent a stream event that is not JSON: {data[:200]!r}",
-                        model=self.model,
-                    ) from None
-                if isinstance(chunk, dict):
-                    yield chunk
+            yield from sse_events(response)
 
     def _post(self, body: dict[str, Any], timeout: float, accept: str) -> http.client.HTTPResponse:
-        headers = {"Content-Type": "application/json", "Accept": accept, "User-Agent": f"grove/{__version__}"}
-        if self.api_key:  # local servers need no key; send none rather than a placeholder
-            headers["Authorization"] = f"Bearer {self.api_key}"
-        request = urllib.request.Request(self.url, json.dumps(body).encode(), headers, method="POST")
+        # Serialised as both SDKs do (httpx's defaults), so either transport sends the same bytes.
+        data = json.dumps(body, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode()
+        request = urllib.request.Request(self.url, data, {**self.headers, "Accept": accept}, method="POST")
         return self._get_opener().open(request, timeout=timeout)
 
     def _get_opener(self) -> urllib.request.OpenerDirector:
@@ -92,7 +84,7 @@ class HTTPTransport:
 
     @contextlib.contextmanager
     def _mapped_errors(self) -> Iterator[None]:
-        """HTTP error answers and transport failures -> the ModelErrors the SDK path raises for them."""
+        """HTTP error answers and transport failures -> the ModelErrors the SDK paths raise for them."""
         try:
             yield
         except urllib.error.HTTPError as e:
@@ -119,6 +111,18 @@ class HTTPTransport:
         )
 
 
+def decode_event(data: str, model: str) -> Any:
+    """One server-sent event's JSON data; anything else means a broken server or proxy (retryable)."""
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise ModelError(
+            ErrorKind.SERVER_ERROR,
+            f"the server sent a stream event that is not JSON: {data[:200]!r}",
+            model=model,
+        ) from None
+
+
 def transport_error(exc: BaseException, model: str) -> ModelError:
     """A timeout, or any other failure to get an answer through (refused, DNS, reset, TLS, cut short)."""
     reason = exc.reason if isinstance(exc, urllib.error.URLError) else exc
@@ -128,7 +132,7 @@ def transport_error(exc: BaseException, model: str) -> ModelError:
 
 
 def tls_context() -> ssl.SSLContext:
-    """Trust certifi's CA bundle when it is installed, as the SDK does; else the system's."""
+    """Trust certifi's CA bundle when it is installed, as the SDKs do; else the system's."""
     try:
         import certifi
     except ImportError:
@@ -136,16 +140,17 @@ def tls_context() -> ssl.SSLContext:
     return ssl.create_default_context(cafile=certifi.where())
 
 
-def sse_data(lines: Iterable[bytes]) -> Iterator[str]:
-    """The data of each complete server-sent event (multi-line data joined); other fields and comments skipped.
-
-    An event the connection cut off before its closing blank line is dropped, as the SSE spec says."""
-    data: list[str] = []
+def sse_events(lines: Iterable[bytes]) -> Iterator[tuple[str, str]]:
+    """(event name or "", data) of each complete server-sent event, multi-line data joined; ids, retry fields and
+    comments skipped. An event the connection cut off before its closing blank line is dropped, as the spec says."""
+    event, data = "", []
     for raw in lines:
         line = raw.decode("utf-8", "replace").rstrip("\r\n")
         if not line:
             if data:
-                yield "\n".join(data)
-            data = []
+                yield event, "\n".join(data)
+            event, data = "", []
         elif line.startswith("data:"):
             data.append(line[5:].removeprefix(" "))
+        elif line.startswith("event:"):
+            event = line[6:].strip()
