@@ -1,8 +1,9 @@
-"""Framework overhead and fixed cost of one `grove run` against a fake OpenAI-compatible server that answers at once.
+"""Framework overhead and fixed cost of one `grove run` against fake servers that answer at once.
 
-Prints the median wall time of a run with the default transport ("auto": stdlib HTTP for one-shot runs) and with the
-openai SDK, HTTP requests per answer, peak RSS, and the size of the request for "Say hello" with the default toolsets
-in cl100k tokens (system prompt, tool schemas). Usage: python benchmarks/run_overhead.py [--runs 10]
+Prints the median wall time of a run with the default transport ("auto": stdlib HTTP for one-shot runs) and through
+the provider's SDK, for an OpenAI-compatible server and for Anthropic's API; HTTP requests per answer, peak RSS, and
+the size of the request for "Say hello" with the default toolsets in cl100k tokens (system prompt, tool schemas).
+Usage: python benchmarks/run_overhead.py [--runs 10]
 """
 
 from __future__ import annotations
@@ -10,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -22,6 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from tests.fakes.anthropic_server import FakeAnthropicServer  # noqa: E402
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply  # noqa: E402
 
 from tokens import count_tokens  # noqa: E402
@@ -40,30 +41,41 @@ def main() -> None:
         for k, v in os.environ.items()
         if not k.endswith("_API_KEY") and not k.startswith("GROVE_") and k != "PYTHONDONTWRITEBYTECODE"
     }
-    grove = [sys.executable, "-m", "grove"]
-    with FakeOpenAIServer(default=FakeReply(text="Hello!")) as srv:
-        cmd = [*grove, "run", args.prompt, "-m", f"openai-compat:fake-model@{srv.url}", "--json"]
-        # The default ("auto": the stdlib transport for a one-shot run), and the same run through the openai SDK.
+    grove = [sys.executable, "-m", "grove", "run", args.prompt, "--json"]
+    fake = FakeReply(text="Hello!")
+    with FakeOpenAIServer(default=fake) as srv, FakeAnthropicServer(default=fake) as claude:
+        openai_cmd = [*grove, "-m", f"openai-compat:fake-model@{srv.url}"]
+        claude_cmd = [*grove, "-m", "anthropic:fake-model"]
+        # The default transport ("auto": stdlib HTTP for a one-shot run), and the same run through the provider's
+        # SDK; for an OpenAI-compatible server (the issue's figure) and for Anthropic's API.
         variants = {
-            "auto": {**env, "GROVE_HOME": str(_home(None))},
-            "sdk": {**env, "GROVE_HOME": str(_home("sdk"))},
+            "openai": (openai_cmd, _home("openai-compat", None)),
+            "openai-sdk": (openai_cmd, _home("openai-compat", "sdk")),
+            "anthropic": (claude_cmd, _home("anthropic", None, claude.url)),
+            "anthropic-sdk": (claude_cmd, _home("anthropic", "sdk", claude.url)),
         }
         times: dict[str, list[float]] = {name: [] for name in variants}
         requests = []
-        for variant_env in variants.values():
-            subprocess.run(cmd, env=variant_env, capture_output=True, check=True)  # warm files, .pyc, caches
+        for cmd, home in variants.values():  # warm files, .pyc, caches
+            subprocess.run(cmd, env={**env, "GROVE_HOME": str(home)}, capture_output=True, check=True)
         for _ in range(args.runs):
-            for name, variant_env in variants.items():  # interleaved, so a noisy moment hits all alike
+            for name, (cmd, home) in variants.items():  # interleaved, so a noisy moment hits all alike
                 before = len(srv.requests)
                 start = time.perf_counter()
-                out = subprocess.run(cmd, env=variant_env, capture_output=True, text=True)
+                out = subprocess.run(
+                    cmd, env={**env, "GROVE_HOME": str(home)}, capture_output=True, text=True
+                )
                 times[name].append(time.perf_counter() - start)
                 if out.returncode != 0:
                     raise SystemExit(f"grove run failed: {out.stderr}")
-                if name == "auto":
+                if name == "openai":
                     requests.append(len(srv.requests) - before)
         body = srv.requests[-1].body
-    rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        rss = {
+            name: _peak_rss_mb(cmd, {**env, "GROVE_HOME": str(home)})
+            for name, (cmd, home) in variants.items()
+        }
+    rss_mb = rss["openai"]
     bare = statistics.median(_timed([sys.executable, "-c", "pass"]) for _ in range(args.runs))
 
     messages = body["messages"]
@@ -71,30 +83,43 @@ def main() -> None:
     system_tokens = count_tokens(messages[0]["content"])
     tool_tokens = count_tokens(json.dumps(tools)) if tools else 0
     request_tokens = count_tokens(json.dumps({"messages": messages, "tools": tools}))
-    auto, sdk = (statistics.median(times[n]) for n in variants)
+    median = {name: statistics.median(t) for name, t in times.items()}
     print(
-        f"{'variant':<10} {'median':>8} {'min':>8} {'max':>8}   ({args.runs} runs each, instant fake server)"
+        f"{'variant':<14} {'median':>8} {'min':>8} {'max':>8}   ({args.runs} runs each, instant fake server)"
     )
     for name, t in times.items():
-        print(f"{name:<10} {statistics.median(t):7.3f}s {min(t):7.3f}s {max(t):7.3f}s")
+        print(
+            f"{name:<14} {statistics.median(t):7.3f}s {min(t):7.3f}s {max(t):7.3f}s  peak RSS {rss[name]:.0f} MB"
+        )
     print(f"bare interpreter (python -c pass): {bare:.3f} s")
-    print(f"HTTP requests per answer: {statistics.median(requests):.0f}  peak RSS of a run: {rss_mb:.0f} MB")
+    print(f"HTTP requests per answer: {statistics.median(requests):.0f}")
     print(
         f"request for {args.prompt!r}: {request_tokens} tokens (system prompt {system_tokens}, "
         f"{len(tools)} tool schemas {tool_tokens})"
     )
     print(
-        f"overhead_s={auto:.3f} sdk_overhead_s={sdk:.3f} python_s={bare:.3f} "
+        f"overhead_s={median['openai']:.3f} sdk_overhead_s={median['openai-sdk']:.3f} "
+        f"anthropic_overhead_s={median['anthropic']:.3f} anthropic_sdk_overhead_s={median['anthropic-sdk']:.3f} "
+        f"python_s={bare:.3f} "
         f"requests={statistics.median(requests):.0f} rss_mb={rss_mb:.0f} prompt_tokens={request_tokens} "
         f"system_tokens={system_tokens} tool_schema_tokens={tool_tokens} tools={len(tools)}"
     )
 
 
-def _home(transport: str | None) -> Path:
+def _home(provider: str, transport: str | None, base_url: str | None = None) -> Path:
     home = Path(tempfile.mkdtemp(prefix="grove-bench-"))
-    if transport:
-        (home / "config.yaml").write_text(f"providers:\n  openai-compat:\n    transport: {transport}\n")
+    settings = {k: v for k, v in (("transport", transport), ("base_url", base_url)) if v}
+    if settings:
+        lines = "".join(f"    {k}: {v}\n" for k, v in settings.items())
+        (home / "config.yaml").write_text(f"providers:\n  {provider}:\n{lines}")
     return home
+
+
+def _peak_rss_mb(cmd: list[str], env: dict[str, str]) -> float:
+    """The peak resident memory of one run of `cmd` alone."""
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, _, usage = os.wait4(proc.pid, 0)
+    return usage.ru_maxrss / 1024
 
 
 def _timed(cmd: list[str]) -> float:
