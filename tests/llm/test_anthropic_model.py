@@ -171,7 +171,8 @@ def test_tool_use_reply_becomes_tool_calls(anthropic_server: FakeAnthropicServer
         ("toolu_0", "read_file", {"path": "c.txt"})
     ]
     body = anthropic_server.requests[0].body
-    assert (body["max_tokens"], body["temperature"]) == (100, 0.25)
+    # API version 2026-10-21 refuses sampling parameters: a temperature setting is not sent to Anthropic
+    assert body["max_tokens"] == 100 and "temperature" not in body
     assert "stream" not in body
 
 

@@ -22,7 +22,9 @@ from grove.llm.http_transport import TRANSPORTS, HTTPTransport, decode_event
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
-API_VERSION = "2023-06-01"
+# The version the anthropic SDK (2.x) sends; both transports send it, so they talk to the same API. It has no
+# sampling parameters: temperature, top_p or top_k, even at their defaults, are a 400 there.
+API_VERSION = "2026-10-21"
 DEFAULT_MAX_TOKENS = 4096
 DEFAULT_CONTEXT_WINDOW = 200_000
 CACHE = {"type": "ephemeral"}
@@ -245,8 +247,6 @@ class AnthropicModel:
             params["system"] = system
         if tools:
             params["tools"] = convert_tools(tools)
-        if settings.temperature is not None:
-            params["temperature"] = settings.temperature
         return params
 
     def complete(
@@ -298,7 +298,7 @@ class AnthropicModel:
 
         client = self._get_client(timeout)
         # client.post rather than messages.create: it sends this body as it is, the very bytes the http transport
-        # sends, where messages.create reorders its keys and (anthropic 2.14) refuses `temperature` outright.
+        # sends, where messages.create reorders its keys.
         try:
             if on_text is None:
                 message = client.post(
