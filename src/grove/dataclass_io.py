@@ -33,6 +33,17 @@ def validate_as(cls: type[T], data: Any) -> T:
         ) from e
 
 
+def section(settings: Any, name: str, cls: type[T]) -> T:
+    """`settings.<name>` as a `cls`: the section itself, a mapping checked into one, or the defaults when the
+    settings object (a test double, an older Settings) has no such section."""
+    value = getattr(settings, name, None)
+    if isinstance(value, cls):
+        return value
+    if isinstance(value, dict):
+        return validate_as(cls, value)
+    return cls()
+
+
 def from_dict(cls: type[T], data: dict[str, Any]) -> T:
     """Rebuild a dataclass from data that was validated before (its JSON form): nested sections are recognised
     by their default factory, mappings of sections by `metadata={"values": Section}`, other types by

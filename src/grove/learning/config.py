@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
-from grove.dataclass_io import STRICT_KEYS, validate_as
+from grove.dataclass_io import STRICT_KEYS, section
 
 if TYPE_CHECKING:
     from pydantic import Field  # the constraints below are checked by grove.dataclass_io.validate_as
@@ -43,9 +43,4 @@ class LearningConfig:
 
 
 def learning_config(settings: Any) -> LearningConfig:
-    section = getattr(settings, "learning", None)
-    if isinstance(section, LearningConfig):
-        return section
-    if isinstance(section, dict):
-        return validate_as(LearningConfig, section)
-    return LearningConfig()
+    return section(settings, "learning", LearningConfig)

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.http_errors import classify_http_error, classify_transport_error
+from grove.llm.http_errors import classify_http_error, classify_sdk_status_error, classify_transport_error
 from grove.llm.http_transport import TRANSPORTS, HTTPTransport, decode_event
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
@@ -320,14 +320,7 @@ class AnthropicModel:
         except anthropic.APIStatusError as e:
             if e.status_code < 400:  # the SDK raises an `error` event inside a 200 stream itself
                 raise self._error_event(e.body, e.message) from e
-            raise classify_http_error(
-                e.status_code,
-                e.body,
-                e.response.headers,
-                model=self.name,
-                key_env=self.key_env,
-                fallback_message=e.message,
-            ) from e
+            raise classify_sdk_status_error(e, model=self.name, key_env=self.key_env) from e
         except Exception as e:
             transport = classify_transport_error(e, self.name)
             if transport is not None:

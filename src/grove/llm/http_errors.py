@@ -6,6 +6,7 @@ from __future__ import annotations
 import email.utils
 import time
 from collections.abc import Iterable, Mapping
+from typing import Any
 
 from grove.llm.errors import ErrorKind, ModelError
 
@@ -139,6 +140,18 @@ def classify_http_error(
     if status in (400, 422):
         return err(ErrorKind.BAD_REQUEST)
     return err(ErrorKind.UNKNOWN)
+
+
+def classify_sdk_status_error(error: Any, *, model: str, key_env: str) -> ModelError:
+    """An `APIStatusError` of either SDK (both are generated alike: status_code, body, response, message)."""
+    return classify_http_error(
+        error.status_code,
+        error.body,
+        error.response.headers,
+        model=model,
+        key_env=key_env,
+        fallback_message=error.message,
+    )
 
 
 def classify_transport_error(exc: BaseException, model: str) -> ModelError | None:

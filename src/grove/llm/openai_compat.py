@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.http_errors import classify_http_error, classify_transport_error
+from grove.llm.http_errors import classify_http_error, classify_sdk_status_error, classify_transport_error
 from grove.llm.http_transport import TRANSPORTS, HTTPTransport, decode_event
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
@@ -168,14 +168,7 @@ class OpenAICompatModel:
         except ModelError:
             raise
         except openai.APIStatusError as e:
-            raise classify_http_error(
-                e.status_code,
-                e.body,
-                e.response.headers,
-                model=self.name,
-                key_env=self.key_env,
-                fallback_message=e.message,
-            ) from e
+            raise classify_sdk_status_error(e, model=self.name, key_env=self.key_env) from e
         except Exception as e:
             transport = classify_transport_error(e, self.name)
             if transport is not None:

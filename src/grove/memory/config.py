@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
-from grove.dataclass_io import STRICT_KEYS, validate_as
+from grove.dataclass_io import STRICT_KEYS, section
 
 if TYPE_CHECKING:
     from pydantic import Field  # the constraints below are checked by grove.dataclass_io.validate_as
@@ -28,10 +28,4 @@ class MemoryConfig:
 
 
 def memory_config(settings: Any) -> MemoryConfig:
-    """`settings.memory` if the Settings object has it (a MemoryConfig or a mapping), else the defaults."""
-    section = getattr(settings, "memory", None)
-    if isinstance(section, MemoryConfig):
-        return section
-    if isinstance(section, dict):
-        return validate_as(MemoryConfig, section)
-    return MemoryConfig()
+    return section(settings, "memory", MemoryConfig)
