@@ -10,7 +10,8 @@ import pytest
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeReply
 
-from grove.llm.anthropic_model import AnthropicModel, convert_messages, convert_tools
+from grove.llm.anthropic_format import convert_messages, convert_tools
+from grove.llm.anthropic_model import AnthropicModel
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.router import RetryPolicy, Router
 from grove.llm.types import Completion, ModelSettings, ToolCall
