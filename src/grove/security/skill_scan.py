@@ -70,6 +70,16 @@ _SHELL_STRING = re.compile(
     r"(?:os\.system|os\.popen|subprocess\.(?:run|call|check_call|check_output|Popen)|execSync|exec|system)\s*\(\s*"
     r"(?:f|r|b)?([\"'])(.+?)\1"
 )
+# subprocess.run(["rm", "-rf", path]): the argument list, as the command line it stands for.
+_SHELL_LIST = re.compile(
+    r"(?:subprocess\.(?:run|call|check_call|check_output|Popen)|os\.exec\w*|spawnSync|spawn|execFileSync)\s*\(\s*"
+    r"\[([^\]]{1,400})\]"
+)
+_LIST_ITEM = re.compile(r"([\"'])(.*?)\1|([A-Za-z_][\w.]*(?:\([^()]*\))?)")
+_HOME_EXPR = re.compile(r"expanduser\(\s*[\"']~|Path\.home\(\)|\bHOME\b")
+# Bundled files by kind: a shell script is one script; in source code, the shell strings and argument lists.
+SHELL_SUFFIXES = {".sh", ".bash", ".zsh", ".fish"}
+CODE_SUFFIXES = {".py", ".js", ".mjs", ".cjs", ".ts", ".rb", ".pl"}
 _PATTERNS: list[tuple[str, Verdict, re.Pattern[str]]] = [
     (
         "obfuscated payload: decoded data run as code",
@@ -163,17 +173,43 @@ def _line(text: str, pos: int) -> int:
     return text.count("\n", 0, pos) + 1
 
 
-def _commands(text: str) -> list[tuple[str, int]]:
-    """Shell commands a skill shows or runs: shell code blocks, `$ ` lines, inline code, shell strings in code."""
+def _script(body: str) -> str:
+    # one script, not line by line: `d=$(mktemp -d)` on one line makes `rm -rf "$d"` on the next fine
+    logical = re.sub(r"\\\n\s*", " ", body)
+    return "\n".join(ln.lstrip("$ ") for ln in logical.splitlines())
+
+
+def _code_commands(code: str, text: str, offset: int) -> list[tuple[str, int]]:
+    """Commands source code runs: shell strings (os.system("...")) and argument lists (subprocess.run([...]))."""
+    out = [(s.group(2), _line(text, offset + s.start())) for s in _SHELL_STRING.finditer(code)]
+    for m in _SHELL_LIST.finditer(code):
+        words = [q[1] if q[0] else _shell_word(q[2]) for q in _LIST_ITEM.findall(m.group(1))]
+        out.append((" ".join(w for w in words if w), _line(text, offset + m.start())))
+    return out
+
+
+def _shell_word(expression: str) -> str:
+    """A non-literal list item as the shell would see it: the home folder, or a variable of unknown value (which
+    the command rules treat with suspicion, as they do `rm -rf "$X"`)."""
+    if _HOME_EXPR.search(expression):
+        return "~"
+    name = re.sub(r"\W+", "_", expression).strip("_").upper()
+    return f'"${name}"' if name else ""
+
+
+def _commands(text: str, kind: str = "markdown") -> list[tuple[str, int]]:
+    """Shell commands a skill shows or runs: shell code blocks, `$ ` lines, inline code, shell strings in code.
+    `kind` is "markdown" (SKILL.md, references), "shell" (a bundled script) or "code" (bundled source code)."""
+    if kind == "shell":
+        return [(_script(text), 1)]
+    if kind == "code":
+        return _code_commands(text, text, 0)
     out: list[tuple[str, int]] = []
     for m in _FENCE.finditer(text):
         lang, body, start = m.group(2).lower(), m.group(3), m.start(3)
         if lang in _SHELL_LANGS:
-            logical = re.sub(r"\\\n\s*", " ", body)
-            # one script, not line by line: `d=$(mktemp -d)` on one line makes `rm -rf "$d"` on the next fine
-            out.append(("\n".join(ln.lstrip("$ ") for ln in logical.splitlines()), _line(text, start)))
-        for s in _SHELL_STRING.finditer(body):
-            out.append((s.group(2), _line(text, start + s.start())))
+            out.append((_script(body), _line(text, start)))
+        out += _code_commands(body, text, start)
     outside = _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     out += [
         (m.group(1), -_line(text, m.start()))  # a negative line marks a mere mention inside a warning
@@ -186,10 +222,10 @@ def _commands(text: str) -> list[tuple[str, int]]:
     return [(c, n) for c, n in out if not c.lstrip().startswith("#")]
 
 
-def scan_skill_text(text: str) -> ScanResult:
-    """Scan a SKILL.md (or a script bundled with it); each reason names the line it was found on."""
+def scan_skill_text(text: str, kind: str = "markdown") -> ScanResult:
+    """Scan a SKILL.md or a file bundled with it (`kind`: see _commands); each reason names its line."""
     reasons: dict[str, Verdict] = {}
-    for command, line in _commands(text):
+    for command, line in _commands(text, kind):
         verdict = classify_command(command)
         mention, line = line < 0, abs(line)
         for f in verdict.findings:
@@ -223,7 +259,9 @@ def scan_skill_dir(path: Path) -> ScanResult:
             text = f.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        result = scan_skill_text(text)
+        suffix = f.suffix.lower()
+        kind = "shell" if suffix in SHELL_SUFFIXES else "code" if suffix in CODE_SUFFIXES else "markdown"
+        result = scan_skill_text(text, kind)
         reasons += [f"{f.relative_to(path)}: {r}" for r in result.reasons]
         if result.verdict == "dangerous" or (result.verdict == "caution" and worst == "safe"):
             worst = result.verdict
