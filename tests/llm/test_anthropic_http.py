@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeReply, Handler
+from tests.llm.samples import FAST, TOOLS
 
 import grove
 from grove.config import ProviderConfig, Settings
@@ -33,17 +34,6 @@ CONVERSATION = [
     ).to_message(),
     {"role": "tool", "tool_call_id": "toolu_a", "content": "alpha"},
 ]
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "read_file",
-            "description": "Read a file",
-            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
-        },
-    }
-]
-FAST = ModelSettings(timeout=5)
 
 
 class RawBodyServer(FakeAnthropicServer):

@@ -9,6 +9,7 @@ import socket
 import pytest
 from tests.fakes.anthropic_server import FakeAnthropicServer
 from tests.fakes.openai_server import FakeReply
+from tests.llm.samples import FAST, TOOLS
 
 from grove.llm.anthropic_format import convert_messages, convert_tools
 from grove.llm.anthropic_model import AnthropicModel
@@ -16,21 +17,6 @@ from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.router import RetryPolicy, Router
 from grove.llm.types import Completion, ModelSettings, ToolCall
 
-FAST = ModelSettings(timeout=5)
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "read_file",
-            "description": "Read a file",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"],
-            },
-        },
-    }
-]
 # One tool round trip in grove's (OpenAI) format: two parallel calls, two results, then the user again.
 CONVERSATION = [
     {"role": "system", "content": "You are grove."},

@@ -7,25 +7,12 @@ import json
 
 import pytest
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
+from tests.llm.samples import TOOLS
 
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.openai_compat import OpenAICompatModel, context_window_for
 from grove.llm.types import ModelSettings
 
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "read_file",
-            "description": "Read a file",
-            "parameters": {
-                "type": "object",
-                "properties": {"path": {"type": "string"}},
-                "required": ["path"],
-            },
-        },
-    }
-]
 HELLO = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hello"}]
 
 

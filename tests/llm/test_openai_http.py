@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply, Handler
+from tests.llm.samples import FAST, TOOLS
 
 import grove
 from grove.config import ProviderConfig, Settings
@@ -24,17 +25,6 @@ from grove.llm.types import ModelSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 HELLO = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hello"}]
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "read_file",
-            "description": "Read a file",
-            "parameters": {"type": "object", "properties": {"path": {"type": "string"}}},
-        },
-    }
-]
-FAST = ModelSettings(timeout=5)
 
 
 class RawOpenAIServer(FakeOpenAIServer):

@@ -8,6 +8,7 @@ import socket
 
 import pytest
 from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
+from tests.llm.samples import FAST
 
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.openai_compat import OpenAICompatModel
@@ -15,7 +16,6 @@ from grove.llm.router import RetryPolicy, Router, RouterEvent
 from grove.llm.types import ModelSettings
 
 HELLO = [{"role": "user", "content": "hello"}]
-FAST = ModelSettings(timeout=5)
 
 
 def model_at(
