@@ -8,7 +8,7 @@ from pathlib import Path
 
 from grove.agent.loop import Agent
 from grove.config import Settings
-from grove.learning.config import LearningConfig
+from grove.config.learning import LearningConfig
 from grove.learning.scheduler import ReviewScheduler
 from grove.llm.script import ScriptModel
 from grove.memory.prompt import memory_prompt_block

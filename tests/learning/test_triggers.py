@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from grove.agent.loop import ToolCallRecord, TurnResult
-from grove.learning.config import LearningConfig
+from grove.config.learning import LearningConfig
 from grove.learning.triggers import decide
 from grove.llm.types import Message
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from grove.memory.config import MemoryConfig
+from grove.config.memory import MemoryConfig
 from grove.memory.files import MemoryEditError, MemoryFiles, MemoryOp, parse_entries, render_entries
 
 

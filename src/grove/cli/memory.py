@@ -28,7 +28,7 @@ def _targets(user: bool, agent: bool) -> list[str]:
 
 
 def _files() -> MemoryFiles:
-    from grove.memory.config import memory_config
+    from grove.config.memory import memory_config
     from grove.memory.files import MemoryFiles
 
     settings = load()

@@ -30,7 +30,7 @@ def review(
     """
     from grove.agent.events import AgentEvents
     from grove.agent.session import build_router, open_store
-    from grove.learning.config import learning_config
+    from grove.config.learning import learning_config
     from grove.learning.review import review_session
     from grove.store.sessions import SessionNotFound
 

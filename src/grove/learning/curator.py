@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from grove.learning.config import LearningConfig, learning_config
+from grove.config.learning import LearningConfig, learning_config
 from grove.learning.runs import finish_run, runs, start_run
 from grove.learning.stale import read_stale, write_stale
 from grove.llm.types import Model

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grove.learning.config import learning_config
+from grove.config.learning import learning_config
 from grove.learning.reviewer_tools import ChangeLog, reviewer_registry
 from grove.learning.runs import finish_run, start_run
 from grove.llm.types import Completion, Message, Model, ModelSettings, TextCallback, ToolSchema

@@ -13,7 +13,7 @@ import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from grove.learning.config import learning_config
+from grove.config.learning import learning_config
 from grove.learning.runs import last_reviewed_message
 from grove.learning.triggers import Decision, decide
 from grove.llm.types import Model

@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from grove.learning.config import LearningConfig
+from grove.config.learning import LearningConfig
 from grove.llm.types import Message
 
 SKILL_WRITE_TOOLS = {"skill_manage"}

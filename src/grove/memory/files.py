@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Literal
 
 from grove.errors import GroveError
-from grove.memory.config import MemoryConfig
+from grove.config.memory import MemoryConfig
 from grove.store.files import atomic_write_text
 
 SEPARATOR = "§"

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grove.memory.config import memory_config
+from grove.config.memory import memory_config
 from grove.memory.files import FILES, MemoryFiles
 
 TITLES = {

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from grove.memory.config import MemoryConfig, memory_config
+from grove.config.memory import MemoryConfig, memory_config
 from grove.memory.files import Action, ApplyResult, MemoryEditError, MemoryFiles, MemoryOp, Target
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
