@@ -29,7 +29,7 @@ def _csv(path: Path, header: list[str], rows: list[list[object]]) -> None:
 
 def one_run(workspace: Path, text: str, model_spec: str | None, buggy: bool, rounds: int) -> dict[str, float]:
     from grove.agent.session import SessionOptions, open_agent
-    from grove.codeskills.act import PlanAndAct, with_code_skills
+    from grove.plan.loop import PlanAndAct, with_code_skills
     from grove.codeskills.canonical import CanonicalScript
     from grove.config import Settings
     from grove.llm.script import ScriptModel

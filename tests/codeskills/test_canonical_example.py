@@ -9,7 +9,7 @@ import pytest
 from codekit import reference_moving_average, write_csv
 
 from grove.agent.session import SessionOptions, open_agent
-from grove.codeskills.act import PlanAndAct, PlanRun, with_code_skills
+from grove.plan.loop import PlanAndAct, PlanRun, with_code_skills
 from grove.codeskills.canonical import AVG_CODE, AVG_SKILL, CSV_SKILL, CanonicalScript, goal
 from grove.config import Settings
 from grove.llm.script import ScriptModel

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from grove.cli.main import main
-from grove.codeskills.plan import PLAN_TOOL
+from grove.plan.steps import PLAN_TOOL
 
 
 def grove(*args: str) -> None:

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from grove.codeskills.plan import PlanError, parse_plan, plan_schema
+from grove.plan.steps import PlanError, parse_plan, plan_schema
 
 
 def test_schema_lists_existing_skills_as_an_enum() -> None:

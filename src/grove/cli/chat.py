@@ -157,7 +157,7 @@ def chat(
                             "usage: /plan TEXT — plan with code skills, then act step by step", markup=False
                         )
                     else:
-                        from grove.codeskills.act import run_plan_turn
+                        from grove.plan.loop import run_plan_turn
 
                         reviews.before_turn()
                         console.print(run_plan_turn(agent, arg).answer or "(no answer text)", markup=False)

@@ -63,7 +63,7 @@ def run(
     agent = open_agent(settings, options, events)
     try:
         if plan:
-            from grove.codeskills.act import run_plan_turn
+            from grove.plan.loop import run_plan_turn
 
             result = run_plan_turn(agent, text)
         else:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grove.llm.script import estimate_tokens
+from grove.llm.estimate import estimate_tokens
 from grove.llm.types import Message, ToolSchema
 
 

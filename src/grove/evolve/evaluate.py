@@ -12,7 +12,7 @@ from typing import Any
 
 from grove.evolve.dataset import Example
 from grove.evolve.graders import Grader, make_grader
-from grove.llm.script import estimate_tokens
+from grove.llm.estimate import estimate_tokens
 from grove.llm.types import Model, ModelSettings
 
 SYSTEM_PREFIX = "You are an assistant. Follow this skill exactly when answering.\n\n"

@@ -14,16 +14,11 @@ from typing import Any
 
 from grove.errors import GroveError
 from grove.llm.errors import ErrorKind, ModelError
+from grove.llm.estimate import estimate_tokens
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
 Step = Completion | dict[str, Any] | str | ModelError
 StepFunction = Callable[[list[Message], list[ToolSchema]], Step]
-
-
-def estimate_tokens(obj: Any) -> int:
-    """A cheap, provider-free size estimate (about four characters a token)."""
-    text = obj if isinstance(obj, str) else json.dumps(obj, ensure_ascii=False)
-    return max(1, len(text) // 4)
 
 
 def step_to_completion(step: Step, index: int, model: str) -> Completion:

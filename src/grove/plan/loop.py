@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from grove.agent.loop import Agent, ToolCallRecord, TurnResult
-from grove.codeskills.environment import Environment, perceive
-from grove.codeskills.plan import PLAN_TOOL, Plan, PlanError, PlanStep, parse_plan, plan_schema
 from grove.llm.types import Message, Usage
+from grove.plan.environment import Environment, perceive
+from grove.plan.steps import PLAN_TOOL, Plan, PlanError, PlanStep, parse_plan, plan_schema
 from grove.tools.registry import ToolRegistry
 
 MAX_ROUNDS = 12
