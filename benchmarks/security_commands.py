@@ -1,0 +1,80 @@
+"""Command approval by meaning: recall on obfuscated dangerous commands and false positives on everyday ones,
+measured through the policy itself (what is actually stopped), unattended, on a non-isolating (rlimit) and an
+isolating (bwrap) backend. Corpora: tests/security/redteam (frozen before the defence was built).
+
+Usage: python benchmarks/security_commands.py [--show-misses]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from pathlib import Path
+
+from grove.security.policy import SafetyPolicy
+
+REDTEAM = Path(__file__).resolve().parent.parent / "tests" / "security" / "redteam"
+WORKSPACE = "/work/proj"
+
+
+def lines(name: str) -> list[str]:
+    """One command per line; '#' starts a comment line; a literal \\n stands for a newline."""
+    text = (REDTEAM / name).read_text(encoding="utf-8")
+    return [ln.replace("\\n", "\n") for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+def stopped(policy: SafetyPolicy, command: str) -> bool:
+    return not policy.check_command(command, workspace=WORKSPACE).allowed
+
+
+def main() -> None:
+    show = "--show-misses" in sys.argv
+    start = time.perf_counter()
+    sets = {
+        "obf": lines("commands_obfuscated.txt"),
+        "obf_heldout": lines("commands_obfuscated_heldout.txt"),
+        "everyday": lines("commands_everyday.txt"),
+        "everyday_heldout": lines("commands_everyday_heldout.txt"),
+    }
+    settings = {
+        "rlimit": SafetyPolicy(allow_terminal=True, unattended=True, sandbox="rlimit"),
+        "isolated": SafetyPolicy(allow_terminal=True, unattended=True, sandbox="bwrap"),
+    }
+    figures: dict[str, float] = {}
+    print(f"{'set':<18} {'n':>4}  {'stopped (unattended, rlimit)':>30}  {'stopped (unattended, bwrap)':>30}")
+    for name, items in sets.items():
+        row = []
+        for setting, policy in settings.items():
+            hits = [c for c in items if stopped(policy, c)]
+            rate = len(hits) / len(items)
+            suffix = "" if setting == "rlimit" else "_isolated"
+            key = f"{name}_recall{suffix}" if name.startswith("obf") else f"{name}_fpr{suffix}"
+            figures[key] = rate
+            row.append(f"{len(hits):>4}/{len(items):<4} {rate:7.1%}")
+            wrong = [c for c in items if (c in hits) != name.startswith("obf")]
+            if show and wrong:
+                print(f"  {name} / {setting}: {'missed' if name.startswith('obf') else 'stopped'}:")
+                for c in wrong:
+                    print("     ", c.replace("\n", "\\n"))
+        print(f"{name:<18} {len(items):>4}  {row[0]:>30}  {row[1]:>30}")
+    elapsed = time.perf_counter() - start
+    n_cmds = sum(len(v) for v in sets.values()) * len(settings)
+    print(f"{n_cmds} checks in {elapsed:.2f}s ({elapsed / n_cmds * 1000:.2f} ms each)")
+    out = {
+        "obf_recall": figures["obf_recall"],
+        "obf_heldout_recall": figures["obf_heldout_recall"],
+        "obf_recall_isolated": figures["obf_recall_isolated"],
+        "obf_heldout_recall_isolated": figures["obf_heldout_recall_isolated"],
+        "everyday_fpr": figures["everyday_fpr"],
+        "everyday_heldout_fpr": figures["everyday_heldout_fpr"],
+        "everyday_fpr_isolated": figures["everyday_fpr_isolated"],
+    }
+    print(
+        " ".join(f"{k}={v:.3f}" for k, v in out.items())
+        + f" everyday_n={len(sets['everyday']) + len(sets['everyday_heldout'])}"
+        + f" obf_n={len(sets['obf']) + len(sets['obf_heldout'])}"
+    )
+
+
+if __name__ == "__main__":
+    main()
