@@ -1,0 +1,3 @@
+#!/bin/bash
+docker compose up -d --build
+docker compose ps

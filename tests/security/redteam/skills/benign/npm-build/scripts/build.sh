@@ -1,0 +1,5 @@
+#!/bin/bash
+set -e
+npm ci
+npm run build
+rm -rf dist/.cache

