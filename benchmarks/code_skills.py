@@ -28,16 +28,19 @@ def _csv(path: Path, header: list[str], rows: list[list[object]]) -> None:
 
 
 def one_run(workspace: Path, text: str, model_spec: str | None, buggy: bool, rounds: int) -> dict[str, float]:
-    from grove.agent.session import SessionOptions, open_agent
-    from grove.plan.loop import PlanAndAct, with_code_skills
     from grove.codeskills.canonical import CanonicalScript
     from grove.config import Settings
     from grove.llm.script import ScriptModel
+    from grove.plan.loop import PlanAndAct, with_code_skills
+    from grove.runtime.assemble import open_agent
+    from grove.runtime.profile import Profile
 
     settings = Settings()
     model = None if model_spec else ScriptModel(CanonicalScript(buggy_first=buggy))
-    options = SessionOptions(model=model_spec, workspace=workspace, toolsets=["files", "skills"])
-    agent = open_agent(settings, options, model=model)
+    profile = Profile(
+        model=model_spec, workspace=workspace, toolsets=["files", "skills"], model_override=model
+    )
+    agent = open_agent(settings, profile)
     agent.tools = with_code_skills(agent.tools)
     start = time.perf_counter()
     try:

@@ -63,7 +63,7 @@ def _text(m: Message) -> str:
 def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterations: int) -> dict[str, Any]:
     from grove.agent.loop import Agent
     from grove.agent.prompt import build_system_prompt
-    from grove.learning.review import review_session
+    from grove.runtime.review import review_session
     from grove.store.sessions import SessionStore
     from grove.tools import files, skills
     from grove.tools.context import ToolContext

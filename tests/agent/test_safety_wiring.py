@@ -6,9 +6,9 @@ import json
 from pathlib import Path
 
 from grove.agent.loop import Agent
-from grove.agent.session import build_policy
 from grove.config import Settings
 from grove.llm.script import ScriptModel
+from grove.runtime.assemble import build_policy
 from grove.security.approval import ApprovalRequest
 from grove.security.policy import SafetyPolicy
 from grove.store.sessions import SessionStore
@@ -56,7 +56,7 @@ def test_no_answer_means_deny(store: SessionStore, workspace: Path) -> None:
 def test_unattended_runs_deny_at_once_and_safe_commands_still_run(
     store: SessionStore, workspace: Path, settings: Settings
 ) -> None:
-    policy = build_policy(settings, store, allow_terminal=True, interactive=False)
+    policy = build_policy(settings, store, allow_terminal=True, approver=None)
     assert policy.unattended and policy.approver is None
     steps = [rm_step(), {"tool_calls": [{"name": "terminal", "arguments": {"command": "echo hi"}}]}, "ok"]
     agent = agent_with(store, workspace, ScriptModel(steps), policy)

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from codekit import reference_moving_average, write_csv
 
-from grove.agent.session import SessionOptions, open_agent
-from grove.plan.loop import PlanAndAct, PlanRun, with_code_skills
 from grove.codeskills.canonical import AVG_CODE, AVG_SKILL, CSV_SKILL, CanonicalScript, goal
 from grove.config import Settings
 from grove.llm.script import ScriptModel
+from grove.plan.loop import PlanAndAct, PlanRun, with_code_skills
+from grove.runtime.assemble import open_agent
+from grove.runtime.profile import Profile
 from grove.store.sessions import SessionStore
 
 SALES = [[f"2026-01-{d:02d}", 100 + (d * 37) % 23, d % 5] for d in range(1, 31)]
@@ -22,9 +23,8 @@ TRAFFIC = [[f"w{d}", (d * 53) % 97 + 0.5, (d * 7) % 11] for d in range(1, 21)]
 def _run(settings: Settings, store: SessionStore, ws: Path, text: str, script: object) -> tuple[PlanRun, str]:
     agent = open_agent(
         settings,
-        SessionOptions(workspace=ws, toolsets=["files", "skills"]),
+        Profile(workspace=ws, toolsets=["files", "skills"], model_override=ScriptModel(script)),
         store=store,
-        model=ScriptModel(script),
     )
     agent.tools = with_code_skills(agent.tools)
     try:

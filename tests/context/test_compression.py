@@ -9,14 +9,16 @@ from pathlib import Path
 import pytest
 
 from grove.agent.loop import Agent
-from grove.agent.session import SessionOptions, open_agent
 from grove.config import Settings
 from grove.context.prune import PLACEHOLDER_PREFIX
+from grove.context.compressor import Compressor
 from grove.context.settings import CompressionSettings
 from grove.context.summary import SUMMARY_MARKER
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.script import ScriptModel
 from grove.llm.types import Message, ToolSchema
+from grove.runtime.assemble import open_agent
+from grove.runtime.profile import Profile
 from grove.store.sessions import SessionStore
 from grove.tools.builtin import builtin_registry
 from grove.tools.context import ToolContext
@@ -57,7 +59,9 @@ class Session:
         return self.model.calls - len(self.summary_requests)
 
 
-def make_agent(store: SessionStore, workspace: Path, session: Session, **kw: object) -> Agent:
+def make_agent(
+    store: SessionStore, workspace: Path, session: Session, compression: CompressionSettings | None = None
+) -> Agent:
     for i in range(40):
         (workspace / f"module_{i}.py").write_text(
             f"# module {i}\nSECRET_{i} = {i * 7}\n" + "pass  # filler\n" * 60
@@ -65,7 +69,10 @@ def make_agent(store: SessionStore, workspace: Path, session: Session, **kw: obj
     tools = builtin_registry().select(["files", "todo"])
     sid = store.create_session(session.model.name, system_prompt="SYS")
     ctx = ToolContext(workspace=workspace, store=store, session_id=sid, settings=Settings())
-    return Agent(session.model, tools, ctx, store, sid, [{"role": "system", "content": "SYS"}], **kw)  # type: ignore[arg-type]
+    compressor = Compressor(session.model, store, sid, compression)  # type: ignore[arg-type]
+    return Agent(
+        session.model, tools, ctx, store, sid, [{"role": "system", "content": "SYS"}], compressor=compressor
+    )  # type: ignore[arg-type]
 
 
 def assert_tool_pairs_intact(messages: list[Message]) -> None:
@@ -220,9 +227,8 @@ def test_manual_compress_and_resume_loads_the_compressed_context(
     assert seen and seen[0][0]["content"] == "turn 0: please read module_0.py"  # the memory hook saw it all
     resumed = open_agent(
         settings,
-        SessionOptions(resume=agent.session_id, workspace=workspace),
+        Profile(resume=agent.session_id, workspace=workspace, model_override=ScriptModel(["hi"])),
         store=store,
-        model=ScriptModel(["hi"]),
     )
     assert (
         resumed.messages == agent.messages

@@ -75,20 +75,20 @@ def test_paused_goal_resumes_by_id_in_its_session(tmp_path, capsys, monkeypatch)
 
 
 def test_chat_goal_commands_start_status_pause_and_resume(settings, store, workspace) -> None:
-    from grove.agent.session import SessionOptions, open_agent
     from grove.cli.goal import chat_goal
     from grove.llm.script import ScriptModel
+    from grove.runtime import Profile, Session
 
     replies = iter(["did a", v("continue", "do b"), "did b", "hmm", "nope", v("done", "a and b")])
     model = ScriptModel(lambda messages, tools: next(replies))  # the chat's model also judges
-    agent = open_agent(settings, SessionOptions(workspace=workspace), store=store, model=model)
+    session = Session.open(settings, Profile(workspace=workspace, model_override=model), store=store)
     said: list[str] = []
-    chat_goal("do a then b", agent, store, said.append, lambda sid: agent)
+    chat_goal("do a then b", session, said.append, lambda sid: session)
     assert "[paused]" in said[-1] and "2/20 turns" in said[-1]  # turn 2's judge replies were not JSON
     said.clear()
-    chat_goal("status", agent, store, said.append, lambda sid: agent)
+    chat_goal("status", session, said.append, lambda sid: session)
     assert len(said) == 1 and "last verdict: continue — do b" in said[0]
-    chat_goal("resume", agent, store, said.append, lambda sid: agent)
+    chat_goal("resume", session, said.append, lambda sid: session)
     assert "[done]" in said[-1] and "2/20 turns" in said[-1]  # turn 2 judged on resume, no new turn
-    chat_goal("pause", agent, store, said.append, lambda sid: agent)
+    chat_goal("pause", session, said.append, lambda sid: session)
     assert "no open goal" in said[-1]

@@ -9,13 +9,14 @@ from pathlib import Path
 import pytest
 
 from grove.agent.loop import Agent
-from grove.agent.session import SessionOptions, open_agent
 from grove.config import Settings
 from grove.goals.judge import Judge, parse_verdict
 from grove.goals.runner import GoalRunner
 from grove.goals.store import GoalStore
 from grove.llm.script import ScriptModel
 from grove.llm.types import Message, ToolSchema
+from grove.runtime.assemble import open_agent
+from grove.runtime.profile import Profile
 from grove.store.sessions import SessionStore
 
 
@@ -34,7 +35,7 @@ def verdict(v: str, reason: str) -> str:
 
 def new_agent(settings: Settings, store: SessionStore, workspace: Path, resume: str | None = None) -> Agent:
     return open_agent(
-        settings, SessionOptions(resume=resume, workspace=workspace), store=store, model=worker()
+        settings, Profile(resume=resume, workspace=workspace, model_override=worker()), store=store
     )
 
 

@@ -9,8 +9,8 @@ import yaml
 from grove.agent.loop import Agent
 from grove.config import Settings
 from grove.learning.runs import runs
-from grove.learning.scheduler import ReviewScheduler
 from grove.llm.script import ScriptModel
+from grove.runtime.reviews import ReviewScheduler
 from grove.skills.discover import discover
 from grove.store.sessions import SessionStore
 from grove.tools import files

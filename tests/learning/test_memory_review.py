@@ -9,9 +9,9 @@ from pathlib import Path
 from grove.agent.loop import Agent
 from grove.config import Settings
 from grove.config.learning import LearningConfig
-from grove.learning.scheduler import ReviewScheduler
 from grove.llm.script import ScriptModel
 from grove.memory.prompt import memory_prompt_block
+from grove.runtime.reviews import ReviewScheduler
 from grove.store.sessions import SessionStore
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolRegistry

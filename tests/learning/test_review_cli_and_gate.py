@@ -11,10 +11,11 @@ from typer.testing import CliRunner
 
 from grove.cli.review import review
 from grove.config import Settings
-from grove.learning.review import GatedModel, review_session
+from grove.learning.review import GatedModel
 from grove.learning.runs import runs
 from grove.llm.script import ScriptModel
 from grove.llm.types import ModelSettings
+from grove.runtime.review import review_session
 from grove.skills.discover import discover
 from grove.store.sessions import SessionStore
 
@@ -85,7 +86,7 @@ def test_without_a_reviewer_model_the_session_goes_on_and_the_report_says_why(
     settings: Settings, store: SessionStore, workspace: Path
 ) -> None:
     from grove.agent.loop import Agent
-    from grove.learning.scheduler import ReviewScheduler
+    from grove.runtime.reviews import ReviewScheduler
     from grove.tools import files
     from grove.tools.context import ToolContext
     from grove.tools.registry import ToolRegistry

@@ -9,8 +9,8 @@ from grove.agent.loop import Agent
 from grove.agent.prompt import build_system_prompt
 from grove.config import Settings
 from grove.learning.runs import runs
-from grove.learning.scheduler import ReviewScheduler
 from grove.llm.script import ScriptModel
+from grove.runtime.reviews import ReviewScheduler
 from grove.skills.discover import discover, home_skills_dir
 from grove.skills.history import versions
 from grove.skills.usage import stats

@@ -51,10 +51,11 @@ def test_nearly_full_memory_warns_the_model_and_leaves_a_notice_for_the_user(
     tmp_path: Path, workspace: Path
 ) -> None:
     settings = Settings(home=tmp_path / "h")
-    ctx = ctx_for(settings, workspace)
+    notices: list[str] = []
+    ctx = ToolContext(workspace=workspace, settings=settings, notify=notices.append)
     ok, text = call(ctx, action="add", target="memory", content="x" * 2100)
     assert ok and "nearly full" in text
-    assert ctx.state["notices"] and "grove memory show" in ctx.state["notices"][0]
+    assert notices and "grove memory show" in notices[0]
     assert memory_notice(settings) is not None and "MEMORY.md [95% full" in (memory_notice(settings) or "")
     ok, text = call(ctx, action="add", target="memory", content="y" * 200)
     assert not ok and "2,100/2,200 chars" in text

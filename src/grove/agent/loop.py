@@ -11,10 +11,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grove.agent.events import AgentEvents
-from grove.context.compressor import BeforeCompress, Compressor
-from grove.context.settings import CompressionSettings
+from grove.context.compressor import Compressor
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.types import Completion, Message, Model, ModelSettings, ToolCall, Usage
+from grove.llm.types import Completion, Message, Model, ModelSettings, ToolCall, ToolSchema, Usage
+from grove.security.boundary import redact_message
 from grove.security.redact import redact
 from grove.store.sessions import SessionStore
 from grove.tools.context import ToolContext
@@ -48,7 +48,13 @@ class TurnResult:
 
 
 class Agent:
-    """One session's agent. `messages` is the live conversation, system prompt first."""
+    """One session's agent. `messages` is the live conversation, system prompt first.
+
+    Its public surface is what every loop drives it with: `run_turn` (loop 1), and `call_model` + `append` for
+    loops that shape their own requests (plan-then-act), so those get compression, overflow handling, cost
+    accounting and redaction too. Everything that enters the conversation passes `append`, the one place where
+    secrets are redacted before they are stored or sent.
+    """
 
     def __init__(
         self,
@@ -62,8 +68,7 @@ class Agent:
         settings: ModelSettings | None = None,
         max_iterations: int = 50,
         events: AgentEvents | None = None,
-        compression: CompressionSettings | None = None,
-        before_compress: BeforeCompress | None = None,
+        compressor: Compressor | None = None,
     ) -> None:
         self.model = model
         self.tools = tools
@@ -74,24 +79,17 @@ class Agent:
         self.settings = settings or ModelSettings()
         self.max_iterations = max_iterations
         self.events = events or AgentEvents()
-        self.compressor = Compressor(
-            model,
-            store,
-            session_id,
-            compression,
-            before_compress=before_compress,
-            on_notice=self.events.on_notice,
-        )
+        self.compressor = compressor or Compressor(model, store, session_id, on_notice=self.events.on_notice)
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="grove-tool")
 
     def run_turn(self, text: str) -> TurnResult:
         result = TurnResult(answer="")
         if not any(m["role"] == "user" for m in self.messages):
-            self.store.set_title(self.session_id, " ".join(text.split())[:80])
-        self._append({"role": "user", "content": text})
+            self.store.set_title(self.session_id, redact(" ".join(text.split()))[:80])
+        self.append({"role": "user", "content": text})
         try:
             for _ in range(self.max_iterations):
-                completion = self._call_model(result, with_tools=True)
+                completion = self.call_model(result)
                 if not completion.tool_calls:
                     result.answer = completion.text
                     return result
@@ -100,31 +98,43 @@ class Agent:
             self.events.on_notice(
                 f"iteration budget ({self.max_iterations}) used up; asking for a final answer"
             )
-            self._append({"role": "user", "content": GRACE_PROMPT})
-            result.answer = self._call_model(result, with_tools=False).text
+            self.append({"role": "user", "content": GRACE_PROMPT})
+            result.answer = self.call_model(result, schemas=[]).text
             return result
         except KeyboardInterrupt:
             result.interrupted = True
             return result
 
-    def _call_model(self, result: TurnResult, with_tools: bool) -> Completion:
-        schemas = self.tools.schemas() if with_tools else []
+    def call_model(
+        self,
+        result: TurnResult | None = None,
+        *,
+        schemas: list[ToolSchema] | None = None,
+        settings: ModelSettings | None = None,
+    ) -> Completion:
+        """One model call on the live conversation: compressed first when due, compressed and retried once on a
+        context overflow, its usage and cost counted, its reply appended. `schemas` None = the session's tools;
+        [] = a text-only call (any tool calls the model tries are dropped)."""
+        schemas = self.tools.schemas() if schemas is None else schemas
+        settings = settings or self.settings
         streamed = self.events.on_text if self.events.streaming else None
         self.messages = self.compressor.before_call(self.messages, schemas)
         try:
-            completion = self.model.complete(self.messages, schemas, self.settings, streamed)
+            completion = self.model.complete(self.messages, schemas, settings, streamed)
         except ModelError as e:
             if e.kind is not ErrorKind.CONTEXT_OVERFLOW:
                 raise
             self.compress("context_overflow")  # then one retry; a second overflow goes to the caller
-            completion = self.model.complete(self.messages, schemas, self.settings, streamed)
+            completion = self.model.complete(self.messages, schemas, settings, streamed)
         self.compressor.observe(completion.usage)
-        if not with_tools:
-            completion.tool_calls = []  # a grace answer must be text, whatever the model tried
-        result.model_calls += 1
-        result.usage = result.usage + completion.usage
+        if not schemas:
+            completion.tool_calls = []  # a text-only answer must be text, whatever the model tried
+        if result is not None:
+            result.model_calls += 1
+            result.usage = result.usage + completion.usage
         self.store.add_usage(self.session_id, completion.usage, _cost(completion))
-        self._append(completion.to_message(), completion.usage)
+        self.append(completion.to_message(), completion.usage)
+        completion.text = str(self.messages[-1].get("content") or "")  # the answer as redacted for the record
         self.events.on_model_done(bool(completion.tool_calls))
         return completion
 
@@ -161,13 +171,14 @@ class Agent:
         return batches
 
     def _record_tool(self, call: ToolCall, outcome: ToolResult, result: TurnResult) -> None:
-        content = redact(outcome.content)  # what a tool read (a .env, a log) must not carry secrets onward
-        self._append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": content})
+        self.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": outcome.content})
         result.tool_calls.append(ToolCallRecord(call.name, _parse_args(call.arguments), outcome.ok))
-        self.events.on_tool_end(call, outcome)
+        self.events.on_tool_end(call, ToolResult(self.messages[-1]["content"], outcome.ok))
 
-    def _append(self, message: Message, usage: Usage | None = None) -> None:
-        """Commit first, then keep: what is in memory is always also in state.db."""
+    def append(self, message: Message, usage: Usage | None = None) -> None:
+        """Redact, commit, then keep: what is in memory is always also in state.db, and neither holds a secret
+        that a tool read (a .env, a log), the user pasted or the model repeated."""
+        message = redact_message(message)
         self.store.add_message(self.session_id, message, usage)
         self.messages.append(message)
 

@@ -10,9 +10,7 @@ import typer
 from grove.cli.common import load, split_csv
 
 if TYPE_CHECKING:
-    from grove.agent.events import AgentEvents
-    from grove.config import Settings
-    from grove.learning.scheduler import ReviewScheduler
+    from grove.runtime import Session
 
 HELP = """\
 /help            this help
@@ -26,27 +24,6 @@ HELP = """\
 /goal TEXT       work toward a goal until a judge says done (also: /goal status|pause|resume [ID])
 /exit            leave (Ctrl-D works too)
 Enter sends; Esc then Enter (or Alt-Enter) inserts a new line; Ctrl-C cancels a running turn."""
-
-
-def start_learning(settings: Settings, events: AgentEvents) -> ReviewScheduler:
-    """The background loops of an interactive session: the reviewer after turns, the curator when it is due, and
-    a notice when memory is nearly full."""
-    import threading
-
-    from grove.learning.curator import run_curator_if_due
-    from grove.learning.scheduler import ReviewScheduler
-    from grove.memory.prompt import memory_notice
-
-    notice = memory_notice(settings)
-    if notice:
-        events.on_notice(notice)
-    if settings.learning.curator:
-        threading.Thread(
-            target=run_curator_if_due, args=(settings,), name="grove-curator", daemon=True
-        ).start()
-    return ReviewScheduler(
-        settings, on_report=lambda report: events.on_notice(report.render().splitlines()[0])
-    )
 
 
 def chat(
@@ -65,28 +42,33 @@ def chat(
     from rich.console import Console
     from rich.markup import escape
 
-    from grove.agent.loop import Agent
-    from grove.agent.session import SessionOptions, open_agent, open_store
     from grove.cli.output import TerminalEvents
+    from grove.cli.run import terminal_approver
     from grove.errors import GroveError
     from grove.llm.errors import ModelError
+    from grove.runtime import Profile, Session
+    from grove.runtime.assemble import open_store
+    from grove.runtime.stream import EventStream
 
     settings = load()
     settings.home.mkdir(parents=True, exist_ok=True)
     console = Console(highlight=False)
-    events = TerminalEvents(stream_text=True)
+    stream = EventStream(TerminalEvents(stream_text=True))
     store = open_store(settings)
-    options = SessionOptions(
+    profile = Profile(
+        source="chat",
         model=model,
         toolsets=split_csv(toolsets),
         resume=resume,
         allow_terminal=allow_terminal,
         yolo=yolo,
-        interactive=True,
-        source="chat",
+        approver=terminal_approver(interactive=True),
         long_lived=True,
+        review="thread",
+        curator=True,
     )
-    agent = open_agent(settings, options, events, store)
+    session = Session.open(settings, profile, stream, store)
+    profile.curator = False  # once per chat, not per /new
     keys = KeyBindings()
 
     @keys.add("escape", "enter")
@@ -95,22 +77,21 @@ def chat(
 
     prompt = PromptSession(history=FileHistory(str(settings.home / "chat_history")), key_bindings=keys)
     console.print(
-        f"[bold green]grove[/] · {agent.model.name} · session {agent.session_id} · /help for commands"
+        f"[bold green]grove[/] · {session.agent.model.name} · session {session.id} · /help for commands"
     )
-    reviews = start_learning(settings, events)
 
-    def switch(session_id: str) -> Agent:
+    def switch(session_id: str) -> Session:
         reopen(resume=session_id)
-        return agent
+        return session
 
     def reopen(**changes: object) -> None:
-        nonlocal agent
-        agent.close()
+        nonlocal session
+        session.close()
         for key, value in changes.items():
-            setattr(options, key, value)
-        agent = open_agent(settings, options, events, store)
-        options.resume = None
-        console.print(f"[dim]session {agent.session_id} · {agent.model.name}[/]")
+            setattr(profile, key, value)
+        session = Session.open(settings, profile, stream, store)
+        profile.resume = None
+        console.print(f"[dim]session {session.id} · {session.agent.model.name}[/]")
 
     while True:
         try:
@@ -137,19 +118,19 @@ def chat(
                     if arg:
                         reopen(model=arg, resume=None)
                     else:
-                        console.print(agent.model.name, markup=False)
+                        console.print(session.agent.model.name, markup=False)
                 elif cmd == "/tools":
-                    console.print(", ".join(agent.tools.names()) or "no tools", markup=False)
+                    console.print(", ".join(session.agent.tools.names()) or "no tools", markup=False)
                 elif cmd == "/usage":
-                    info = store.get_session(agent.session_id)
+                    info = store.get_session(session.id)
                     console.print(
                         f"model calls {info.model_calls} · prompt {info.prompt_tokens} · completion "
                         f"{info.completion_tokens} · cached {info.cached_tokens} · ${info.cost_usd:.4f}",
                         markup=False,
                     )
                 elif cmd == "/compress":
-                    agent.compress()
-                    if agent.compressor.reports[-1].status == "skipped":
+                    session.compress()
+                    if session.agent.compressor.reports[-1].status == "skipped":
                         console.print("nothing worth compressing yet", markup=False)
                 elif cmd == "/plan":
                     if not arg:
@@ -157,22 +138,20 @@ def chat(
                             "usage: /plan TEXT — plan with code skills, then act step by step", markup=False
                         )
                     else:
-                        from grove.plan.loop import run_plan_turn
-
-                        reviews.before_turn()
-                        console.print(run_plan_turn(agent, arg).answer or "(no answer text)", markup=False)
+                        console.print(session.run_plan(arg).answer or "(no answer text)", markup=False)
                 elif cmd == "/goal":
                     from grove.cli.goal import chat_goal
 
-                    chat_goal(arg, agent, store, lambda t: console.print(t, markup=False), switch)
+                    chat_goal(arg, session, lambda t: console.print(t, markup=False), switch)
                 else:
                     console.print(f"unknown command {cmd}; /help lists them", markup=False)
             except GroveError as e:
                 console.print(f"[red]{escape(str(e))}[/]")
+            except ModelError as e:
+                console.print(f"[red]model error: {escape(str(e))}[/] (the session keeps everything so far)")
             continue
-        reviews.before_turn()  # the user comes first: a running review waits
         try:
-            result = agent.run_turn(text)
+            result = session.run_turn(text)
         except ModelError as e:
             console.print(f"[red]model error: {escape(str(e))}[/] (the session keeps everything so far)")
             continue
@@ -181,11 +160,8 @@ def chat(
             continue
         if not result.answer:
             console.print("[dim](no answer text)[/]")
-        for notice in agent.ctx.state.pop("notices", []):
-            events.on_notice(notice)
-        reviews.after_turn(agent, result)
-    agent.close()
-    if reviews.pending():
+    session.close()
+    if session.review_pending():
         console.print("[dim]finishing the background review… (Ctrl-C skips it)[/]")
         with contextlib.suppress(KeyboardInterrupt):
-            reviews.wait()
+            session.close(wait_review=True)

@@ -39,7 +39,7 @@ def run(
     reviewer = None
     if not no_model:
         from grove.agent.events import AgentEvents
-        from grove.agent.session import build_router
+        from grove.runtime.assemble import build_router
 
         reviewer = build_router(settings, model or settings.resolved_model(), AgentEvents())
     report = run_curator(settings, dry_run=dry_run, model=reviewer)

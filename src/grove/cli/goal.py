@@ -13,10 +13,9 @@ import typer
 from grove.cli.common import fail, load, split_csv
 
 if TYPE_CHECKING:
-    from grove.agent.loop import Agent
     from grove.config import Settings
-    from grove.goals.runner import GoalRunner
-    from grove.goals.store import Goal, GoalStore
+    from grove.goals.store import Goal
+    from grove.runtime import Session
     from grove.store.sessions import SessionStore
 
 ACTIONS = ("resume", "status", "pause")
@@ -40,8 +39,9 @@ def goal(
     as_json: bool = typer.Option(False, "--json", help="Print the goal as one JSON object at the end."),
 ) -> None:
     """Pursue a goal: after every turn a judge model decides done, continue or blocked."""
-    from grove.agent.session import open_store
     from grove.goals.store import DONE, EXHAUSTED, GoalStore
+    from grove.llm.spec import build_model
+    from grove.runtime.assemble import open_store
 
     settings = load()
     store = open_store(settings)
@@ -77,49 +77,50 @@ def goal(
         if not text:
             fail('give the goal text: grove goal "make the tests pass"', code=2)
         resume_session = None
-    runner = _runner(settings, store, goals, model, judge_model, toolsets, allow_terminal, resume_session)
+    session = _session(settings, store, model, toolsets, allow_terminal, resume_session)
+    judge_spec = judge_model or settings.goals.judge_model
+    judge = build_model(judge_spec, settings, long_lived=True) if judge_spec else None
     try:
         if action == "resume":
-            final = runner.run(current.id)
+            final = session.run_goal(goal_id=current.id, judge_model=judge)
         else:
-            final = runner.start(text, criteria, max_turns or settings.goals.max_turns)
+            final = session.run_goal(
+                text, criteria=criteria, max_turns=max_turns or settings.goals.max_turns, judge_model=judge
+            )
     finally:
-        runner.agent.close()
+        session.close()
     _show(final, as_json)
     if final.status != DONE:
         raise typer.Exit(1)
 
 
-def _runner(
+def _session(
     settings: Settings,
     store: SessionStore,
-    goals: GoalStore,
     model: str | None,
-    judge_model: str | None,
     toolsets: str | None,
     allow_terminal: bool,
     resume: str | None,
-) -> GoalRunner:
-    from grove.agent.session import SessionOptions, open_agent
+) -> Session:
     from grove.cli.output import TerminalEvents
-    from grove.goals.judge import Judge
-    from grove.goals.runner import GoalRunner
-    from grove.llm.spec import build_model
+    from grove.cli.run import terminal_approver
+    from grove.runtime import Profile, Session
 
-    events = TerminalEvents(stream_text=False)
-    options = SessionOptions(
+    class GoalEvents(TerminalEvents):
+        def on_notice(self, text: str) -> None:  # goal progress is the output of this command: stdout
+            print(f"· {text}", flush=True)
+
+    profile = Profile(
+        source="goal",
         model=model,
         toolsets=split_csv(toolsets),
         resume=resume,
         allow_terminal=allow_terminal,
-        interactive=sys.stdin.isatty(),
-        source="goal",
+        approver=terminal_approver(interactive=sys.stdin.isatty()),
         long_lived=True,
+        review="thread",
     )
-    agent = open_agent(settings, options, events, store)
-    judge_spec = judge_model or settings.goals.judge_model
-    judge = Judge(build_model(judge_spec, settings, long_lived=True) if judge_spec else agent.model)
-    return GoalRunner(agent, judge, goals, on_event=lambda text: print(f"· {text}", flush=True))
+    return Session.open(settings, profile, GoalEvents(stream_text=False), store)
 
 
 def _show(g: Goal, as_json: bool) -> None:
@@ -138,28 +139,25 @@ def _show(g: Goal, as_json: bool) -> None:
 
 def chat_goal(
     arg: str,
-    agent: Agent,
-    store: SessionStore,
+    session: Session,
     say: Callable[[str], None],
-    switch: Callable[[str], Agent],
+    switch: Callable[[str], Session],
 ) -> None:
     """`/goal TEXT | status [ID] | pause [ID] | resume [ID]` inside `grove chat`; the judge uses the chat's model."""
-    from grove.goals.judge import Judge
-    from grove.goals.runner import GoalRunner
     from grove.goals.store import DONE, EXHAUSTED, GoalStore
 
-    goals = GoalStore(store.db)
+    goals = GoalStore(session.store.db)
     action, _, rest = arg.partition(" ")
     rest = rest.strip()
     if action in ("", "status"):
-        found = [goals.get(rest)] if rest else goals.list(limit=5, session_id=agent.session_id)
+        found = [goals.get(rest)] if rest else goals.list(limit=5, session_id=session.id)
         if not found:
             say("no goal in this session; start one with /goal TEXT")
         for g in found:
             say(_describe(g))
         return
     if action in ("pause", "resume"):
-        open_goals = [g for g in goals.list(limit=20, session_id=agent.session_id) if g.status != DONE]
+        open_goals = [g for g in goals.list(limit=20, session_id=session.id) if g.status != DONE]
         if not rest and not open_goals:
             say("no open goal in this session; /goal status ID shows any goal")
             return
@@ -172,11 +170,11 @@ def chat_goal(
             return
         if target.status == EXHAUSTED or target.turns_used >= target.max_turns:
             goals.set_max_turns(target.id, target.turns_used + 20)
-        if target.session_id and target.session_id != agent.session_id:
-            agent = switch(target.session_id)
-        final = GoalRunner(agent, Judge(agent.model), goals, say).run(target.id)
+        if target.session_id and target.session_id != session.id:
+            session = switch(target.session_id)
+        final = session.run_goal(goal_id=target.id)
     else:
-        final = GoalRunner(agent, Judge(agent.model), goals, say).start(arg)
+        final = session.run_goal(arg)
     say(_describe(final))
 
 

@@ -33,7 +33,6 @@ class TerminalEvents(AgentEvents):
         self.streaming = stream_text
         self.quiet = quiet
         self.streamed_any = False
-        self._pending = ""  # streamed text after the last newline, held back until its line is complete
 
     @cached_property
     def err(self) -> Console:
@@ -48,26 +47,16 @@ class TerminalEvents(AgentEvents):
         self.err.print(f"[{style}]{escape(text)}[/{style}]", markup=True)
 
     def on_text(self, delta: str) -> None:
-        # Whole lines, redacted: a key the model repeats must not reach the screen either, and a secret (or the
-        # "password:" before one) can arrive split over several deltas. Stored messages are redacted too.
+        # the runtime's stream hands over whole lines, already redacted
         self.streamed_any = True
-        self._pending += delta
-        lines, newline, self._pending = self._pending.rpartition("\n")
-        if newline:
-            self._write(lines + newline)
+        sys.stdout.write(delta)
+        sys.stdout.flush()
 
     def on_model_done(self, has_tool_calls: bool) -> None:
         if self.streamed_any:
-            self._write(self._pending + "\n")
-            self._pending = ""
+            sys.stdout.write("\n")
+            sys.stdout.flush()
             self.streamed_any = False
-
-    @staticmethod
-    def _write(text: str) -> None:
-        from grove.security.redact import redact
-
-        sys.stdout.write(redact(text))
-        sys.stdout.flush()
 
     def on_tool_start(self, call: ToolCall) -> None:
         if not self.quiet:

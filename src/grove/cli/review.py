@@ -29,9 +29,9 @@ def review(
     Example: grove review last --dry-run
     """
     from grove.agent.events import AgentEvents
-    from grove.agent.session import build_router, open_store
     from grove.config.learning import learning_config
-    from grove.learning.review import review_session
+    from grove.runtime.assemble import build_router, open_store
+    from grove.runtime.review import review_session
     from grove.store.sessions import SessionNotFound
 
     settings = load()

@@ -11,8 +11,7 @@ import typer
 from grove.cli.common import fail, load, split_csv
 
 if TYPE_CHECKING:
-    from grove.agent.loop import Agent, TurnResult
-    from grove.config import Settings
+    from grove.security.approval import Approver
 
 
 def run(
@@ -44,71 +43,62 @@ def run(
     ),
 ) -> None:
     """Run one turn and print the answer. Example: grove run "Summarise README.md" -t files"""
-    from grove.agent.session import SessionOptions, open_agent
     from grove.cli.output import TerminalEvents
     from grove.llm.errors import ModelError
-    from grove.security.redact import redact
+    from grove.runtime import Profile, Session
 
     settings = load()
     events = TerminalEvents(stream_text=not as_json and sys.stdout.isatty(), quiet=as_json)
-    options = SessionOptions(
+    profile = Profile(
+        source="cli",
         model=model,
         toolsets=split_csv(toolsets),
         resume=resume,
         max_iterations=max_iterations,
         allow_terminal=allow_terminal,
         yolo=yolo,
-        interactive=sys.stdin.isatty() and not as_json,  # in a script nobody can answer: deny at once
+        approver=terminal_approver(interactive=sys.stdin.isatty() and not as_json),
+        # the answer is out before a review starts: a detached process carries it on after we exit
+        review="thread" if wait_review else "detached",
     )
-    agent = open_agent(settings, options, events)
+    session = Session.open(settings, profile, events)
     try:
-        if plan:
-            from grove.plan.loop import run_plan_turn
-
-            result = run_plan_turn(agent, text)
-        else:
-            result = agent.run_turn(text)
+        result = session.run_plan(text) if plan else session.run_turn(text)
     except ModelError as e:
         fail(
-            f"{e}\n(session {agent.session_id} keeps everything up to the failure; "
-            f"continue it with `grove run --resume {agent.session_id} ...`)",
+            f"{e}\n(session {session.id} keeps everything up to the failure; "
+            f"continue it with `grove run --resume {session.id} ...`)",
             code=1,
         )
     finally:
-        agent.close()
+        session.close(wait_review=wait_review)
+    answer = result.answer  # redacted by the agent, like everything it keeps
     if as_json:
         payload = {
-            "answer": redact(result.answer),
-            "session_id": agent.session_id,
-            "model": agent.model.name,
+            "answer": answer,
+            "session_id": session.id,
+            "model": session.agent.model.name,
             "usage": result.usage.as_dict(),
             "tool_calls": [c.as_dict() for c in result.tool_calls],
             "model_calls": result.model_calls,
             "interrupted": result.interrupted,
             "budget_exhausted": result.budget_exhausted,
+            "notices": session.stream.notices,
         }
         print(json.dumps(payload, ensure_ascii=False))
     elif not events.streaming:
-        print(redact(result.answer))
-    for notice in agent.ctx.state.pop("notices", []):
-        events.on_notice(notice)
-    if not result.interrupted:
-        review_after(settings, agent, result, wait=wait_review)
+        print(answer)
+    if wait_review and session.reviews is not None:
+        for report in session.reviews.reports:
+            print(report.render(), file=sys.stderr)
     if result.interrupted:
         raise typer.Exit(130)
 
 
-def review_after(settings: Settings, agent: Agent, result: TurnResult, wait: bool) -> None:
-    """Start the self-review when its triggers fire: a detached process (the answer is already out), or a thread
-    we wait for with --wait-review. A scripted model has no reviewer unless `learning.review_model` names one."""
-    spec = settings.learning.review_model or agent.model.name
-    if spec.startswith("script:") and not settings.learning.review_model:
-        return
-    from grove.learning.scheduler import ReviewScheduler
+def terminal_approver(interactive: bool) -> Approver | None:
+    """Who answers approval questions: the user at this terminal, or nobody (a script: denied at once)."""
+    if not interactive:
+        return None
+    from grove.security.prompt import tty_approver
 
-    scheduler = ReviewScheduler(settings, detach_model=None if wait else spec)
-    scheduler.after_turn(agent, result)
-    if wait:
-        scheduler.wait()
-        for report in scheduler.reports:
-            print(report.render(), file=sys.stderr)
+    return tty_approver()

@@ -141,6 +141,10 @@ class SecurityConfig:
             description="dangerous commands: ask the user, let a model decide, or allow (hard blocklist stays)"
         ),
     ] = "manual"
+    approval_model: Annotated[
+        str | None,
+        Field(description="model spec of the smart-approval judge; empty = the session's model"),
+    ] = None
     approval_timeout: Annotated[
         float, Field(gt=0, description="seconds to wait for an answer; none = deny")
     ] = 300.0

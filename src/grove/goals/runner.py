@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from grove.agent.loop import Agent
+from grove.agent.loop import Agent, TurnResult
 from grove.context.prune import short_args
 from grove.goals.judge import Judge, JudgeError
 from grove.goals.store import ACTIVE, BLOCKED, DONE, EXHAUSTED, PAUSED, Goal, GoalStore
@@ -57,12 +57,21 @@ def _clip(text: str, limit: int) -> str:
 
 class GoalRunner:
     def __init__(
-        self, agent: Agent, judge: Judge, goals: GoalStore, on_event: Callable[[str], None] | None = None
+        self,
+        agent: Agent,
+        judge: Judge,
+        goals: GoalStore,
+        on_event: Callable[[str], None] | None = None,
+        *,
+        turn: Callable[[str], TurnResult] | None = None,
     ) -> None:
+        """`turn` runs one turn of the agent's session (default `agent.run_turn`; the runtime passes its own, so
+        the loops around turns run between goal turns too)."""
         self.agent = agent
         self.judge = judge
         self.goals = goals
         self.on_event = on_event or (lambda _text: None)
+        self.turn = turn or agent.run_turn
 
     def start(self, text: str, criteria: list[str] | None = None, max_turns: int = 20) -> Goal:
         goal = self.goals.create(text, list(criteria or []), max_turns, self.agent.session_id)
@@ -85,7 +94,7 @@ class GoalRunner:
                         return self._finish(goal, EXHAUSTED, f"turn budget used up ({goal.max_turns} turns)")
                     message = first_message(goal) if goal.turns_used == 0 else continue_message(goal)
                     self.on_event(f"goal {goal.id}: turn {goal.turns_used + 1} of {goal.max_turns}")
-                    result = self.agent.run_turn(message)
+                    result = self.turn(message)
                     goal = self.goals.turn_done(goal.id)
                     self.on_event(f"answer: {_clip(' '.join(result.answer.split()), 400) or '(no text)'}")
                     if result.interrupted:

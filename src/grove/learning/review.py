@@ -1,4 +1,5 @@
-"""Loop 3, self-review: a separate agent reads a snapshot of a finished session and keeps what is worth keeping.
+"""Loop 3, self-review: what the reviewer is told and what it reports (the runtime opens and runs its agent:
+grove.runtime.review). A separate agent reads a snapshot of a finished session and keeps what is worth keeping.
 
 It works with the skills tools, `memory`, `read_file` and `session_search` only, at most 16 iterations, in a
 session of source 'review' (never listed or searched as a user session), and it cannot start reviews itself.
@@ -8,12 +9,8 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from grove.config.learning import learning_config
-from grove.learning.reviewer_tools import ChangeLog, reviewer_registry
-from grove.learning.runs import finish_run, start_run
 from grove.llm.types import Completion, Message, Model, ModelSettings, TextCallback, ToolSchema
 from grove.store.sessions import SessionStore
 
@@ -143,7 +140,7 @@ def used_skills(store: SessionStore, session_id: str) -> list[str]:
     return [r[0] for r in rows]
 
 
-def _task(kind: str, transcript: str, used: list[str], index: str, memory_block: str) -> str:
+def review_task(kind: str, transcript: str, used: list[str], index: str, memory_block: str) -> str:
     parts = []
     if kind == "skill":
         parts.append("Skills used in this session (prefer patching these): " + (", ".join(used) or "none"))
@@ -152,82 +149,3 @@ def _task(kind: str, transcript: str, used: list[str], index: str, memory_block:
         parts.append(memory_block)
     parts.append("The session to review:\n" + transcript)
     return "\n\n".join(parts)
-
-
-def review_session(
-    settings: Any,
-    model: Model,
-    session_id: str,
-    *,
-    kind: str = "skill",
-    dry_run: bool = False,
-    workspace: Path | None = None,
-    store: SessionStore | None = None,
-    up_to: int | None = None,
-    reasons: list[str] | None = None,
-    gate: threading.Event | None = None,
-) -> ReviewReport:
-    """Review one session (its messages up to message id `up_to`); returns what changed (or would, in a dry run)."""
-    from grove.agent.loop import Agent
-    from grove.memory.prompt import memory_prompt_block
-    from grove.skills.discover import discover
-    from grove.skills.index import render_index
-    from grove.tools.context import ToolContext
-
-    if kind not in ("skill", "memory"):
-        raise ValueError(f"unknown review kind {kind!r}; 'skill' or 'memory'")
-    config = learning_config(settings)
-    own_store = store is None
-    store = store or SessionStore.open(settings.db_path)
-    session_id = store.resolve_id(session_id)
-    report = ReviewReport(session_id, kind, dry_run, reasons=list(reasons or []))
-    history = [(mid, m) for mid, m in store.messages_with_ids(session_id) if up_to is None or mid <= up_to]
-    last_id = history[-1][0] if history else 0
-    run_id = start_run(store.db, f"{kind}_review", session_id, last_id, dry_run)
-    workspace = (workspace or Path.cwd()).resolve()
-    log = ChangeLog()
-    agent = None
-    try:
-        library = discover(settings, workspace)
-        task = _task(
-            kind,
-            render_transcript([m for _, m in history]),
-            used_skills(store, session_id),
-            render_index(library.sorted(), budget=4000),
-            memory_prompt_block(settings),
-        )
-        system = SKILL_REVIEW_PROMPT if kind == "skill" else MEMORY_REVIEW_PROMPT
-        tools = reviewer_registry(
-            kind, log, session_id, dry_run=dry_run, overlap_threshold=config.overlap_threshold
-        )
-        rsid = store.create_session(
-            model.name,
-            title=f"{kind} review of {session_id}",
-            parent_id=session_id,
-            source="review",
-            system_prompt=system,
-        )
-        report.reviewer_session_id = rsid
-        ctx = ToolContext(workspace=workspace, settings=settings, store=store, session_id=rsid)
-        agent = Agent(
-            GatedModel(model, gate),
-            tools,
-            ctx,
-            store,
-            rsid,
-            [{"role": "system", "content": system}],
-            max_iterations=config.reviewer_max_iterations,
-        )
-        result = agent.run_turn(task)
-        report.answer, report.model_calls = result.answer, result.model_calls
-        report.changes = log.changes
-        status = "done"
-    except Exception as e:  # a failed review must never reach the user's session; it is logged instead
-        report.changes, report.error, status = log.changes, f"{type(e).__name__}: {e}", "failed"
-    finally:
-        if agent is not None:
-            agent.close()
-    finish_run(store.db, run_id, status, report.changes, report.error, report.reviewer_session_id)
-    if own_store:
-        store.db.close()
-    return report

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from grove.agent.loop import Agent, ToolCallRecord, TurnResult
-from grove.llm.types import Message, Usage
+from grove.llm.types import Usage
 from grove.plan.environment import Environment, perceive
 from grove.plan.steps import PLAN_TOOL, Plan, PlanError, PlanStep, parse_plan, plan_schema
 from grove.tools.registry import ToolRegistry
@@ -107,14 +107,13 @@ class PlanAndAct:
         existing = sorted(env.code_skills)
         schema = plan_schema(existing)
         settings = replace(self.agent.settings, tool_choice=PLAN_TOOL)  # local model: the schema is a grammar
-        self._append({"role": "user", "content": env.render()})
+        self.agent.append({"role": "user", "content": env.render()})
         problem = "no plan"
         for _ in range(PLAN_ATTEMPTS):
-            completion = self.agent.model.complete(self.agent.messages, [schema], settings)
+            # through the agent: compression, context-overflow handling, cost and redaction as for any call
+            completion = self.agent.call_model(schemas=[schema], settings=settings)
             run.model_calls += 1
             run.usage = run.usage + completion.usage
-            self.agent.store.add_usage(self.agent.session_id, completion.usage)
-            self._append(completion.to_message(), completion.usage)
             plan: Plan | None = None
             for call in completion.tool_calls:
                 if call.name != PLAN_TOOL or plan is not None:
@@ -135,7 +134,7 @@ class PlanAndAct:
                 return plan
             if not completion.tool_calls:
                 problem = "the reply held no plan"
-                self._append({"role": "user", "content": f"[grove plan] Call {PLAN_TOOL} with the steps."})
+                self.agent.append({"role": "user", "content": f"[grove plan] Call {PLAN_TOOL} with the steps."})
         raise PlanError(f"no valid plan after {PLAN_ATTEMPTS} attempts: {problem}")
 
     # -- act ----------------------------------------------------------------------------------------------------
@@ -151,11 +150,7 @@ class PlanAndAct:
         return f"{step.render()} -> {result.answer.strip()}{last_tool}"
 
     def _tool_result(self, call_id: str, name: str, content: str) -> None:
-        self._append({"role": "tool", "tool_call_id": call_id, "name": name, "content": content})
-
-    def _append(self, message: Message, usage: Usage | None = None) -> None:
-        self.agent.store.add_message(self.agent.session_id, message, usage)
-        self.agent.messages.append(message)
+        self.agent.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": content})
 
 
 def run_plan_turn(agent: Agent, goal: str, max_rounds: int = MAX_ROUNDS) -> TurnResult:

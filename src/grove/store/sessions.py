@@ -161,14 +161,12 @@ class SessionStore:
 
     # -- messages -------------------------------------------------------------------------------------------
     def add_message(self, session_id: str, message: Message, usage: Usage | None = None) -> int:
-        """Commit one message now (secrets redacted): a crash after this returns never loses it."""
-        from grove.security.redact import redact
-
+        """Commit one message now: a crash after this returns never loses it. Callers pass redacted messages
+        (the agent's `append` is the one place that redacts what enters a conversation)."""
         content = message.get("content")
         if content is not None and not isinstance(content, str):
             content = json.dumps(content, ensure_ascii=False)
-        content = redact(content) if content else content
-        tool_calls = _redact_calls(message.get("tool_calls"))
+        tool_calls = message.get("tool_calls")
         now = time.time()
         with self.db.transaction() as c:
             cur = c.execute(
@@ -336,32 +334,6 @@ class SessionStore:
                 (sid, message_id, before, message_id, sid, message_id, after),
             ).fetchall()
         return [_message(r) for r in rows]
-
-
-def _redact_calls(calls: list[dict[str, Any]] | None) -> list[dict[str, Any]] | None:
-    """Tool-call arguments with secrets masked in their string values (the JSON stays valid)."""
-    if not calls:
-        return calls
-    from grove.security.redact import redact
-
-    def clean(value: Any) -> Any:
-        if isinstance(value, str):
-            return redact(value)
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        if isinstance(value, dict):
-            return {k: clean(v) for k, v in value.items()}
-        return value
-
-    out = []
-    for call in calls:
-        raw = call.get("function", {}).get("arguments", "")
-        try:
-            args = json.dumps(clean(json.loads(raw)), ensure_ascii=False)
-        except (json.JSONDecodeError, TypeError):
-            args = redact(raw) if isinstance(raw, str) else raw
-        out.append({**call, "function": {**call.get("function", {}), "arguments": args}})
-    return out
 
 
 def _session(row: Any) -> SessionInfo:

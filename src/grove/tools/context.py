@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,6 +22,8 @@ class ToolContext:
     store: SessionStore | None = None
     session_id: str | None = None
     state: dict[str, Any] = field(default_factory=dict)  # per-session scratch, e.g. the todo list
+    # the session's one notice stream (the runtime connects it to the front end); a bare context drops notices
+    notify: Callable[[str], None] = field(default=lambda _text: None, repr=False)
 
     def resolve(self, path: str) -> Path:
         p = Path(path).expanduser()

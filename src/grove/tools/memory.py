@@ -13,7 +13,6 @@ from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
 BASELINE_KEY = "memory_digests"
-NOTICES_KEY = "notices"  # ctx.state list the front end may show the user after the turn
 
 
 def _files(ctx: ToolContext) -> tuple[MemoryFiles, MemoryConfig]:
@@ -72,9 +71,7 @@ def _report(result: ApplyResult, config: MemoryConfig, ctx: ToolContext) -> str:
                 f"{fill.header()} is nearly full: before adding more, merge related entries (replace) and remove "
                 "stale ones."
             )
-            ctx.state.setdefault(NOTICES_KEY, []).append(
-                f"memory: {fill.header()}; review it with `grove memory show`"
-            )
+            ctx.notify(f"memory: {fill.header()}; review it with `grove memory show`")
     if result.changed:
         lines.append("(saved; it shows in the system prompt from the next session on)")
     return "\n".join(lines)

@@ -18,6 +18,10 @@ if TYPE_CHECKING:
     from pydantic import BaseModel
 
 
+# A tool's approval check: (context, tool name, arguments) -> None when the call may run, else the refusal.
+Approve = Callable[[ToolContext, str, dict[str, Any]], "str | None"]
+
+
 class ToolError(Exception):
     """Raised by a tool handler: the message goes back to the model as an error result."""
 
@@ -45,8 +49,10 @@ class Tool:
     params: dict[str, Param]
     toolset: str
     mutating: bool = False
-    needs_approval: bool = False
-    subagent_ok: bool = True
+    needs_approval: bool = False  # every call passes the session's policy first (see `approve`)
+    subagent_ok: bool = True  # whether a child agent may be given this tool
+    # the tool's own approval check (args -> None or the refusal); None = the generic one for the whole call
+    approve: Approve | None = None
 
     @cached_property
     def args_model(self) -> type[BaseModel]:
@@ -87,6 +93,12 @@ class Tool:
                 f"{'.'.join(map(str, er['loc'])) or 'arguments'}: {er['msg']}" for er in e.errors()
             )
             return ToolResult(f"Error: invalid arguments for {self.name}: {problems}", False)
+        if self.needs_approval:
+            from grove.tools.approval import approve_call
+
+            refusal = (self.approve or approve_call)(ctx, self.name, args)
+            if refusal:
+                return ToolResult(f"Error: {refusal}", False)
         try:
             out = self.handler(ctx, **{k: getattr(parsed, k) for k in type(parsed).model_fields})
         except ToolError as e:
@@ -156,6 +168,7 @@ def make_tool(
     mutating: bool = False,
     needs_approval: bool = False,
     subagent_ok: bool = True,
+    approve: Approve | None = None,
 ) -> Tool:
     """Build a Tool from `fn(ctx, **typed_args) -> str`; the docstring gives the descriptions."""
     description, param_docs = _parse_docstring(fn.__doc__ or "")
@@ -175,6 +188,7 @@ def make_tool(
         mutating=mutating,
         needs_approval=needs_approval,
         subagent_ok=subagent_ok,
+        approve=approve,
     )
 
 
@@ -207,6 +221,10 @@ class ToolRegistry:
         if unknown:
             raise GroveError(f"unknown toolset(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         return ToolRegistry(t for t in self._tools.values() if t.toolset in wanted)
+
+    def for_subagent(self) -> ToolRegistry:
+        """The tools a child agent may be given: those flagged `subagent_ok`."""
+        return ToolRegistry(t for t in self._tools.values() if t.subagent_ok)
 
     def schemas(self) -> list[ToolSchema]:
         return [t.schema for t in self._tools.values()]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
@@ -17,14 +19,8 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
         command: the shell command line
         timeout: seconds before the command is killed (max 600)
     """
-    refusal = ctx.policy.check_terminal()
-    if refusal:
-        raise ToolError(refusal)
     if not command.strip():
         raise ToolError("the command is empty; pass a shell command line such as `ls -la`")
-    decision = ctx.policy.check_command(command, session_id=ctx.session_id, workspace=str(ctx.workspace))
-    if not decision.allowed:
-        raise ToolError(decision.reason)
     from grove.sandbox import Limits, run
     from grove.security.redact import redact
 
@@ -45,5 +41,27 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
     return f"exit={result.exit_code}{notes}\n{text}"
 
 
+def approve_command(ctx: ToolContext, _name: str, args: dict[str, Any]) -> str | None:
+    """The terminal's approval check, run by the registry before the command: the session must allow the
+    terminal at all, and the command itself must pass the policy (rules, remembered answers, judge, user)."""
+    refusal = ctx.policy.check_terminal()
+    if refusal:
+        return refusal
+    command = str(args.get("command") or "")
+    if not command.strip():
+        return None  # the handler says what is wrong
+    decision = ctx.policy.check_command(command, session_id=ctx.session_id, workspace=str(ctx.workspace))
+    return None if decision.allowed else decision.reason
+
+
 def tools() -> list[Tool]:
-    return [make_tool(terminal, toolset="terminal", mutating=True, needs_approval=True, subagent_ok=False)]
+    return [
+        make_tool(
+            terminal,
+            toolset="terminal",
+            mutating=True,
+            needs_approval=True,
+            subagent_ok=False,
+            approve=approve_command,
+        )
+    ]

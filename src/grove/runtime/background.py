@@ -1,5 +1,5 @@
 """A review in its own process, for one-shot `grove run`: the answer is printed and the process exits; the review
-carries on detached (or `grove run --wait-review` waits for it). Run: python -m grove.learning.background SESSION ...
+carries on detached (or `grove run --wait-review` waits for it). Run: python -m grove.runtime.background SESSION ...
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ def spawn(
 
     logs = Path(settings.home) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "grove.learning.background", session_id, "--kinds", ",".join(kinds)]
+    cmd = [sys.executable, "-m", "grove.runtime.background", session_id, "--kinds", ",".join(kinds)]
     cmd += ["--up-to", str(up_to), "--workspace", str(workspace), "--model", model]
     with open(logs / "review.log", "ab") as log:
         return subprocess.Popen(
@@ -34,11 +34,11 @@ def spawn(
 
 def main(argv: list[str] | None = None) -> int:
     from grove.agent.events import AgentEvents
-    from grove.agent.session import build_router
     from grove.config import load_settings
-    from grove.learning.review import review_session
+    from grove.runtime.assemble import build_router
+    from grove.runtime.review import review_session
 
-    parser = argparse.ArgumentParser(prog="grove.learning.background")
+    parser = argparse.ArgumentParser(prog="grove.runtime.background")
     parser.add_argument("session_id")
     parser.add_argument("--kinds", default="skill")
     parser.add_argument("--up-to", type=int, default=None)

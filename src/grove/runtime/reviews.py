@@ -66,7 +66,7 @@ class ReviewScheduler:
             last_reviewed_message(store.db, "memory_review", sid),
         )
         if (decision.skill_review or decision.memory_review) and self.detach_model:
-            from grove.learning.background import spawn
+            from grove.runtime.background import spawn
 
             kinds = [
                 k for k, on in (("skill", decision.skill_review), ("memory", decision.memory_review)) if on
@@ -90,7 +90,8 @@ class ReviewScheduler:
     def _run(
         self, session_id: str, decision: Decision, workspace: Any, model_factory: Callable[[], Model]
     ) -> None:
-        from grove.learning.review import ReviewReport, review_session
+        from grove.learning.review import ReviewReport
+        from grove.runtime.review import review_session
 
         kinds = [k for k, on in (("skill", decision.skill_review), ("memory", decision.memory_review)) if on]
         try:
@@ -132,7 +133,7 @@ class ReviewScheduler:
 def _router_factory(settings: Any, spec: str) -> Callable[[], Model]:
     def make() -> Model:
         from grove.agent.events import AgentEvents
-        from grove.agent.session import build_router
+        from grove.runtime.assemble import build_router
 
         return build_router(settings, spec, AgentEvents())
 

@@ -1,0 +1,209 @@
+"""Building an agent for a profile: store, safety policy, tools, system prompt, model chain, compressor, context.
+Every agent grove runs (a user's session, a goal, a plan, a reviewer) is built here, so they all get the same."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grove.agent.events import AgentEvents
+from grove.agent.loop import Agent
+from grove.agent.prompt import build_system_prompt
+from grove.config import Settings
+from grove.context.compressor import Compressor
+from grove.context.settings import CompressionSettings
+from grove.llm.router import RetryPolicy, Router, RouterEvent
+from grove.llm.spec import build_model
+from grove.llm.types import Message, Model, ModelSettings
+from grove.runtime.profile import Profile
+from grove.security.policy import SafetyPolicy
+from grove.security.redact import redact
+from grove.store.sessions import SessionStore
+from grove.tools.builtin import builtin_registry
+from grove.tools.context import ToolContext
+from grove.tools.schema_cache import prime_schemas
+
+if TYPE_CHECKING:
+    from grove.security.approval import ApprovalRequest, Approver
+
+LOST_RESULT = (
+    "[grove] The process stopped before this tool call finished; its effect is unknown. "
+    "Check the current state before repeating it."
+)
+
+
+def unanswered_tool_results(history: list[Message]) -> list[Message]:
+    """Results for tool calls a killed process never answered, so the conversation is valid again."""
+    answered = {m.get("tool_call_id") for m in history if m["role"] == "tool"}
+    missing: list[Message] = []
+    for m in history:
+        for call in m.get("tool_calls") or []:
+            if call["id"] not in answered:
+                name = call["function"]["name"]
+                missing.append(
+                    {"role": "tool", "tool_call_id": call["id"], "name": name, "content": LOST_RESULT}
+                )
+    return missing
+
+
+def build_policy(
+    settings: Settings,
+    store: SessionStore,
+    *,
+    allow_terminal: bool = False,
+    yolo: bool = False,
+    approver: Approver | None = None,
+    judge_model: Model | None = None,
+) -> SafetyPolicy:
+    """The session's safety policy from settings and the entrance's flags; with no approver nothing is asked.
+    Smart mode gets a judge: `security.approval_model`, else `judge_model` (the session's own model)."""
+    from grove.security.decisions import DecisionStore
+
+    sec = settings.security
+    judge = None
+    if sec.approval_mode == "smart" and not yolo:
+        spec = sec.approval_model
+        model = build_model(spec, settings) if spec else judge_model
+        judge = model_judge(model) if model is not None else None
+    return SafetyPolicy(
+        allow_terminal=allow_terminal or sec.allow_terminal,
+        unattended=approver is None,
+        approval_mode="off" if yolo else sec.approval_mode,
+        sandbox=sec.sandbox,
+        network=sec.network,
+        approver=approver,
+        judge=judge,
+        decisions=DecisionStore(store.db),
+        approval_timeout=sec.approval_timeout,
+    )
+
+
+def model_judge(model: Model):  # type: ignore[no-untyped-def]
+    """Smart approval's judge: one short text-only call; anything but a clear approve/deny escalates."""
+    from grove.security.approval import judge_prompt, parse_judge_reply
+
+    def judge(request: ApprovalRequest) -> str:
+        messages: list[Message] = [{"role": "user", "content": judge_prompt(request)}]
+        reply = model.complete(messages, [], ModelSettings(max_tokens=16, temperature=0.0))
+        return parse_judge_reply(reply.text)
+
+    return judge
+
+
+def open_store(settings: Settings) -> SessionStore:
+    return SessionStore.open(settings.db_path)
+
+
+def build_router(
+    settings: Settings,
+    spec: str,
+    events: AgentEvents,
+    model: Model | None = None,
+    long_lived: bool = False,
+) -> Router:
+    models = [model or build_model(spec, settings, long_lived=long_lived)]
+    models += [build_model(s, settings, long_lived=long_lived) for s in settings.fallback_models if s != spec]
+
+    def notice(e: RouterEvent) -> None:
+        if e.action == "retry":
+            events.on_notice(f"{e.error.kind.value} from {e.model}; retrying in {e.delay:.1f}s")
+        elif e.action == "fallback":
+            events.on_notice(f"{e.model} failed ({e.error.kind.value}); falling back to the next model")
+
+    return Router(
+        models,
+        RetryPolicy(settings.retry.attempts, settings.retry.base_delay, settings.retry.max_delay),
+        on_event=notice,
+    )
+
+
+def compression_settings(settings: Settings) -> CompressionSettings:
+    c = settings.compression
+    return CompressionSettings(
+        threshold=c.threshold, safety=c.safety, tool_result_chars=c.tool_result_chars, enabled=c.enabled
+    )
+
+
+def open_agent(
+    settings: Settings,
+    profile: Profile,
+    events: AgentEvents | None = None,
+    store: SessionStore | None = None,
+) -> Agent:
+    """A new session, or the resumed one with its stored system prompt and active messages."""
+    events = events or AgentEvents()
+    store = store or open_store(settings)
+    workspace = (profile.workspace or Path.cwd()).resolve()
+    if profile.tools is not None:
+        tools = profile.tools
+    else:
+        tools = builtin_registry().select(
+            profile.toolsets if profile.toolsets is not None else settings.toolsets
+        )
+    prime_schemas(tools, settings.home / "cache" / "tool-schemas.json")
+    history: list[Message] = []
+    if profile.resume:
+        session_id = store.resolve_id(profile.resume)
+        spec = profile.model or store.get_session(session_id).model
+        system = store.system_prompt(session_id) or ""
+        history = store.messages(session_id)
+        for message in unanswered_tool_results(history):
+            store.add_message(session_id, message)
+            history.append(message)
+    else:
+        spec = profile.model or (profile.model_override.name if profile.model_override else None)
+        spec = spec or settings.resolved_model()
+        system = ""
+    # the project's AGENTS.md or memory may hold a secret: the prompt is stored and sent redacted
+    system = redact(system or profile.system_prompt or build_system_prompt(settings, workspace, tools))
+    if profile.model_override is not None and not profile.route:
+        router: Model = profile.model_override
+    else:
+        router = build_router(settings, spec, events, profile.model_override, profile.long_lived)
+    if not profile.resume:
+        session_id = store.create_session(
+            router.name,
+            title=profile.title,
+            parent_id=profile.parent_id,
+            source=profile.source,
+            system_prompt=system,
+        )
+    policy = build_policy(
+        settings,
+        store,
+        allow_terminal=profile.allow_terminal,
+        yolo=profile.yolo,
+        approver=profile.approver,
+        judge_model=router,
+    )
+    ctx = ToolContext(
+        workspace=workspace,
+        policy=policy,
+        settings=settings,
+        store=store,
+        session_id=session_id,
+        notify=events.on_notice,
+    )
+    summarizer = settings.compression.summary_model
+    compressor = Compressor(
+        router,
+        store,
+        session_id,
+        compression_settings(settings),
+        summarizer=build_model(summarizer, settings, long_lived=profile.long_lived) if summarizer else None,
+        on_notice=events.on_notice,
+    )
+    return Agent(
+        router,
+        tools,
+        ctx,
+        store,
+        session_id,
+        [{"role": "system", "content": system}, *history],
+        settings=ModelSettings(
+            max_tokens=settings.max_tokens, temperature=settings.temperature, timeout=settings.timeout
+        ),
+        max_iterations=profile.max_iterations or settings.max_iterations,
+        events=events,
+        compressor=compressor,
+    )

@@ -1,0 +1,43 @@
+"""What an entrance asks of the runtime: which model chain, tools, policy and workspace, who can be asked, and
+which loops run around its turns. A new entrance (gateway, cron, worker) is mostly a Profile."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from grove.llm.types import Model
+    from grove.security.approval import Approver
+    from grove.tools.registry import ToolRegistry
+
+# How self-reviews run after a turn: in a thread of this process, in a detached process (a one-shot run exits
+# after its answer), or not at all.
+ReviewMode = Literal["thread", "detached", "off"]
+
+
+@dataclass
+class Profile:
+    source: str = "cli"  # stored with the session: run, chat, goal, review, a gateway's name...
+    model: str | None = None  # spec; None = settings
+    toolsets: list[str] | None = None  # None = settings.toolsets
+    tools: ToolRegistry | None = None  # an explicit registry instead of toolsets (the reviewer's own tools)
+    system_prompt: str | None = None  # None = grove's assembled prompt (identity, memory, skills, project)
+    resume: str | None = None  # session id (or prefix, or "last")
+    title: str | None = None
+    parent_id: str | None = None  # a child session (reviewer, sub-agent) names its parent
+    max_iterations: int | None = None
+    workspace: Path | None = None
+    allow_terminal: bool = False
+    yolo: bool = False  # approvals off (the hard blocklist still holds)
+    approver: Approver | None = None  # who answers approval questions; None = nobody: denied at once
+    long_lived: bool = False  # many calls ahead (chat, goal): see grove.llm.spec.build_model
+    review: ReviewMode = "off"
+    curator: bool = False  # tick the curator when it is due (interactive sessions)
+    model_override: Model | None = None  # a ready model object instead of the spec (tests, the reviewer)
+    route: bool = True  # wrap the model in the retry/fallback router (False: it is routed already)
+
+    @property
+    def unattended(self) -> bool:
+        return self.approver is None

@@ -1,0 +1,99 @@
+"""Running a self-review: the reviewer's agent is opened through the runtime like every other agent (same
+redaction, compression and policy: unattended, so nothing that needs approval runs), with its own tools."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from grove.agent.events import AgentEvents
+from grove.config.learning import learning_config
+from grove.learning.review import (
+    MEMORY_REVIEW_PROMPT,
+    SKILL_REVIEW_PROMPT,
+    GatedModel,
+    ReviewReport,
+    render_transcript,
+    review_task,
+    used_skills,
+)
+from grove.learning.reviewer_tools import ChangeLog, reviewer_registry
+from grove.learning.runs import finish_run, start_run
+from grove.llm.types import Model
+from grove.runtime.profile import Profile
+from grove.store.sessions import SessionStore
+
+
+def review_session(
+    settings: Any,
+    model: Model,
+    session_id: str,
+    *,
+    kind: str = "skill",
+    dry_run: bool = False,
+    workspace: Path | None = None,
+    store: SessionStore | None = None,
+    up_to: int | None = None,
+    reasons: list[str] | None = None,
+    gate: threading.Event | None = None,
+    events: AgentEvents | None = None,
+) -> ReviewReport:
+    """Review one session (its messages up to message id `up_to`); returns what changed (or would, in a dry run)."""
+    from grove.memory.prompt import memory_prompt_block
+    from grove.runtime.assemble import open_agent
+    from grove.skills.discover import discover
+    from grove.skills.index import render_index
+
+    if kind not in ("skill", "memory"):
+        raise ValueError(f"unknown review kind {kind!r}; 'skill' or 'memory'")
+    config = learning_config(settings)
+    own_store = store is None
+    store = store or SessionStore.open(settings.db_path)
+    session_id = store.resolve_id(session_id)
+    report = ReviewReport(session_id, kind, dry_run, reasons=list(reasons or []))
+    history = [(mid, m) for mid, m in store.messages_with_ids(session_id) if up_to is None or mid <= up_to]
+    last_id = history[-1][0] if history else 0
+    run_id = start_run(store.db, f"{kind}_review", session_id, last_id, dry_run)
+    workspace = (workspace or Path.cwd()).resolve()
+    log = ChangeLog()
+    agent = None
+    try:
+        library = discover(settings, workspace)
+        task = review_task(
+            kind,
+            render_transcript([m for _, m in history]),
+            used_skills(store, session_id),
+            render_index(library.sorted(), budget=4000),
+            memory_prompt_block(settings),
+        )
+        system = SKILL_REVIEW_PROMPT if kind == "skill" else MEMORY_REVIEW_PROMPT
+        tools = reviewer_registry(
+            kind, log, session_id, dry_run=dry_run, overlap_threshold=config.overlap_threshold
+        )
+        profile = Profile(
+            source="review",  # never listed or searched as a user session, never reviewed itself
+            tools=tools,
+            system_prompt=system,
+            title=f"{kind} review of {session_id}",
+            parent_id=session_id,
+            max_iterations=config.reviewer_max_iterations,
+            workspace=workspace,
+            model_override=GatedModel(model, gate),
+            route=False,  # the reviewer's model is a router already
+        )
+        agent = open_agent(settings, profile, events, store)
+        report.reviewer_session_id = agent.session_id
+        result = agent.run_turn(task)
+        report.answer, report.model_calls = result.answer, result.model_calls
+        report.changes = log.changes
+        status = "done"
+    except Exception as e:  # a failed review must never reach the user's session; it is logged instead
+        report.changes, report.error, status = log.changes, f"{type(e).__name__}: {e}", "failed"
+    finally:
+        if agent is not None:
+            agent.close()
+    finish_run(store.db, run_id, status, report.changes, report.error, report.reviewer_session_id)
+    if own_store:
+        store.db.close()
+    return report
