@@ -12,11 +12,11 @@ from typer.testing import CliRunner
 from grove.cli.curator import app
 from grove.config import Settings
 from grove.learning.curator import DAY, curator_due, run_curator
-from grove.learning.stale import read_stale, stale_names
 from grove.llm.script import ScriptModel
 from grove.skills.discover import discover, home_skills_dir
 from grove.skills.history import versions
 from grove.skills.manage import SkillManager
+from grove.skills.stale import read_stale, stale_names
 from grove.store.sessions import SessionStore
 
 

@@ -53,7 +53,7 @@ def status() -> None:
     """When the curator last ran, whether it is due, and which skills are stale."""
     from grove.learning.curator import curator_due
     from grove.learning.runs import runs
-    from grove.learning.stale import read_stale
+    from grove.skills.stale import read_stale
     from grove.store.db import Database
 
     settings = load()

@@ -13,9 +13,9 @@ from typing import Any
 
 from grove.config.learning import LearningConfig, learning_config
 from grove.learning.runs import finish_run, runs, start_run
-from grove.learning.stale import read_stale, write_stale
 from grove.llm.types import Model
 from grove.skills.skill import Skill
+from grove.skills.stale import read_stale, write_stale
 from grove.store.db import Database
 
 DAY = 86_400.0

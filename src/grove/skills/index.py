@@ -104,8 +104,8 @@ def skills_index_text(settings: Any, workspace: Path) -> str:
 
     Skills the curator marked stale are left out (skills_search still finds them).
     """
-    from grove.learning.stale import stale_names
     from grove.skills.discover import discover
+    from grove.skills.stale import stale_names
 
     hidden = stale_names(settings)
     return render_index([s for s in discover(settings, workspace).sorted() if s.name not in hidden])
