@@ -10,14 +10,8 @@ from codekit import AVG_CODE, AVG_CODE_BUGGY, AVG_TESTS, CSV_CODE, CSV_TESTS
 
 from grove.codeskills.contract import ContractError, read_contract
 from grove.codeskills.create import create_code_skill
-from grove.codeskills.layout import (
-    CODE_FILE,
-    TEST_FILE,
-    contract_of,
-    index_signature,
-    is_code_skill,
-    signature_of,
-)
+from grove.codeskills.layout import CODE_FILE, TEST_FILE, contract_of
+from grove.skills.code_meta import index_signature, is_code_skill, signature_of
 from grove.skills.discover import discover
 from grove.skills.manage import SkillManager
 

@@ -7,7 +7,8 @@ from pathlib import Path
 from skillkit import skill_text, write_skill
 
 from grove.config import Settings
-from grove.skills.search import SkillSearchIndex, relevant_skills, search_skills, stem, terms
+from grove.skills.search import SkillSearchIndex, relevant_skills, search_skills
+from grove.skills.words import stem, terms
 from grove.skills.skill import load_skill
 
 

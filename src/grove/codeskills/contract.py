@@ -7,7 +7,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-ENTRY = "solve"
+from grove.skills.code_meta import ENTRY
+
 _SCALARS = {"str": "string", "int": "integer", "float": "number", "bool": "boolean", "None": "null"}
 _CONTAINERS = {"list": "array", "List": "array", "tuple": "array", "dict": "object", "Dict": "object"}
 

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grove.codeskills.contract import Contract, ContractError, read_contract
-from grove.codeskills.layout import CODE_FILE, TEST_FILE, is_code_skill, render
+from grove.codeskills.layout import CODE_FILE, TEST_FILE, render
 from grove.codeskills.sandboxed import TEST_LIMITS, TestReport, run_tests
 from grove.sandbox import Limits
+from grove.skills.code_meta import is_code_skill
 from grove.skills.frontmatter import parse_skill_md
 from grove.skills.guard import scan_skill_text
 from grove.skills.manage import SkillError, SkillManager, check_name

@@ -6,28 +6,13 @@ import json
 from pathlib import Path
 from typing import Any
 
-from grove.codeskills.contract import ENTRY, Contract
+from grove.codeskills.contract import Contract
+from grove.skills.code_meta import ENTRY, KIND
 from grove.skills.frontmatter import render_skill_md
 
 CODE_FILE = "scripts/skill.py"
 TEST_FILE = "scripts/test_skill.py"
-KIND = "code"
 CATEGORY = "code"
-
-
-def is_code_skill(metadata: dict[str, Any]) -> bool:
-    return str(metadata.get("grove.kind", "")) == KIND
-
-
-def signature_of(metadata: dict[str, Any]) -> str:
-    return str(metadata.get("grove.signature", ""))
-
-
-def index_signature(metadata: dict[str, Any]) -> str:
-    """The call shape for the skills index, e.g. "(values: list[float], window: int = 7) -> list[float]"; ''
-    for skills that are not code skills. Depends only on the file, so the index stays byte-stable."""
-    sig = signature_of(metadata) if is_code_skill(metadata) else ""
-    return sig.removeprefix(ENTRY) if sig.startswith(ENTRY + "(") else sig
 
 
 def contract_of(metadata: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from grove.skills.search import terms
+from grove.skills.words import terms
 from grove.skills.skill import Skill
 
 HEAD_WEIGHT = 3  # a shared word in the name or description says more than one in the body

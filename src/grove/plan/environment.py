@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from grove.codeskills.layout import is_code_skill, signature_of
+from grove.skills.code_meta import is_code_skill, signature_of
 
 MAX_FILES = 40
 MAX_LAST_CHARS = 2000

@@ -52,7 +52,7 @@ def _by_category(skills: list[Skill]) -> dict[str, list[Skill]]:
 
 def _signature(skill: Skill) -> str:
     """A code skill's call shape, e.g. "(values: list[float], window: int = 7) -> list[float]"; '' otherwise."""
-    from grove.codeskills.layout import index_signature
+    from grove.skills.code_meta import index_signature
 
     return index_signature(skill.metadata)
 

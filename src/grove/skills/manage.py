@@ -25,6 +25,7 @@ from grove.skills.history import restore_files, skill_lock, snapshot, version_di
 from grove.skills.paths import UnsafePathError, support_path
 from grove.store.db import Database
 from grove.store.files import atomic_write_bytes, atomic_write_text
+from grove.textmatch import closest_hint
 
 ARCHIVE_DIR = ".archive"
 MAX_SUPPORT_FILE_BYTES = 1024 * 1024
@@ -49,12 +50,6 @@ def check_name(name: str) -> None:
             f"invalid skill name {name!r}: use 1-{MAX_NAME} characters of lowercase a-z, 0-9 and single hyphens, "
             "not starting or ending with a hyphen (e.g. 'deploy-staging')"
         )
-
-
-def _closest_hint(text: str, fragment: str) -> str:
-    from grove.tools.files import closest_hint
-
-    return closest_hint(text, fragment)
 
 
 class SkillManager:
@@ -156,7 +151,7 @@ class SkillManager:
             where = file_path or "SKILL.md"
             if count == 0:
                 raise SkillError(
-                    f"old_string not found in {where} of '{name}'{_closest_hint(text, old_string)}"
+                    f"old_string not found in {where} of '{name}'{closest_hint(text, old_string)}"
                 )
             if count > 1:
                 raise SkillError(

@@ -3,49 +3,19 @@
 from __future__ import annotations
 
 import math
-import re
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from grove.skills.skill import Skill
+from grove.skills.words import terms
 
 # Field weights: a word in the name or description says far more about what a skill is for than one in the body.
 FIELD_WEIGHTS = {"name": 3.0, "description": 2.0, "category": 0.5, "body": 0.6}
 K1 = 1.2
 B = 0.75
 SYNONYM_WEIGHT = 0.5  # an expanded word counts half as much as one the user wrote
-_WORD = re.compile(r"[a-z0-9]+")
-_STOP_TEXT = """
-a an and are as at be but by can do does for from get got has have how i if in into is it its me my need
-of on or our please so some that the their them then there these this those to up us use using want was we
-what when where which while who why will with without you your all any not no now out over just make
-"""
-STOPWORDS = frozenset(_STOP_TEXT.split())
-
-
-def stem(word: str) -> str:
-    """A light suffix stripper: enough to match 'deploying', 'deployed' and 'deploys' to one term."""
-    for suffix, repl, min_len in (
-        ("ies", "y", 5),
-        ("sses", "ss", 5),
-        ("ing", "", 6),
-        ("ers", "er", 5),
-        ("ed", "", 5),
-        ("es", "e", 5),
-        ("s", "", 4),
-    ):
-        if word.endswith(suffix) and len(word) >= min_len and not word.endswith("ss"):
-            word = word[: len(word) - len(suffix)] + repl
-            break
-    if len(word) > 4 and word.endswith("e"):
-        word = word[:-1]
-    return word
-
-
-def terms(text: str) -> list[str]:
-    return [stem(w) for w in _WORD.findall(text.lower()) if w not in STOPWORDS and len(w) > 1]
 
 
 def expand(query_terms: list[str]) -> dict[str, float]:

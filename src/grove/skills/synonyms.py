@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import functools
 
+from grove.skills.words import stem
+
 GROUPS = """
 chart graph plot visualise visualize diagram
 image picture photo thumbnail jpeg png webp
@@ -55,8 +57,6 @@ prompt prompts llm eval evaluation
 @functools.cache
 def expansion_map() -> dict[str, frozenset[str]]:
     """stemmed word -> the stemmed words of every group it belongs to (itself excluded)."""
-    from grove.skills.search import stem
-
     out: dict[str, set[str]] = {}
     for line in GROUPS.strip().splitlines():
         group = {stem(w) for w in line.split()}

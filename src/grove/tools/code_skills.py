@@ -94,8 +94,9 @@ def skill_run(ctx: ToolContext, name: str, args: dict[str, Any]) -> str:
         args: the arguments of solve, as a JSON object, e.g. {"path": "sales.csv", "column": "revenue"}
     """
     from grove.codeskills.invoke import run_code_skill
-    from grove.codeskills.layout import CODE_FILE, is_code_skill
+    from grove.codeskills.layout import CODE_FILE
     from grove.skills import usage
+    from grove.skills.code_meta import is_code_skill
     from grove.skills.discover import discover
 
     lib = discover(_settings(ctx), ctx.workspace)

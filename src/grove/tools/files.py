@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from grove.store.files import atomic_write_text
+from grove.textmatch import closest_hint
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
@@ -82,17 +83,6 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str) -> str:
         raise ToolError(f"old_string occurs {count} times in {path}; add surrounding lines to make it unique")
     atomic_write_text(p, text.replace(old_string, new_string, 1))
     return f"patched {path} (-{old_string.count(chr(10)) + 1} +{new_string.count(chr(10)) + 1} lines)"
-
-
-def closest_hint(text: str, fragment: str) -> str:
-    """The line of `text` most like the first line of `fragment`, to help the model fix its patch."""
-    import difflib
-
-    first = next((ln for ln in fragment.splitlines() if ln.strip()), "")
-    if not first:
-        return ""
-    best = difflib.get_close_matches(first, text.splitlines(), n=1, cutoff=0.5)
-    return f"; closest line: {best[0]!r}" if best else ""
 
 
 def search_files(ctx: ToolContext, pattern: str, path: str = ".", glob: str | None = None) -> str:

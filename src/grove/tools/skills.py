@@ -189,7 +189,8 @@ def tools() -> list[Tool]:
 
 def _refuse_untested_code_change(folder: Path, action: str, file_path: str | None) -> None:
     """A code skill's code and tests change only through skill_code_patch, which re-runs the tests."""
-    from grove.codeskills.layout import CODE_FILE, TEST_FILE, is_code_skill
+    from grove.codeskills.layout import CODE_FILE, TEST_FILE
+    from grove.skills.code_meta import is_code_skill
     from grove.skills.skill import load_skill
 
     if not is_code_skill(load_skill(folder, "home").metadata):
