@@ -165,3 +165,69 @@ def test_tty_approver_reads_an_answer_and_times_out() -> None:
         fw.flush()
         assert approver(req) == "session"
     assert parse_answer("ALWAYS") == "always" and parse_answer("maybe") is None
+
+
+def test_unknown_is_denied_unattended_without_isolation_and_runs_in_an_isolating_sandbox() -> None:
+    command = "$(cat cmd.txt) --all"  # the command's name is only known at run time
+    rlimit = _policy(None, unattended=True, sandbox="rlimit").check_command(command)
+    assert not rlimit.allowed and rlimit.decided_by == "unattended" and "does not isolate" in rlimit.reason
+    bwrap = _policy(None, unattended=True, sandbox="bwrap").check_command(command)
+    assert bwrap.allowed and bwrap.decided_by == "sandbox" and bwrap.verdict.unknown
+
+
+def test_unknown_asks_when_someone_can_be_asked() -> None:
+    fake = FakeApprover("deny")
+    decision = _policy(fake, sandbox="bwrap").check_command('eval "$(gen-cmd)"')
+    assert not decision.allowed and decision.decided_by == "user" and len(fake.asked) == 1
+    assert "computed at run time" in fake.asked[0].reasons
+
+
+def test_known_danger_is_denied_unattended_even_in_an_isolating_sandbox() -> None:
+    decision = _policy(None, unattended=True, sandbox="bwrap").check_command("a=rm; $a -rf ~/projects")
+    assert not decision.allowed and decision.decided_by == "unattended"
+
+
+def test_decide_verdict_runs_the_flow_for_other_acts_and_logs_it() -> None:
+    from grove.security.approval import decide_verdict
+    from grove.security.command_base import CommandVerdict, Finding
+
+    store = DecisionStore()
+    act = CommandVerdict("write_file /etc/x", [Finding("file-outside", "writes outside the workspace")])
+    fake = FakeApprover("session")
+    policy = SafetyPolicy(allow_terminal=True, approver=fake, decisions=store)
+    assert decide_verdict(policy, act, session_id="s").decided_by == "user"
+    assert decide_verdict(policy, act, session_id="s").decided_by == "session" and len(fake.asked) == 1
+    hard = CommandVerdict("x", [Finding("file-home", "writes grove's own config", hard=True)])
+    off = SafetyPolicy(approval_mode="off", decisions=store)
+    assert decide_verdict(off, hard).decided_by == "blocklist"
+    assert [r["decided_by"] for r in store.log()] == ["user", "session", "blocklist"]
+
+
+def test_policy_approval_and_decisions_import_no_cycle() -> None:
+    """Every import between the approval modules (runtime, lazy or TYPE_CHECKING) points one way."""
+    import ast
+
+    import grove.security as sec
+
+    root = Path(sec.__file__).parent
+    names = ("policy", "approval", "decisions", "approval_types", "prompt", "commands", "command_base")
+    graph: dict[str, set[str]] = {}
+    for name in names:
+        tree = ast.parse((root / f"{name}.py").read_text())
+        graph[name] = {
+            n.module.rsplit(".", 1)[1]
+            for n in ast.walk(tree)
+            if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("grove.security.")
+        } & set(names)
+    seen: set[str] = set()
+
+    def visit(node: str, path: tuple[str, ...]) -> None:
+        assert node not in path, f"import cycle: {' -> '.join((*path, node))}"
+        if node in seen:
+            return
+        for nxt in graph.get(node, ()):
+            visit(nxt, (*path, node))
+        seen.add(node)
+
+    for name in names:
+        visit(name, ())

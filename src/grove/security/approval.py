@@ -1,66 +1,51 @@
 """The approval flow for dangerous acts, in order: rules → hard blocklist → mode off → remembered answers →
-unattended deny → smart judge → ask the user (no answer within the timeout = deny). Every decision is logged."""
+nobody to ask (deny; unknown acts run only in an isolating sandbox) → smart judge → ask the user (no answer within
+the timeout = deny). Every decision is logged. Types live in approval_types (re-exported here)."""
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
+from grove.security.approval_types import (
+    ANSWERS,
+    ApprovalRequest,
+    Approver,
+    Decision,
+    Judge,
+    PolicyView,
+)
 from grove.security.commands import CommandVerdict, classify_command
 
-if TYPE_CHECKING:
-    from grove.security.policy import SafetyPolicy
-
-ANSWERS = ("once", "session", "always", "deny")
-
-
-@dataclass(frozen=True)
-class ApprovalRequest:
-    """What the user (or the judge) is asked about."""
-
-    command: str
-    verdict: CommandVerdict
-    session_id: str | None
-    timeout: float  # seconds the approver has; it is asked again next time, never left waiting
-
-    @property
-    def reasons(self) -> str:
-        return self.verdict.summary()
-
-    @property
-    def patterns(self) -> list[str]:
-        return self.verdict.rules
-
-
-# The front end's question to the user: returns one of ANSWERS, or None for "no answer".
-Approver = Callable[[ApprovalRequest], "str | None"]
-# Smart mode's model call: returns "approve", "deny" or "escalate" (to the user).
-Judge = Callable[[ApprovalRequest], str]
-
-
-@dataclass(frozen=True)
-class Decision:
-    allowed: bool
-    reason: str  # shown to the model when denied: what was refused and why
-    decided_by: str  # rules | blocklist | mode-off | session | always | unattended | judge | user | timeout
-    verdict: CommandVerdict
+__all__ = ["ANSWERS", "ApprovalRequest", "Approver", "Decision", "Judge", "decide", "decide_verdict"]
 
 
 def decide(
-    policy: SafetyPolicy, command: str, *, session_id: str | None = None, workspace: str | None = None
+    policy: PolicyView, command: str, *, session_id: str | None = None, workspace: str | None = None
 ) -> Decision:
+    """Classify a shell command and run the approval flow on it (safe and fully resolved: allowed, not logged)."""
     verdict = classify_command(command, workspace)
-    if verdict.level == "safe":
+    if verdict.level == "safe" and not verdict.unknown:
         return Decision(True, "no dangerous pattern", "rules", verdict)
-    decision = _decide(policy, verdict, session_id)
+    return decide_verdict(policy, verdict, session_id=session_id)
+
+
+def decide_verdict(policy: PolicyView, verdict: CommandVerdict, *, session_id: str | None = None) -> Decision:
+    """The flow for an act already classified (a command, or a file act with its own findings): blocklist →
+    approvals off → remembered answers → nobody to ask → smart judge → the user. The decision is logged.
+
+    Unknown acts (nothing known to be dangerous, but not resolvable statically) are allowed without asking only
+    when nobody can be asked AND the sandbox isolates (it confines what they do); with a non-isolating sandbox
+    they are denied, and when someone can be asked they are asked like dangerous ones."""
+    if verdict.level == "safe" and not verdict.unknown:
+        decision = Decision(True, "no dangerous pattern", "rules", verdict)
+    else:
+        decision = _decide(policy, verdict, session_id)
     if policy.decisions is not None:
         policy.decisions.record(decision, session_id)
     return decision
 
 
-def _decide(policy: SafetyPolicy, verdict: CommandVerdict, session_id: str | None) -> Decision:
+def _decide(policy: PolicyView, verdict: CommandVerdict, session_id: str | None) -> Decision:
     why = verdict.summary()
     if verdict.level == "blocked":
         return Decision(
@@ -74,6 +59,15 @@ def _decide(policy: SafetyPolicy, verdict: CommandVerdict, session_id: str | Non
     if policy.decisions is not None and patterns <= (policy.decisions.always() | policy.session_approved):
         return Decision(True, "approved always by the user", "always", verdict)
     if policy.unattended or (policy.approver is None and policy.judge is None):
+        if verdict.level == "safe" and policy.sandbox_isolates():
+            return Decision(
+                True,
+                f"not resolvable before it runs ({why}); runs confined by the sandbox",
+                "sandbox",
+                verdict,
+            )
+        if verdict.level == "safe":
+            why += " — and the sandbox here does not isolate (rlimit only)"
         return Decision(
             False,
             f"denied: {why}. It needs the user's approval and nobody can be asked here "

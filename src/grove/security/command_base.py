@@ -32,7 +32,9 @@ SECRET_VAR = re.compile(
 )
 DESTRUCTIVE_SQL = re.compile(
     r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|INDEX|VIEW|USER|ROLE|COLLECTION)\b|TRUNCATE\b|FLUSHALL\b|FLUSHDB\b"
-    r"|DELETE\s+FROM\s+[\w.\"`\[\]]+\s*(?:;|$|\"|')|UPDATE\s+[\w.\"`]+\s+SET\s+(?:(?!\bWHERE\b)[^;])*(?:;|$)"
+    r"|DELETE\s+FROM\s+[\w.\"`\[\]]+\s*(?:;|$|\"|')"
+    r"|(?:DELETE\s+FROM|UPDATE)\s+[^;]*?\bWHERE\s+(?:NOT\s+)?(?:1|TRUE|(\d+)\s*=\s*\1|'(\w*)'\s*=\s*'\2'|(\w+)\s*=\s*\3"
+    r"|\S+\s+IS\s+NOT\s+NULL\s+OR\s+\S+\s+IS\s+NULL|1\s*(?:<|>)=?\s*\d+)\s*(?:;|$|\"|'|\bOR\b)|UPDATE\s+[\w.\"`]+\s+SET\s+(?:(?!\bWHERE\b)[^;])*(?:;|$)"
     r"|ALTER\s+TABLE\s+\S+\s+DROP\b|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\})",
     re.I | re.M,
 )
@@ -40,7 +42,8 @@ FORK_BOMB = re.compile(
     r"(\S+)\(\)\{\1\|\1&\};?\1|(\S+)\(\)\{\2&\2\}|fork\s*while\s*fork|while(?:True|1|true):?[^\n]{0,40}os\.fork\(\)"
     r"|for\(;;\)fork\(\)|%0\|%0|\$0&\$0"
 )
-SETUID_MODE = re.compile(r"^(?:[ugoa]*\+[rwxt]*s[rwxst]*|[2-7][0-7]{3})$")
+# `u+s`, `g=s`, `+s`, and octal with a setuid/setgid digit, however many leading zeros (`4755`, `04755`, `0006755`)
+SETUID_MODE = re.compile(r"^(?:[ugoa]*[+=][rwxXt]*s[rwxXst]*|0*[2-7][0-7]{3})$")
 WORLD_WRITABLE = re.compile(
     r"^(?:0?[0-7]{1,2}[2367]|0?777|a\+\w*w\w*|o\+\w*w\w*|ugo\+\w*w\w*|\+w|a=rwx\w*|o=rwx)$"
 )
@@ -52,11 +55,17 @@ READ_OK = {"ls", "stat", "file", "chmod", "chown", "test", "[", "ssh-add", "ssh"
            "rm", "mkdir", "du", "realpath", "readlink", "basename", "dirname", "echo", "wc", "diff", "cmp"}  # fmt: skip
 
 
+EFFECTS = ("delete", "truncate", "overwrite", "network-exec", "exfiltrate", "privilege", "history-rewrite",
+           "db-destroy", "persistence", "expose", "system", "unknown", "")  # fmt: skip
+
+
 @dataclass(frozen=True)
 class Finding:
     rule: str  # stable id, the key "always"/"this session" approvals are remembered by
     description: str
     hard: bool = False  # on the hard blocklist: refused even with approvals off
+    effect: str = ""  # one of EFFECTS: what the act does, whatever it was spelled like
+    unknown: bool = False  # not resolvable statically (computed command, eval, unseen script): see policy
 
 
 @dataclass
@@ -66,9 +75,16 @@ class CommandVerdict:
 
     @property
     def level(self) -> str:
+        """What is known: blocked (hard blocklist), dangerous, or safe. Unresolvable parts are in `unknown`."""
         if any(f.hard for f in self.findings):
             return "blocked"
-        return "dangerous" if self.findings else "safe"
+        return "dangerous" if any(not f.unknown for f in self.findings) else "safe"
+
+    @property
+    def unknown(self) -> bool:
+        """Part of it cannot be resolved statically; the policy decides (ask, or deny when nobody can be
+        asked and the sandbox does not isolate)."""
+        return any(f.unknown for f in self.findings)
 
     @property
     def rules(self) -> list[str]:
@@ -76,6 +92,10 @@ class CommandVerdict:
 
     def summary(self) -> str:
         return "; ".join(dict.fromkeys(f.description for f in self.findings)) or "no dangerous pattern"
+
+    @property
+    def effects(self) -> list[str]:
+        return sorted({f.effect for f in self.findings if f.effect})
 
 
 def target_args(cmd: SimpleCommand) -> list[str]:

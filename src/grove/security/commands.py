@@ -1,22 +1,46 @@
 """Rules for shell commands that destroy or expose: each finding says what and why; hard ones are never run.
 
-Commands are parsed (grove.security.shell) rather than matched as whole strings, so `grep -r "rm -rf /" docs`
-is not a delete and `sudo env X=1 rm -rf ~` is. The rules live in rules_destroy and rules_expose."""
+Commands are parsed (grove.security.shell), then what really runs is resolved (grove.security.resolve: variables,
+aliases, functions, substitutions, heredocs, scripts written in the same line, xargs, eval) and every resolved
+piece is classified by the same rules, so `a=rm; $a -rf ~` is a delete however it is spelled. Interpreter code
+and SQL are read for their effects (grove.security.effects). What cannot be resolved is a finding marked unknown.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
-from grove.security import rules_destroy, rules_expose
+from grove.security import effects, rules_destroy, rules_expose
 from grove.security.command_base import FORK_BOMB, CommandVerdict, Finding
+from grove.security.resolve import Resolution, resolve
 from grove.security.shell import ParsedCommand, parse
 
 __all__ = ["CommandVerdict", "Finding", "classify_command"]
 _RULES = rules_destroy.RULES + rules_expose.RULES
+MAX_DEPTH = 5
+# The effect of the findings of rules that predate effect tagging, by rule id.
+_EFFECT_OF = {
+    "rm-root": "delete", "rm-recursive": "delete", "rm-important": "delete", "rm-outside": "delete",
+    "disk-wipe": "overwrite", "disk-format": "overwrite", "system-write": "overwrite", "persistence": "persistence",
+    "credential-write": "overwrite", "chmod-root": "privilege", "chmod-system": "privilege", "setuid": "privilege",
+    "git-force": "history-rewrite", "git-discard": "delete", "sql-destroy": "db-destroy",
+    "cloud-destroy": "delete", "container-escape": "privilege", "download-exec": "network-exec",
+    "obfuscated-exec": "unknown", "env-exfil": "exfiltrate", "credential-read": "expose", "secret-print": "expose",
+    "reverse-shell": "network-exec", "fork-bomb": "system", "system-power": "system", "kill-all": "system",
+    "security-off": "system", "cover-tracks": "system",
+}  # fmt: skip
 
 
 def classify_command(command: str, workspace: str | None = None) -> CommandVerdict:
+    found = _classify(command, workspace, 0)
+    tagged = [f if f.effect else replace(f, effect=_EFFECT_OF.get(f.rule, "")) for f in found]
+    return CommandVerdict(command, list(dict.fromkeys(tagged)))
+
+
+def _classify(command: str, workspace: str | None, depth: int) -> list[Finding]:
     parsed = parse(command)
+    resolution = _resolve_all(parsed, workspace)
     out: list[Finding] = []
     for code in _code_texts(parsed):
         if FORK_BOMB.search(re.sub(r"\s+", "", code)) or FORK_BOMB.search(code):
@@ -27,7 +51,33 @@ def classify_command(command: str, workspace: str | None = None) -> CommandVerdi
         for rule in _RULES:
             out += rule(cmd, pipeline, parsed, workspace)
     out += rules_expose.pipeline_rules(parsed)
-    return CommandVerdict(command, list(dict.fromkeys(out)))
+    out += resolution.findings
+    for sql in resolution.sql:
+        out += effects.sql_findings(sql)
+    if depth >= MAX_DEPTH:
+        if resolution.nested or resolution.code:
+            out.append(
+                Finding("unknown-nesting", "code nested too deep to follow", effect="unknown", unknown=True)
+            )
+        return out
+    for text in resolution.nested:
+        if text.strip() and text.strip() != command.strip():
+            out += _classify(text, workspace, depth + 1)
+    for lang, code in resolution.code:
+        out += effects.code_findings(lang, code, workspace, lambda t: _classify(t, workspace, depth + 1))
+    return out
+
+
+def _resolve_all(parsed: ParsedCommand, workspace: str | None) -> Resolution:
+    """Resolve the top level and every nested substitution (each with its own variables)."""
+    total = resolve(parsed, workspace)
+    for sub in parsed.substitutions:
+        part = _resolve_all(sub, workspace)
+        total.nested += part.nested
+        total.code += part.code
+        total.sql += part.sql
+        total.findings += part.findings
+    return total
 
 
 _QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")

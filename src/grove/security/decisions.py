@@ -6,7 +6,7 @@ import time
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from grove.security.approval import Decision
+    from grove.security.approval_types import Decision
     from grove.store.db import Database
 
 

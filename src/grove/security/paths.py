@@ -98,15 +98,28 @@ def escapes_up(path: str) -> bool:
 
 
 def outside(path: str, workspace: str | None) -> bool:
-    """An absolute (or home) path that is neither in the workspace nor a temp dir."""
+    """An absolute, home or $TMPDIR path that is not in the workspace. Temp dirs count as outside: what is
+    there belongs to others too (only a dir made by `mktemp` in the same command is the command's own)."""
     p = norm(path)
     if workspace and (p == workspace or p.startswith(workspace.rstrip("/") + "/")):
         return False
-    return (p.startswith("/") or p.startswith("~")) and not is_tmp(p)
+    if "__MKTEMP__" in p:
+        return False
+    return p.startswith(("/", "~", "$TMPDIR", "${TMPDIR}")) and p not in HARMLESS_DEVICES
 
 
 def is_credential(text: str) -> bool:
     return CREDENTIAL.search(text.replace("$HOME", "~").replace("${HOME}", "~")) is not None
+
+
+_CREDENTIAL_DIR = re.compile(
+    rf"^{_HOME}/\.(?:ssh|aws|gnupg|kube|docker|azure|password-store|config/gcloud|config/gh)/?$"
+)
+
+
+def is_credential_dir(path: str) -> bool:
+    """A directory that holds keys or tokens as a whole (`~/.ssh`, `~/.aws`, ...)."""
+    return _CREDENTIAL_DIR.match(norm(path)) is not None
 
 
 def is_startup(path: str) -> bool:

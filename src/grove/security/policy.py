@@ -6,11 +6,12 @@ toolsets, and the callables the front end supplies: `approver` asks the user, `j
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from grove.security.approval import Approver, Decision, Judge
+    from grove.security.approval_types import Approver, Decision, Judge
     from grove.security.decisions import DecisionStore
 
 APPROVAL_MODES = ("manual", "smart", "off")
@@ -66,6 +67,22 @@ class SafetyPolicy:
 
         return decide(self, command, session_id=session_id, workspace=workspace)
 
+    def sandbox_isolates(self) -> bool:
+        """Whether commands run isolated (bwrap or Landlock): what cannot be resolved before it runs is then
+        confined. rlimit isolates nothing; `auto` asks the machine (once per process)."""
+        if self.sandbox == "rlimit":
+            return False
+        if self.sandbox in ("bwrap", "landlock"):
+            return True
+        return _detected_isolation()
+
     def unattended_copy(self) -> SafetyPolicy:
         """The same policy for a background job: nobody to ask, so whatever needs approval is denied."""
         return replace(self, unattended=True, approver=None, session_approved=set(self.session_approved))
+
+
+@functools.cache
+def _detected_isolation() -> bool:
+    from grove.sandbox import detect_backend
+
+    return detect_backend().isolated

@@ -8,7 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import TextIO
 
-from grove.security.approval import ApprovalRequest
+from grove.security.approval_types import ApprovalRequest
 
 CHOICES = {"o": "once", "once": "once", "y": "once", "yes": "once", "s": "session", "session": "session",
            "a": "always", "always": "always", "d": "deny", "deny": "deny", "n": "deny", "no": "deny"}  # fmt: skip

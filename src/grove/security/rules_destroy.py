@@ -3,6 +3,7 @@ databases, cloud resources, the machine itself."""
 
 from __future__ import annotations
 
+import os
 import re
 
 from grove.security import paths as P
@@ -43,6 +44,8 @@ def _rm(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | Non
             )
         elif P.is_system(t) and not P.is_tmp(t) and not (ws and P.norm(t).startswith(ws)):
             out.append(Finding("rm-important", f"deletes the system file {t}"))
+        elif P.outside(t, ws) and not P.is_root(t):
+            out.append(Finding("rm-outside", f"deletes {t}, outside the workspace", effect="delete"))
     if recursive and "xargs" in cmd.wrappers:
         for other in pipe.commands:
             if other.name == "find" and any(P.outside(a, ws) for a in target_args(other)[:1]):
@@ -59,7 +62,7 @@ def _find(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | N
     deleting = "-delete" in cmd.args or any(
         a in ("-exec", "-execdir", "-ok")
         and i + 1 < len(cmd.args)
-        and cmd.args[i + 1] in ("rm", "shred", "/bin/rm")
+        and os.path.basename(cmd.args[i + 1]) in ("rm", "shred", "unlink", "truncate", "srm", "wipe", "rmdir")
         for i, a in enumerate(cmd.args)
     )
     if deleting and roots and (P.outside(roots[0], ws) or P.is_unguarded_var(roots[0])):
@@ -227,7 +230,7 @@ def _sql(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | No
     ):
         return [Finding("sql-destroy", "wipes the database")]
     if name in DB_CLIENTS:
-        texts = [joined, *parsed.all_heredocs()]
+        texts = [joined, *args, *parsed.all_heredocs()]
         texts += [" ".join(c.args) for c in pipe.commands if c.name in ("echo", "printf", "cat")]
         if any(DESTRUCTIVE_SQL.search(t) for t in texts):
             return [Finding("sql-destroy", "destructive SQL (DROP/TRUNCATE/DELETE or UPDATE without WHERE)")]
@@ -318,4 +321,106 @@ def _system(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str |
     return []
 
 
-RULES = (_rm, _find, _disk, _writes, _persistence, _permissions, _git, _sql, _cloud, _system)
+_EMPTY_WRITERS = (":", "true", "false", "")
+
+
+def _archive_arg(cmd: SimpleCommand) -> str | None:
+    for i, a in enumerate(cmd.args[:-1]):
+        if a in ("-f", "--file") or (re.fullmatch(r"-?[a-zA-Z]*f", a) and not a.startswith("--")):
+            return cmd.args[i + 1]
+    return None
+
+
+def _wipe(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
+    """Truncations and overwrites by other spellings: `truncate`, `: > f`, `cp /dev/null f`, `dd of=f`, and
+    commands that delete as a side effect (`tar --remove-files`, `rsync --delete`, `zip -m`)."""
+    out: list[Finding] = []
+    name, targets = cmd.name, target_args(cmd)
+
+    def outside(t: str) -> bool:
+        return P.outside(t, ws) and t not in P.HARMLESS_DEVICES and not P.is_disk(t)
+
+    if name == "truncate":
+        values = {cmd.args[i + 1] for i, a in enumerate(cmd.args[:-1]) if a in ("-s", "-r", "--reference")}
+        for t in targets:
+            if t not in values and outside(t):
+                out.append(Finding("truncate", f"truncates {t}, outside the workspace", effect="truncate"))
+    empty = (
+        name in _EMPTY_WRITERS
+        or (name == "cat" and targets == ["/dev/null"])
+        or (name in ("echo", "printf") and all(a in ("-n", "", "-e") for a in cmd.args))
+    )
+    for op, t in cmd.redirects:
+        if empty and op in (">", ">|", "&>") and outside(t):
+            out.append(Finding("truncate", f"empties {t}, outside the workspace", effect="truncate"))
+    if name == "cp" and len(targets) >= 2 and targets[0] == "/dev/null" and outside(targets[-1]):
+        out.append(
+            Finding("truncate", f"empties {targets[-1]} (copies /dev/null over it)", effect="truncate")
+        )
+    if name == "dd":
+        for a in cmd.args:
+            if a.startswith("of=") and outside(a[3:]) and not P.is_system(a[3:]) and not P.is_startup(a[3:]):
+                out.append(
+                    Finding("overwrite", f"dd overwrites {a[3:]}, outside the workspace", effect="overwrite")
+                )
+    if name in ("tar", "bsdtar", "gtar") and "--remove-files" in cmd.args:
+        archive = _archive_arg(cmd)
+        for t in targets:
+            if t != archive and not re.fullmatch(r"[a-zA-Z]+", t) and outside(t):
+                out.append(Finding("rm-outside", f"tar --remove-files deletes {t}", effect="delete"))
+    if name == "rsync" and any(a.startswith("--delete") for a in cmd.args) and len(targets) >= 2:
+        dest = targets[-1]
+        if ":" not in dest and (outside(dest) or P.is_root(dest)):
+            out.append(Finding("rm-outside", f"rsync --delete removes files in {dest}", effect="delete"))
+    if (name == "zip" and "-m" in cmd.args) or (name == "7z" and "-sdel" in cmd.args):
+        for t in targets[1:]:
+            if outside(t):
+                out.append(
+                    Finding("rm-outside", f"{name} moves {t} into an archive (deletes it)", effect="delete")
+                )
+    return out
+
+
+def _privilege(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
+    name, args = cmd.name, cmd.args
+    if name == "install":
+        for i, a in enumerate(args[:-1]):
+            if a in ("-m", "--mode") and SETUID_MODE.match(args[i + 1]):
+                return [
+                    Finding(
+                        "setuid", f"installs a setuid/setgid file (mode {args[i + 1]})", effect="privilege"
+                    )
+                ]
+    if name == "setcap" and re.search(
+        r"cap_(?:setuid|setgid|sys_admin|dac_\w+|sys_ptrace|chown|fowner)", " ".join(args)
+    ):
+        return [Finding("setuid", "grants a file root capabilities (setcap)", effect="privilege")]
+    if (
+        name in ("usermod", "gpasswd", "adduser", "addgroup")
+        and re.search(r"\b(?:sudo|wheel|root|admin|docker|disk|shadow)\b", " ".join(args))
+        and len(args) >= 2
+    ):
+        return [Finding("privilege", f"{name} adds a user to a privileged group", effect="privilege")]
+    if name in ("visudo", "passwd", "chpasswd", "useradd", "userdel", "chsh") and not {
+        "-c",
+        "--check",
+        "-S",
+    } & set(args):
+        return [Finding("privilege", f"{name} changes users or sudo rights", effect="privilege")]
+    return []
+
+
+RULES = (
+    _wipe,
+    _privilege,
+    _rm,
+    _find,
+    _disk,
+    _writes,
+    _persistence,
+    _permissions,
+    _git,
+    _sql,
+    _cloud,
+    _system,
+)

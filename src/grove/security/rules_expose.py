@@ -122,7 +122,9 @@ def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
             elif _is_stdin_interpreter(cmd) and any(u.name in DECODERS and _decodes(u) for u in upstream):
                 out.append(Finding("obfuscated-exec", "pipes a decoded payload into an interpreter"))
             if cmd.name in NETWORK and any(
-                u.name in ENV_DUMPERS or any(P.is_credential(a) for a in u.args) or u.name == "history"
+                u.name in ENV_DUMPERS
+                or any(P.is_credential(a) or P.is_credential_dir(a) for a in u.args)
+                or u.name == "history"
                 for u in upstream
             ):
                 out.append(

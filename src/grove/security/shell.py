@@ -34,6 +34,12 @@ _WRAPPER_VALUE_OPTS: dict[str, set[str]] = {
     "strace": {"-o", "-e", "-p", "-s"},
 }
 _HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1[^\n]*\n(.*?)\n\s*\2\s*(?:\n|$)", re.S)
+_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
+# `name() { body; }` and `function name { body; }` (bodies without nested braces; nested ones stay unresolved)
+_FUNCTION = re.compile(
+    r"(?:\bfunction\s+)?\b([A-Za-z_][\w-]*)\s*\(\s*\)\s*\{([^{}]*)\}|\bfunction\s+([A-Za-z_][\w-]*)\s*\{([^{}]*)\}"
+)
+_BRACE = re.compile(r"^([^{}\s]*)\{([^{}\s]*,[^{}\s]*)\}([^{}\s]*)$")
 
 
 @dataclass
@@ -43,6 +49,7 @@ class SimpleCommand:
     redirects: list[tuple[str, str]] = field(default_factory=list)  # (operator, target)
     assignments: dict[str, str] = field(default_factory=dict)
     wrappers: list[str] = field(default_factory=list)  # e.g. ["sudo", "xargs"]
+    stdin_text: str | None = None  # the body of a heredoc (`<<EOF`) or here-string (`<<<`) fed to it
 
     @property
     def name(self) -> str:
@@ -66,6 +73,7 @@ class ParsedCommand:
     heredocs: list[str] = field(default_factory=list)
     text: str = ""
     parse_error: bool = False
+    functions: dict[str, str] = field(default_factory=dict)  # shell functions defined here: name -> body
 
     def walk(self) -> list[tuple[Pipeline, SimpleCommand]]:
         """Every simple command, in this text and in everything nested in it."""
@@ -155,6 +163,8 @@ def _strip_wrappers(words: list[str]) -> tuple[list[str], dict[str, str], list[s
             i += 1
             continue
         base = os.path.basename(w)
+        if base == "command" and words[i + 1 : i + 2] in (["-v"], ["-V"]):
+            break  # `command -v x` looks x up, it does not run it
         if base in WRAPPERS:
             wrappers.append(base)
             i += 1
@@ -197,15 +207,38 @@ def _simple(words: list[str]) -> SimpleCommand:
         if w in ("{", "}", "!", "then", "do", "done", "fi", "else", "elif", "if", "while", "until", "esac"):
             i += 1
             continue
-        argv.append(w)
+        argv.extend(_braces(w))
         i += 1
     cmd, assignments, wrappers = _strip_wrappers(argv)
     return SimpleCommand(cmd, argv, redirects, assignments, wrappers)
 
 
+def _braces(word: str) -> list[str]:
+    """`{rm,-rf,~/x}` and `a{b,c}d`: one level of brace expansion, as bash does before running a command."""
+    m = _BRACE.match(word)
+    if not m or m.group(2).count(",") > 64:
+        return [word]
+    return [m.group(1) + part + m.group(3) for part in m.group(2).split(",")]
+
+
+def _ansi_c(m: re.Match[str]) -> str:
+    """`$'\\x72\\x6d'` is `rm`: decode the escapes and quote the result for the tokenizer."""
+    try:
+        raw = m.group(1).encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except (UnicodeDecodeError, ValueError):
+        raw = m.group(1)
+    return shlex.quote(raw)
+
+
 def parse(text: str, depth: int = 0) -> ParsedCommand:
     heredocs = [m.group(3) for m in _HEREDOC.finditer(text)]
     body = _HEREDOC.sub(lambda m: m.group(0).split("\n", 1)[0] + "\n", text)
+    functions = {
+        (m.group(1) or m.group(3)): (m.group(2) if m.group(1) else m.group(4))
+        for m in _FUNCTION.finditer(body)
+    }
+    body = _ANSI_C.sub(_ansi_c, body)
+    body = re.sub(r"\bfunction\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?\s*\{", r"\1() {", body)
     flat, inner = _extract_substitutions(body)
     tokens, error = _tokens(flat)
     pipelines: list[Pipeline] = []
@@ -228,7 +261,8 @@ def parse(text: str, depth: int = 0) -> ParsedCommand:
             current = []
         else:
             words.append(tok)
-    parsed = ParsedCommand(pipelines, heredocs=heredocs, text=text, parse_error=error)
+    parsed = ParsedCommand(pipelines, heredocs=heredocs, text=text, parse_error=error, functions=functions)
+    _attach_stdin(parsed, heredocs)
     if depth < 4:
         parsed.substitutions = [parse(s, depth + 1) for s in inner]
         for _, cmd in parsed.walk():
@@ -236,6 +270,18 @@ def parse(text: str, depth: int = 0) -> ParsedCommand:
             if script is not None:
                 parsed.substitutions.append(parse(script, depth + 1))
     return parsed
+
+
+def _attach_stdin(parsed: ParsedCommand, heredocs: list[str]) -> None:
+    """Give each command the heredoc (in order of appearance) or here-string it reads."""
+    bodies = iter(heredocs)
+    for pipe in parsed.pipelines:
+        for cmd in pipe.commands:
+            for op, target in cmd.redirects:
+                if op in ("<<", "<<-"):
+                    cmd.stdin_text = next(bodies, None)
+                elif op == "<<<":
+                    cmd.stdin_text = target + "\n"
 
 
 def shell_script_arg(cmd: SimpleCommand) -> str | None:

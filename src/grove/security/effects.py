@@ -1,0 +1,175 @@
+"""Effects of code run by interpreters (python, perl, node, ruby, php, awk) and of SQL fed to databases: deletes,
+overwrites, shell-outs (read as shell and classified like any command), network + execute, exfiltration,
+setuid. What a call does with a path computed at run time is unknown."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from grove.security import paths as P
+from grove.security.command_base import DESTRUCTIVE_SQL, Finding
+
+_DELETE = re.compile(
+    r"\b(?:shutil\.)?rmtree\s*\(|\bos\.(?:remove|unlink|rmdir|removedirs)\s*\(|\.unlink\s*\(|\.rmdir\s*\("
+    r"|\bremove_tree\s*\(|\bunlink\b|\brmSync\b|\brmdirSync\b|\bunlinkSync\b|\bfs(?:\.promises)?\.(?:rm|unlink|rmdir)\s*\("
+    r"|\brimraf\b|FileUtils\.(?:rm_rf|rm_r|rm|remove_dir|remove_entry|rmtree)|\bFile\.(?:delete|unlink)\b"
+    r"|\bDir\.(?:rmdir|delete|unlink)\b|\bRemove-Item\b|\bdeleteSync\b|\btruncate\s*\("
+)
+_WRITE = re.compile(
+    r"\bopen\s*\(\s*(['\"])([^'\"]+)\1\s*,\s*['\"][wa]|writeFileSync\s*\(\s*([^,]+),|\bFile\.write\s*\(\s*([^,]+),"
+    r"|write_text\s*\(|write_bytes\s*\(|file_put_contents\s*\(\s*([^,]+),"
+)
+_SHELL_OUT = re.compile(
+    r"\bos\.(?:system|popen|exec\w*|spawn\w*)\s*\(|\bsubprocess\.\w+\s*\(|\bcommands\.getoutput\s*\(|\bpty\.spawn\s*\("
+    r"|\bexecSync\s*\(|\bexecFileSync\s*\(|\bspawnSync\s*\(|\bchild_process\b[^;]*\.(?:exec|spawn)\w*\s*\("
+    r"|\bsystem\s*[\s(]|\bexec\s*[\s(]\s*['\"]|\bshell_exec\s*\(|\bpassthru\s*\(|\bproc_open\s*\(|\bpopen\s*\("
+    r"|`[^`]+`|%x[({]|\bOpen3\.\w+\s*\(|\bIO\.popen\s*\(|\bSpawn\s*\("
+)
+_NETWORK = re.compile(
+    r"urllib|urlopen|\brequests\.|http\.client|httpx|\bsocket\b|aiohttp|\bfetch\s*\(|\bhttps?\.(?:get|request)\b"
+    r"|\bnet\.(?:connect|Socket)|Net::HTTP|open-uri|LWP|HTTP::Tiny|IO::Socket|curl_exec|file_get_contents\s*\(\s*['\"]https?:"
+    r"|\bURI\.open|smtplib|ftplib|paramiko|\bwebsocket"
+)
+_EXEC = re.compile(
+    r"\bexec\s*\(|\beval\s*\(|\bcompile\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bimportlib|\bexecfile\b|\brunpy\b"
+    r"|\binstance_eval\b|\bvm\.run"
+)
+_ENV_ALL = re.compile(
+    r"os\.environ(?!\s*(?:\[|\.get\s*\(\s*['\"]))|dict\s*\(\s*os\.environ|process\.env(?!\.\w|\[)|%ENV\b|\bENV\.to_h"
+    r"|\bENV\.(?:each|to_a|inspect)|getenv\s*\(\s*\)|/proc/self/environ"
+)
+_SETUID = re.compile(
+    r"chmod\s*\([^)]*(?:0o?[2-7][0-7]{3}\b|S_IS[UG]ID|\b(?:2[0-9]{3}|3[0-9]{3})\b)|\bsetuid\s*\(\s*0\s*\)"
+)
+_HOME_REF = re.compile(
+    r"expanduser|Path\.home\s*\(|homedir\s*\(|\$ENV\{['\"]?HOME|Dir\.home|ENV\[['\"]HOME|os\.environ\[['\"]HOME"
+    r"|getenv\(['\"]HOME|\bhome\s*\(\)|~/"
+)
+_STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+_DECODED_EXEC = re.compile(
+    r"(?:exec|eval)\s*\(\s*(?:base64|codecs|zlib|bytes\.fromhex|__import__\(['\"]base64|atob|Buffer\.from)"
+)
+
+
+def _literals(text: str) -> list[str]:
+    return [m.group(1) if m.group(1) is not None else m.group(2) for m in _STRING.finditer(text)]
+
+
+def _pathlike(s: str) -> bool:
+    return bool(s) and (s.startswith(("/", "~", "$HOME", "..")) or "/" in s) and " " not in s.strip()
+
+
+def _outside(path: str, ws: str | None) -> bool:
+    p = path.replace("$HOME", "~")
+    return P.outside(p, ws) or P.escapes_up(p) or p.startswith("..")
+
+
+def code_findings(
+    lang: str, code: str, ws: str | None, classify_shell: Callable[[str], list[Finding]]
+) -> list[Finding]:
+    """Findings for a piece of interpreter code. `classify_shell` classifies a shell string it runs."""
+    out: list[Finding] = []
+    literals = _literals(code)
+    paths = [s for s in literals if _pathlike(s)]
+    outside = [p for p in paths if _outside(p, ws)]
+    home = _HOME_REF.search(code) is not None
+    if _DELETE.search(code) and (lang != "perl" or re.search(r"\bunlink\b|rmtree|remove_tree|rmdir", code)):
+        if outside or home:
+            where = outside[0] if outside else "the home directory"
+            root = any(P.is_root(p) or P.is_home(p) for p in outside)
+            out.append(Finding("code-delete", f"{lang} code deletes {where}", hard=False, effect="delete"))
+            if root and "rmtree" in code:
+                out.append(
+                    Finding("rm-root", f"{lang} code deletes {where} recursively", hard=True, effect="delete")
+                )
+        elif not paths and not re.search(r"['\"][\w.*-]+['\"]", code):
+            out.append(
+                Finding(
+                    "unknown-code-delete",
+                    f"{lang} code deletes paths computed at run time",
+                    effect="unknown",
+                    unknown=True,
+                )
+            )
+    for m in _WRITE.finditer(code):
+        target = next((g for g in m.groups()[1:] if g), "")
+        target_paths = [s for s in _literals(target) if _pathlike(s)] or (
+            [target] if _pathlike(target) else []
+        )
+        if any(P.is_startup(t.replace("$HOME", "~")) or P.is_system(t) for t in target_paths) or (
+            _HOME_REF.search(target) and re.search(r"\.(?:bash|zsh|profile)|rc['\"]", code)
+        ):
+            out.append(
+                Finding("code-overwrite", f"{lang} code overwrites {target.strip()[:60]}", effect="overwrite")
+            )
+    if _SHELL_OUT.search(code):
+        shell_texts = _shell_strings(lang, code)
+        if shell_texts:
+            for text in shell_texts:
+                out += classify_shell(text)
+        else:
+            out.append(
+                Finding(
+                    "unknown-code-shell",
+                    f"{lang} code runs a command computed at run time",
+                    effect="unknown",
+                    unknown=True,
+                )
+            )
+    if _NETWORK.search(code) and _EXEC.search(code):
+        out.append(Finding("download-exec", f"{lang} code downloads and runs code", effect="network-exec"))
+    if _NETWORK.search(code) and (_ENV_ALL.search(code) or any(P.is_credential(s) for s in literals)):
+        out.append(
+            Finding("env-exfil", f"{lang} code sends the environment or credentials out", effect="exfiltrate")
+        )
+    if _DECODED_EXEC.search(code):
+        out.append(Finding("obfuscated-exec", f"{lang} code runs a decoded payload", effect="unknown"))
+    if _SETUID.search(code):
+        out.append(Finding("setuid", f"{lang} code sets a setuid/setgid bit", effect="privilege"))
+    if DESTRUCTIVE_SQL.search(code) and re.search(
+        r"execute|exec|query|run\(|cursor|\.sql|prepare", code, re.I
+    ):
+        out.append(Finding("sql-destroy", f"{lang} code runs destructive SQL", effect="db-destroy"))
+    return out
+
+
+def _shell_strings(lang: str, code: str) -> list[str]:
+    """The shell commands a piece of code runs: string arguments of system()/subprocess/exec calls."""
+    out: list[str] = []
+    for m in _SHELL_OUT.finditer(code):
+        if m.group(0).startswith("`"):
+            out.append(m.group(0).strip("`"))
+            continue
+        rest = code[m.end() :]
+        depth, end = 1, len(rest)
+        for i, ch in enumerate(rest):
+            if ch in "([{":
+                depth += 1
+            elif ch in ")]}":
+                depth -= 1
+                if depth == 0:
+                    end = i
+                    break
+            elif ch in ";\n" and depth == 1 and not m.group(0).rstrip().endswith("("):
+                end = i
+                break
+        args = rest[: end + 1]
+        literals = _literals(args)
+        if not literals:
+            continue
+        listish = "[" in args[:3] or (lang in ("perl", "ruby") and len(literals) > 1) or "spawn" in m.group(0)
+        out.append(" ".join(literals) if listish else literals[0])
+    return out
+
+
+def sql_findings(text: str) -> list[Finding]:
+    if DESTRUCTIVE_SQL.search(text):
+        return [
+            Finding(
+                "sql-destroy",
+                "destructive SQL (DROP/TRUNCATE, DELETE or UPDATE without a real WHERE)",
+                effect="db-destroy",
+            )
+        ]
+    return []
