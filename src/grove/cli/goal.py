@@ -88,7 +88,7 @@ def goal(
                 text, criteria=criteria, max_turns=max_turns or settings.goals.max_turns, judge_model=judge
             )
     finally:
-        session.close()
+        session.close(wait_review=True)  # a review started after the last turn finishes before we exit
     _show(final, as_json)
     if final.status != DONE:
         raise typer.Exit(1)

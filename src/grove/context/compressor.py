@@ -63,10 +63,12 @@ class Compressor:
         self.calls = 0  # model calls observed, the clock of the cooldown
         self.cooldown_until = 0
         self.reports: list[CompressionReport] = []
+        self.learned_window: int | None = None  # set when the provider refused a prompt we thought fitted
 
     @property
     def window(self) -> int:
-        return int(getattr(self.model, "context_window", 0) or 128_000)
+        assumed = int(getattr(self.model, "context_window", 0) or 128_000)
+        return min(assumed, self.learned_window) if self.learned_window else assumed
 
     def observe(self, usage: Usage) -> None:
         self.calls += 1
@@ -108,6 +110,9 @@ class Compressor:
         entries = self.store.context_entries(self.session_id)
         convo = [m for _, _, m in entries]
         before = conversation_tokens(system + convo)
+        if reason == "context_overflow" and before < self.window:
+            # the provider refused what we estimated would fit: its real window is smaller than assumed
+            self.learned_window = int(before * 0.9)
         split = split_conversation(convo, cfg.head_messages, cfg.tail_tokens(self.window))
         pruned, pruned_at = prune_tool_results(convo, range(split.tail_start), cfg.tool_result_chars)
         # the summariser reads the raw middle: facts inside long tool results must reach it, not their placeholders
