@@ -61,7 +61,7 @@ def _guard(name: str, fn: Callable[[], tuple[bool, str]]) -> Check:
 
 def _check_model(spec_text: str, settings) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
     from grove.config import ProviderConfig
-    from grove.llm.spec import api_key_for, parse_spec
+    from grove.llm.spec import api_key_for, parse_spec, provider_for
 
     spec = parse_spec(spec_text)
     if spec.provider == "local":
@@ -74,9 +74,10 @@ def _check_model(spec_text: str, settings) -> tuple[bool, str]:  # type: ignore[
         exists = os.path.isfile(os.path.expanduser(spec.model))
         return exists, f"{spec}" if exists else f"script file {spec.model} not found"
     key, key_env = api_key_for(spec.provider, settings.providers.get(spec.provider, ProviderConfig()))
-    if not key and spec.provider != "openai-compat":
+    row = provider_for(spec.provider)
+    if not key and row.key_required:
         return False, f"{spec}: no API key; export {key_env}=..."
-    if spec.provider == "anthropic":
+    if row.api != "openai":  # only OpenAI-format servers answer GET /models
         return True, f"{spec} (key from {key_env})"
     import urllib.error
     import urllib.request

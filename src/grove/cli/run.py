@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from grove.cli.common import fail, load, split_csv
+from grove.providers_table import spec_syntaxes
 
 if TYPE_CHECKING:
     from grove.security.approval import Approver
@@ -20,8 +21,7 @@ def run(
         None,
         "--model",
         "-m",
-        help="Model spec: local, openai:<m>, anthropic:<m>, openrouter:<m>, "
-        "openai-compat:<m>@<url>, script:<file.yaml>.",
+        help=f"Model spec: {spec_syntaxes()}.",
     ),
     toolsets: str | None = typer.Option(
         None, "--toolsets", "-t", help="Comma-separated toolsets (files, terminal, todo, ...); '' for none."

@@ -19,24 +19,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from grove.dataclass_io import STRICT_KEYS, InvalidData, from_dict, to_jsonable, validate_as
 from grove.errors import GroveError
+from grove.providers_table import auto_models, key_envs
 from grove.config.learning import LearningConfig
 from grove.config.memory import MemoryConfig
 
 if TYPE_CHECKING:
     from pydantic import Field  # read from the annotations by `validate`, which imports it
 
-KEY_ENVS = {
-    "openai": "OPENAI_API_KEY",
-    "anthropic": "ANTHROPIC_API_KEY",
-    "openrouter": "OPENROUTER_API_KEY",
-    "openai-compat": "GROVE_API_KEY",
-}
+KEY_ENVS = key_envs()  # provider -> its key variable, from grove.providers_table
 # Which model to use when none is configured: the first provider whose key is present, else the local model.
-AUTO_MODELS = [
-    ("ANTHROPIC_API_KEY", "anthropic:claude-sonnet-4-6"),
-    ("OPENAI_API_KEY", "openai:gpt-5.4-mini"),
-    ("OPENROUTER_API_KEY", "openrouter:openai/gpt-5.4-mini"),
-]
+AUTO_MODELS = auto_models()
 SECRET_WORDS = ("key", "token", "secret", "password")
 LIST_SETTINGS = (
     "toolsets",
@@ -191,7 +183,7 @@ class Settings:
     def resolved_model(self) -> str:
         if self.model:
             return self.model
-        for env, spec in AUTO_MODELS:
+        for env, spec in auto_models():
             if os.environ.get(env):
                 return spec
         return "local"

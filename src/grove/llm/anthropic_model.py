@@ -1,33 +1,29 @@
-"""The Anthropic provider: OpenAI-format messages in, Claude's Messages API through the `anthropic` SDK or
-grove.llm.http_transport, out.
+"""The Anthropic provider: OpenAI-format messages in, Claude's Messages API out.
 
-The SDK (the heaviest import, 1-3 s) loads on first use; neither transport retries (the Router does). Two
-prompt-cache breakpoints: the stable system prompt (with the tools before it, the same on every call of a session)
-and the last message, so each call of an agent loop reads the previous call's prefix from the cache.
+Transports, key handling and SDK error mapping come from grove.llm.remote (the `anthropic` SDK, the heaviest import
+at 1-3 s, loads only when its transport is used); quirks (no sampling parameters, the required max_tokens, the
+context window) from grove.llm.profiles. Two prompt-cache breakpoints: the stable system prompt (with the tools
+before it, the same on every call of a session) and the last message, so each call of an agent loop reads the
+previous call's prefix from the cache. Nothing here retries: the Router does.
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import threading
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from grove.llm.anthropic_format import convert_messages, convert_tools
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.http_errors import classify_http_error, classify_sdk_status_error, classify_transport_error
-from grove.llm.http_transport import TRANSPORTS, HTTPTransport, decode_event
+from grove.llm.http_errors import classify_http_error
+from grove.llm.http_transport import decode_event
+from grove.llm.remote import RemoteModel
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
-DEFAULT_BASE_URL = "https://api.anthropic.com"
 # The version the anthropic SDK (2.x) sends; both transports send it, so they talk to the same API. It has no
-# sampling parameters: temperature, top_p or top_k, even at their defaults, are a 400 there.
+# sampling parameters (the "anthropic" profile in grove.llm.profiles does not send them).
 API_VERSION = "2026-10-21"
-DEFAULT_MAX_TOKENS = 4096
-DEFAULT_CONTEXT_WINDOW = 200_000
 FINISH_REASONS = {
     "end_turn": "stop",
     "stop_sequence": "stop",
@@ -82,149 +78,69 @@ class Block:
     parts: list[str] = field(default_factory=list)
 
 
-class AnthropicModel:
+class AnthropicModel(RemoteModel):
     """Claude through Anthropic's Messages API."""
 
-    def __init__(
-        self,
-        name: str,
-        model: str,
-        api_key: str | None = None,
-        key_env: str = "ANTHROPIC_API_KEY",
-        base_url: str | None = None,
-        context_window: int | None = None,
-        transport: str = "sdk",
-    ) -> None:
-        if transport not in TRANSPORTS:
-            raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}")
-        self.name = name
-        self.model = model
-        self.api_key = api_key
-        self.key_env = key_env
-        self.base_url = base_url
-        self.context_window = context_window or DEFAULT_CONTEXT_WINDOW
-        self.transport = transport
-        self._client: Any = None
-        self._http: HTTPTransport | None = None
-        self._lock = threading.Lock()
+    API = "anthropic"
+    SDK = "anthropic"
+    PATH = "/v1/messages"
+    DEFAULT_BASE_URL = "https://api.anthropic.com"
+    BASE_URL_ENV = "ANTHROPIC_BASE_URL"
+    DEFAULT_KEY_ENV = "ANTHROPIC_API_KEY"
+    KEY_REQUIRED = True
 
-    def _get_client(self, timeout: float) -> Any:
-        with self._lock:
-            if self._client is None:
-                import anthropic
+    def sdk_client(self, sdk: Any, timeout: float) -> Any:
+        # A keyless proxy at base_url: the SDK insists on some key.
+        return sdk.Anthropic(
+            api_key=self.api_key or "none", base_url=self.base_url, max_retries=0, timeout=timeout
+        )
 
-                self._client = anthropic.Anthropic(
-                    api_key=self.api_key or "none",  # a keyless proxy at base_url; the SDK insists on a key
-                    base_url=self.base_url,
-                    max_retries=0,
-                    timeout=timeout,
-                )
-            return self._client
+    def sdk_types(self, sdk: Any) -> tuple[Any, Any]:
+        from anthropic.types import Message as SDKMessage
+        from anthropic.types import RawMessageStreamEvent
 
-    def _get_http(self) -> HTTPTransport:
-        with self._lock:
-            if self._http is None:
-                # As the SDK does: no base URL means ANTHROPIC_BASE_URL, then Anthropic itself.
-                base = self.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL
-                headers = {"anthropic-version": API_VERSION}
-                if self.api_key:  # a keyless proxy at base_url gets no placeholder key
-                    headers["x-api-key"] = self.api_key
-                url = base.rstrip("/") + "/v1/messages"
-                self._http = HTTPTransport(url, headers, model=self.name, key_env=self.key_env)
-            return self._http
+        return SDKMessage, sdk.Stream[RawMessageStreamEvent]
+
+    def auth_headers(self) -> dict[str, str]:
+        headers = {"anthropic-version": API_VERSION}
+        if self.api_key:  # a keyless proxy at base_url gets no placeholder key
+            headers["x-api-key"] = self.api_key
+        return headers
 
     def request_params(
         self, messages: list[Message], tools: list[ToolSchema], settings: ModelSettings
-    ) -> dict:
+    ) -> dict[str, Any]:
+        profile = self.profile
         system, converted = convert_messages(messages)
-        params: dict[str, Any] = {
-            "model": self.model,
-            "messages": converted,
-            "max_tokens": settings.max_tokens or DEFAULT_MAX_TOKENS,
-        }
+        params: dict[str, Any] = {"model": self.model, "messages": converted}
+        max_tokens = settings.max_tokens or profile.default_max_tokens
+        if max_tokens is not None:
+            params[profile.max_tokens_field] = max_tokens
+        if settings.temperature is not None and profile.temperature:
+            params["temperature"] = settings.temperature
         if system:
             params["system"] = system
         if tools:
             params["tools"] = convert_tools(tools)
+            choice = tool_choice(settings.tool_choice, tools) if profile.tool_choice else None
+            if choice is not None:
+                params["tool_choice"] = choice
         return params
 
-    def complete(
-        self,
-        messages: list[Message],
-        tools: list[ToolSchema],
-        settings: ModelSettings,
-        on_text: TextCallback | None = None,
-    ) -> Completion:
-        if not self.api_key and not self.base_url:
-            raise ModelError(
-                ErrorKind.AUTH,
-                f"no Anthropic API key: export {self.key_env}=<your key> (grove never stores keys)",
-                model=self.name,
-            )
-        body = self.request_params(messages, tools, settings)
-        if on_text is not None:
-            body["stream"] = True
-        if self.transport == "http":
-            return self._complete_http(body, settings.timeout, on_text)
-        return self._complete_sdk(body, settings.timeout, on_text)
-
-    def _complete_http(
-        self, body: dict[str, Any], timeout: float, on_text: TextCallback | None
-    ) -> Completion:
-        http = self._get_http()
-        if on_text is None:
-            return self.parse_message(http.complete(body, timeout))
-        # closing(): an error raised while assembling must not leave the connection open until garbage collection.
-        with contextlib.closing(self._http_events(http, body, timeout)) as events:
-            return self.assemble(events, on_text)
-
-    def _http_events(
-        self, http: HTTPTransport, body: dict[str, Any], timeout: float
-    ) -> Iterator[dict[str, Any]]:
+    def stream_objects(self, events: Iterator[tuple[str, str]]) -> Iterator[dict[str, Any]]:
         """The event objects of a streamed call; an `error` event is raised as the error it reports."""
-        with contextlib.closing(http.stream(body, timeout)) as events:
-            for event, data in events:
-                payload = decode_event(data, self.name)
-                if event == "error":  # told by the event's name, as the SDK does
-                    raise self._error_event(payload, data)
-                if isinstance(payload, dict):
-                    yield payload
+        for event, data in events:
+            payload = decode_event(data, self.name)
+            if event == "error":  # told by the event's name, as the SDK does
+                raise self._error_event(payload, data)
+            if isinstance(payload, dict):
+                yield payload
 
-    def _complete_sdk(self, body: dict[str, Any], timeout: float, on_text: TextCallback | None) -> Completion:
-        import anthropic
-        from anthropic.types import Message as SDKMessage
-        from anthropic.types import RawMessageStreamEvent
-
-        client = self._get_client(timeout)
-        # client.post rather than messages.create: it sends this body as it is, the very bytes the http transport
-        # sends, where messages.create reorders its keys.
-        try:
-            if on_text is None:
-                message = client.post(
-                    "/v1/messages", body=body, cast_to=SDKMessage, options={"timeout": timeout}
-                )
-                return self.parse_message(message.model_dump())
-            stream = client.post(
-                "/v1/messages",
-                body=body,
-                cast_to=SDKMessage,
-                options={"timeout": timeout},
-                stream=True,
-                stream_cls=anthropic.Stream[RawMessageStreamEvent],
-            )
-            with contextlib.closing(stream):
-                return self.assemble((event.model_dump() for event in stream), on_text)
-        except ModelError:
-            raise
-        except anthropic.APIStatusError as e:
-            if e.status_code < 400:  # the SDK raises an `error` event inside a 200 stream itself
-                raise self._error_event(e.body, e.message) from e
-            raise classify_sdk_status_error(e, model=self.name, key_env=self.key_env) from e
-        except Exception as e:
-            transport = classify_transport_error(e, self.name)
-            if transport is not None:
-                raise transport from e
-            raise
+    def sdk_error(self, sdk: Any, error: Exception) -> ModelError | None:
+        if isinstance(error, sdk.APIStatusError) and error.status_code < 400:
+            # The SDK raises an `error` event inside a 200 stream itself.
+            return self._error_event(error.body, error.message)
+        return None
 
     def _error_event(self, body: object, message: str) -> ModelError:
         """An error object in a 200 answer (a stream's `error` event), classified as the HTTP status its type
@@ -242,7 +158,7 @@ class AnthropicModel:
         err.status = None
         return err
 
-    def parse_message(self, data: dict[str, Any]) -> Completion:
+    def parse(self, data: dict[str, Any]) -> Completion:
         """A Messages API answer, as its JSON object (the SDK's Message is dumped to this first)."""
         if data.get("type") == "error":  # some gateways answer 200 with the error object
             raise self._error_event(data, "the server answered with an error")
@@ -309,3 +225,16 @@ class AnthropicModel:
             finish_reason=FINISH_REASONS.get(stop_reason, stop_reason),
             model=self.name,
         )
+
+
+def tool_choice(choice: str | None, tools: list[ToolSchema]) -> dict[str, Any] | None:
+    """ModelSettings.tool_choice in this format; None (send nothing) for "auto", no choice, or a name that is
+    not among the tools."""
+    if choice == "required":
+        return {"type": "any"}
+    if choice == "none":
+        return {"type": "none"}
+    names = {(t.get("function") or t).get("name") for t in tools}
+    if choice and choice != "auto" and choice in names:
+        return {"type": "tool", "name": choice}
+    return None

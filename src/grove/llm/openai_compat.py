@@ -1,181 +1,92 @@
-"""The OpenAI-compatible provider (OpenAI, OpenRouter, vLLM, llama.cpp server, ...): one wire format, two transports.
+"""The OpenAI-compatible provider (OpenAI, OpenRouter, vLLM, llama.cpp server, ...): the chat-completions format.
 
-Transports: the `openai` SDK (imported lazily: ~1 s), or grove.llm.http_transport (stdlib, ~0.03 s). Neither
-retries: the Router does, on errors classified by grove.llm.http_errors.
+Transports, key handling and SDK error mapping come from grove.llm.remote (the `openai` SDK is imported only when
+its transport is used: ~1 s); model quirks (max_completion_tokens, temperature, cache breakpoints, context windows)
+from grove.llm.profiles. Nothing here retries: the Router does, on errors classified by grove.llm.http_errors.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
-import threading
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.http_errors import classify_http_error, classify_sdk_status_error, classify_transport_error
-from grove.llm.http_transport import TRANSPORTS, HTTPTransport, decode_event
+from grove.llm.http_errors import classify_http_error
+from grove.llm.http_transport import decode_event
+from grove.llm.profiles import profile_for
+from grove.llm.remote import RemoteModel
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
 
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
-DEFAULT_CONTEXT_WINDOW = 128_000
-# Most specific prefix first; matched against the model id without any "vendor/" prefix (OpenRouter style).
-CONTEXT_WINDOWS: list[tuple[str, int]] = [
-    ("gpt-4.1", 1_047_576),
-    ("gpt-5", 400_000),
-    ("gpt-4o", 128_000),
-    ("gpt-4-turbo", 128_000),
-    ("gpt-4-32k", 32_768),
-    ("gpt-4", 8_192),
-    ("gpt-3.5-turbo", 16_385),
-    ("o1", 200_000),
-    ("o3", 200_000),
-    ("o4", 200_000),
-    ("claude", 200_000),
-    ("gemini", 1_048_576),
-]
-# Reasoning models take max_completion_tokens and refuse max_tokens.
-COMPLETION_TOKENS_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+
+def context_window_for(model: str, provider: str = "openai") -> int:
+    return profile_for(OpenAICompatModel.API, provider, model).context_window
 
 
-def context_window_for(model: str) -> int:
-    base = model.rsplit("/", 1)[-1].lower()
-    for prefix, window in CONTEXT_WINDOWS:
-        if base.startswith(prefix):
-            return window
-    return DEFAULT_CONTEXT_WINDOW
-
-
-class OpenAICompatModel:
+class OpenAICompatModel(RemoteModel):
     """A chat model behind an OpenAI-compatible `/chat/completions` endpoint."""
 
-    def __init__(
-        self,
-        name: str,
-        model: str,
-        base_url: str | None = None,
-        api_key: str | None = None,
-        key_env: str = "OPENAI_API_KEY",
-        context_window: int | None = None,
-        transport: str = "sdk",
-    ) -> None:
-        if transport not in TRANSPORTS:
-            raise ValueError(f"transport must be one of {', '.join(TRANSPORTS)}, not {transport!r}")
-        self.name = name
-        self.model = model
-        self.base_url = base_url
-        self.api_key = api_key
-        self.key_env = key_env
-        self.context_window = context_window or context_window_for(model)
-        self.transport = transport
-        self._client: Any = None
-        self._http: HTTPTransport | None = None
-        self._lock = threading.Lock()
+    API = "openai"
+    SDK = "openai"
+    PATH = "/chat/completions"
+    DEFAULT_BASE_URL = "https://api.openai.com/v1"
+    BASE_URL_ENV = "OPENAI_BASE_URL"
+    DEFAULT_KEY_ENV = "OPENAI_API_KEY"
 
-    def _get_client(self, timeout: float) -> Any:
-        with self._lock:
-            if self._client is None:
-                import openai
+    def sdk_client(self, sdk: Any, timeout: float) -> Any:
+        # Local servers need no key, but the SDK refuses to start without one.
+        return sdk.OpenAI(
+            base_url=self.base_url, api_key=self.api_key or "none", max_retries=0, timeout=timeout
+        )
 
-                self._client = openai.OpenAI(
-                    base_url=self.base_url,
-                    # Local servers need no key, but the SDK refuses to start without one.
-                    api_key=self.api_key or "none",
-                    max_retries=0,
-                    timeout=timeout,
-                )
-            return self._client
+    def sdk_types(self, sdk: Any) -> tuple[Any, Any]:
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
 
-    def _get_http(self) -> HTTPTransport:
-        with self._lock:
-            if self._http is None:
-                # As the SDK does: no base URL means OPENAI_BASE_URL, then OpenAI itself.
-                base = self.base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL
-                # Local servers need no key: send none rather than a placeholder.
-                auth = {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
-                url = base.rstrip("/") + "/chat/completions"
-                self._http = HTTPTransport(url, auth, model=self.name, key_env=self.key_env)
-            return self._http
+        return ChatCompletion, sdk.Stream[ChatCompletionChunk]
+
+    def auth_headers(self) -> dict[str, str]:
+        # Local servers need no key: send none rather than a placeholder.
+        return {"Authorization": f"Bearer {self.api_key}"} if self.api_key else {}
+
+    def stream_params(self) -> dict[str, Any]:
+        return {"stream": True, "stream_options": {"include_usage": True}}
 
     def request_params(
         self, messages: list[Message], tools: list[ToolSchema], settings: ModelSettings
-    ) -> dict:
-        if self.model.startswith("anthropic/"):
+    ) -> dict[str, Any]:
+        profile = self.profile
+        if profile.cache_breakpoints:
             messages = with_cache_breakpoints(messages)
         params: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
             params["tools"] = tools
+            choice = tool_choice(settings.tool_choice, tools) if profile.tool_choice else None
+            if choice is not None:
+                params["tool_choice"] = choice
         if settings.max_tokens is not None:
-            reasoning = self.model.rsplit("/", 1)[-1].startswith(COMPLETION_TOKENS_PREFIXES)
-            params["max_completion_tokens" if reasoning else "max_tokens"] = settings.max_tokens
-        if settings.temperature is not None:
+            params[profile.max_tokens_field] = settings.max_tokens
+        if settings.temperature is not None and profile.temperature:
             params["temperature"] = settings.temperature
-        if settings.seed is not None:
+        if settings.seed is not None and profile.seed:
             params["seed"] = settings.seed
         return params
 
-    def complete(
-        self,
-        messages: list[Message],
-        tools: list[ToolSchema],
-        settings: ModelSettings,
-        on_text: TextCallback | None = None,
-    ) -> Completion:
-        params = self.request_params(messages, tools, settings)
-        if self.transport == "http":
-            return self._complete_http(params, settings.timeout, on_text)
-        return self._complete_sdk(params, settings.timeout, on_text)
-
-    def _complete_http(
-        self, params: dict[str, Any], timeout: float, on_text: TextCallback | None
-    ) -> Completion:
-        http = self._get_http()
-        if on_text is None:
-            return self.parse_completion(http.complete(params, timeout))
-        body = {**params, "stream": True, "stream_options": {"include_usage": True}}
-        # closing(): an error raised while assembling must not leave the connection open until garbage collection.
-        with contextlib.closing(self._http_chunks(http, body, timeout)) as chunks:
-            return self.assemble(chunks, on_text)
-
-    def _http_chunks(
-        self, http: HTTPTransport, body: dict[str, Any], timeout: float
-    ) -> Iterator[dict[str, Any]]:
+    def stream_objects(self, events: Iterator[tuple[str, str]]) -> Iterator[dict[str, Any]]:
         """The chunk objects of a streamed call, up to `data: [DONE]` (or the end of the connection)."""
-        with contextlib.closing(http.stream(body, timeout)) as events:
-            for _, data in events:
-                if data == "[DONE]":
-                    return
-                chunk = decode_event(data, self.name)
-                if isinstance(chunk, dict):
-                    yield chunk
+        for _, data in events:
+            if data == "[DONE]":
+                return
+            chunk = decode_event(data, self.name)
+            if isinstance(chunk, dict):
+                yield chunk
 
-    def _complete_sdk(
-        self, params: dict[str, Any], timeout: float, on_text: TextCallback | None
-    ) -> Completion:
-        import openai
-
-        client = self._get_client(timeout)
-        try:
-            if on_text is None:
-                response = client.chat.completions.create(**params, timeout=timeout)
-                return self.parse_completion(response.model_dump())
-            stream = client.chat.completions.create(
-                **params, stream=True, stream_options={"include_usage": True}, timeout=timeout
-            )
-            with contextlib.closing(stream):
-                return self.assemble((chunk.model_dump() for chunk in stream), on_text)
-        except ModelError:
-            raise
-        except openai.APIStatusError as e:
-            raise classify_sdk_status_error(e, model=self.name, key_env=self.key_env) from e
-        except Exception as e:
-            transport = classify_transport_error(e, self.name)
-            if transport is not None:
-                raise transport from e
-            if isinstance(e, openai.APIError):  # the SDK raises an error event inside a 200 stream itself
-                raise self._stream_error(e.body, e.message) from e
-            raise
+    def sdk_error(self, sdk: Any, error: Exception) -> ModelError | None:
+        # The SDK raises an error event inside a 200 stream itself, as a bare APIError.
+        if isinstance(error, sdk.APIError) and not isinstance(
+            error, (sdk.APIStatusError, sdk.APIConnectionError)
+        ):
+            return self._stream_error(error.body, error.message)
+        return None
 
     def _stream_error(self, error: object, message: str) -> ModelError:
         """An error event inside a 200 stream (e.g. OpenRouter), classified as if it were the HTTP answer."""
@@ -193,7 +104,7 @@ class OpenAICompatModel:
         err.status = None
         return err
 
-    def parse_completion(self, data: dict[str, Any]) -> Completion:
+    def parse(self, data: dict[str, Any]) -> Completion:
         """A chat-completions answer, as its JSON object (the SDK's objects are dumped to this first)."""
         choices = data.get("choices")
         if not choices:
@@ -301,6 +212,17 @@ def with_cache_breakpoints(messages: list[Message]) -> list[Message]:
         parts[-1]["cache_control"] = {"type": "ephemeral"}
         marked[i] = {**msg, "content": parts}
     return marked
+
+
+def tool_choice(choice: str | None, tools: list[ToolSchema]) -> str | dict[str, Any] | None:
+    """ModelSettings.tool_choice in this format; None (send nothing) for "auto", no choice, or a name that is
+    not among the tools (a 400 on every server)."""
+    if choice in ("required", "none"):
+        return choice
+    names = {(t.get("function") or t).get("name") for t in tools}
+    if choice and choice != "auto" and choice in names:
+        return {"type": "function", "function": {"name": choice}}
+    return None
 
 
 def parse_usage(usage: dict[str, Any] | None) -> Usage:

@@ -1,26 +1,27 @@
-"""Model spec strings (`local`, `openai:gpt-4o-mini`, `openai-compat:qwen@http://host/v1`, ...) and the factory.
+"""Model spec strings (`local`, `openai:gpt-5.4-mini`, `openai-compat:qwen@http://host/v1`, ...) and the factory.
 
-Providers are imported only when a spec needs them: here the openai SDK costs ~1 s of start-up, anthropic ~2 s.
+Everything about a provider comes from its row in grove.providers_table. Its module is imported only when a spec
+names it: the SDKs are heavier still (openai ~1 s, anthropic ~2 s) and load only when their transport is used.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from grove.config import KEY_ENVS, ConfigError, ProviderConfig
+from grove import providers_table
+from grove.config import ConfigError, ProviderConfig
 
 if TYPE_CHECKING:
     from grove.config import Settings
     from grove.llm.types import Model
+    from grove.providers_table import Provider
 
-PROVIDERS = ("local", "openai", "anthropic", "openrouter", "openai-compat", "script")
-BASE_URLS = {"openrouter": "https://openrouter.ai/api/v1"}
-HELP = (
-    "model specs: local, local:/path/model.gguf, openai:<model>, anthropic:<model>, openrouter:<model>, "
-    "openai-compat:<model>@<base_url>, script:<file.yaml>"
-)
+
+def spec_help() -> str:
+    return f"model specs: {providers_table.spec_syntaxes()}"
 
 
 @dataclass(frozen=True)
@@ -30,34 +31,46 @@ class ModelSpec:
     base_url: str | None = None
 
     def __str__(self) -> str:
-        if self.provider == "local" and not self.model:
-            return "local"
-        at = f"@{self.base_url}" if self.provider == "openai-compat" and self.base_url else ""
+        row = providers_table.provider_named(self.provider)
+        if row is not None and row.bare and not self.model:
+            return self.provider
+        at = f"@{self.base_url}" if row is not None and row.url_in_spec and self.base_url else ""
         return f"{self.provider}:{self.model}{at}"
+
+
+def provider_for(name: str) -> Provider:
+    row = providers_table.provider_named(name)
+    if row is None:
+        raise ConfigError(f"unknown provider '{name}'; {spec_help()}")
+    return row
 
 
 def parse_spec(spec: str) -> ModelSpec:
     spec = spec.strip()
-    if spec == "local":
-        return ModelSpec("local", "")
-    provider, sep, rest = spec.partition(":")
-    if not sep or provider not in PROVIDERS:
-        raise ConfigError(f"unknown model spec '{spec}'; {HELP}")
+    name, sep, rest = spec.partition(":")
+    row = providers_table.provider_named(name)
+    if row is None or (not sep and not row.bare):
+        raise ConfigError(f"unknown model spec '{spec}'; {spec_help()}")
+    if not sep:
+        return ModelSpec(name, "")
     if not rest:
-        raise ConfigError(f"model spec '{spec}' names no model; {HELP}")
-    if provider == "openai-compat":
+        raise ConfigError(f"model spec '{spec}' names no model; {spec_help()}")
+    if row.url_in_spec:
         model, at, base_url = rest.rpartition("@")
         if not at or not model or not base_url.startswith(("http://", "https://")):
-            raise ConfigError(
-                f"'{spec}': use openai-compat:<model>@<base_url>, e.g. openai-compat:qwen3@http://localhost:8000/v1"
-            )
-        return ModelSpec(provider, model, base_url)
-    return ModelSpec(provider, rest, BASE_URLS.get(provider))
+            raise ConfigError(f"'{spec}': use {row.syntax}, e.g. {name}:qwen3@http://localhost:8000/v1")
+        return ModelSpec(name, model, base_url)
+    return ModelSpec(name, rest, row.base_url)
+
+
+def provider_config(settings: Settings, name: str) -> ProviderConfig:
+    return settings.providers.get(name, ProviderConfig())
 
 
 def api_key_for(provider: str, cfg: ProviderConfig) -> tuple[str | None, str]:
     """The key (or None) and the name of the variable it comes from, for messages that say what to set."""
-    env = cfg.key_env or KEY_ENVS.get(provider, "GROVE_API_KEY")
+    row = providers_table.provider_named(provider)
+    env = cfg.key_env or (row.key_env if row else None) or providers_table.FALLBACK_KEY_ENV
     return os.environ.get(env) or None, env
 
 
@@ -65,49 +78,34 @@ def build_model(spec_text: str, settings: Settings, *, long_lived: bool = False)
     """The model a spec names. `long_lived`: the process serves many calls (chat, serve), which picks the
     provider's SDK over the stdlib transport when its `transport` is "auto"."""
     spec = parse_spec(spec_text)
-    cfg = settings.providers.get(spec.provider, ProviderConfig())
-    if spec.provider == "script":
-        from grove.llm.script import ScriptModel
+    row = provider_for(spec.provider)
+    cfg = provider_config(settings, row.name)
+    if row.key_required and not cfg.base_url:  # a configured base URL may be a proxy that needs no key
+        key, key_env = api_key_for(row.name, cfg)
+        if not key:
+            raise ConfigError(f"{row.name} needs an API key: export {key_env}=... (grove never stores keys)")
+    model: Model = load_factory(row.factory)(spec, row, settings, long_lived=long_lived)
+    return model
 
-        return ScriptModel.from_file(spec.model)
-    if spec.provider == "local":
-        from grove.llm.local import LocalModel
 
-        return LocalModel(
-            name=str(spec),
-            path=spec.model or None,
-            n_ctx=settings.local.n_ctx,
-            n_threads=settings.local.n_threads,
-            max_tokens=settings.local.max_tokens,
-            prompt_cache_dir=settings.home / "cache" / "local-kv" if settings.local.prompt_cache else None,
-        )
-    key, key_env = api_key_for(spec.provider, cfg)
-    if not key and (
-        spec.provider in ("openai", "openrouter") or (spec.provider == "anthropic" and not cfg.base_url)
-    ):
-        raise ConfigError(f"{spec.provider} needs an API key: export {key_env}=... (grove never stores keys)")
-    from grove.llm.http_transport import resolve_transport
+def load_factory(path: str) -> Any:
+    """ "package.module:Class.method" -> the object, importing the module now (not before a spec needs it)."""
+    module_name, _, attrs = path.partition(":")
+    try:
+        obj: Any = importlib.import_module(module_name)
+        for attr in attrs.split("."):
+            obj = getattr(obj, attr)
+    except (ImportError, AttributeError) as e:
+        raise ConfigError(
+            f"provider factory '{path}' cannot be loaded ({e}); fix its providers_table row"
+        ) from e
+    return obj
 
-    if spec.provider == "anthropic":
-        from grove.llm.anthropic_model import AnthropicModel
 
-        return AnthropicModel(
-            name=str(spec),
-            model=spec.model,
-            api_key=key,
-            key_env=key_env,
-            base_url=cfg.base_url,
-            context_window=cfg.context_window,
-            transport=resolve_transport(cfg.transport, long_lived),
-        )
-    from grove.llm.openai_compat import OpenAICompatModel
+def script_model(
+    spec: ModelSpec, provider: Provider, settings: Settings, *, long_lived: bool = False
+) -> Model:
+    """The `script` provider's factory: a YAML file of scripted replies."""
+    from grove.llm.script import ScriptModel
 
-    return OpenAICompatModel(
-        name=str(spec),
-        model=spec.model,
-        base_url=cfg.base_url or spec.base_url,
-        api_key=key,
-        key_env=key_env,
-        context_window=cfg.context_window,
-        transport=resolve_transport(cfg.transport, long_lived),
-    )
+    return ScriptModel.from_file(spec.model)
