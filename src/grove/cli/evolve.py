@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import click
 import typer
 from typer.core import TyperGroup
 
@@ -17,7 +16,7 @@ from grove.cli.common import fail, load, split_csv
 class _DefaultRun(TyperGroup):
     """`grove evolve SKILL ...` means `grove evolve run SKILL ...`."""
 
-    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             args = ["run", *args]
         return super().parse_args(ctx, args)
