@@ -200,3 +200,17 @@ def test_scripts_in_the_workspace_are_read(tmp_path: Path) -> None:
     (tmp_path / "ok.sh").write_text("echo hi\n")
     assert "delete" in classify_command("bash clean.sh", workspace=str(tmp_path)).effects
     assert classify_command("./ok.sh", workspace=str(tmp_path)).level == "safe"
+
+
+def test_postbuild_probes_are_all_stopped_without_isolation() -> None:
+    policy = SafetyPolicy(allow_terminal=True, unattended=True, sandbox="rlimit")
+    probes = _redteam("commands_obfuscated_postbuild.txt")
+    assert [c for c in probes if not _stopped(policy, c)] == []
+
+
+def test_old_corpora_still_hold() -> None:
+    """The first corpora (tests/security/corpora), counting unknown as flagged too."""
+    flagged = [c for c in BENIGN if (v := classify_command(c)).level != "safe" or v.unknown]
+    assert len(flagged) <= len(BENIGN) * 0.02, flagged
+    missed = [c for c in DANGEROUS if (v := classify_command(c)).level == "safe" and not v.unknown]
+    assert missed == [], missed

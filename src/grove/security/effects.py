@@ -47,6 +47,10 @@ _HOME_REF = re.compile(
     r"|getenv\(['\"]HOME|\bhome\s*\(\)|~/"
 )
 _STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+_DYNAMIC = re.compile(
+    r"\b(?:exec|eval)\s*\((?!\s*['\"])|\bgetattr\s*\([^)]*(?:\+|%|\.join|\bchr\()|__import__\s*\((?!\s*['\"])"
+    r"|\bcompile\s*\((?!\s*r?['\"])|\bnew\s+Function\s*\(|\brequire\s*\([^)'\"]*\+|\bsend\s*\(\s*:?\w*\s*\+"
+)
 _DECODED_EXEC = re.compile(
     r"(?:exec|eval)\s*\(\s*(?:base64|codecs|zlib|bytes\.fromhex|__import__\(['\"]base64|atob|Buffer\.from)"
 )
@@ -117,6 +121,15 @@ def code_findings(
                     unknown=True,
                 )
             )
+    if _DYNAMIC.search(code):
+        out.append(
+            Finding(
+                "unknown-code-eval",
+                f"{lang} code evaluates or looks up names computed at run time",
+                effect="unknown",
+                unknown=True,
+            )
+        )
     if _NETWORK.search(code) and _EXEC.search(code):
         out.append(Finding("download-exec", f"{lang} code downloads and runs code", effect="network-exec"))
     if _NETWORK.search(code) and (_ENV_ALL.search(code) or any(P.is_credential(s) for s in literals)):

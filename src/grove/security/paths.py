@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 
 SYSTEM_TOPS = (
@@ -101,6 +102,8 @@ def outside(path: str, workspace: str | None) -> bool:
     """An absolute, home or $TMPDIR path that is not in the workspace. Temp dirs count as outside: what is
     there belongs to others too (only a dir made by `mktemp` in the same command is the command's own)."""
     p = norm(path)
+    if p.startswith("/") and "/.." in p:
+        p = posixpath.normpath(p)
     if workspace and (p == workspace or p.startswith(workspace.rstrip("/") + "/")):
         return False
     if "__MKTEMP__" in p:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import posixpath
 import re
 import shlex
 from dataclasses import dataclass, field
@@ -54,6 +55,8 @@ class _State:
         self.positional: list[str] = []
         self.aliases: dict[str, str] = {}
         self.files: dict[str, str | None] = {}  # written in this line: path -> content (None = unknown)
+        self.cwd: str | None = None  # after `cd` out of the workspace: where relative paths now point
+        self.dirs: list[str | None] = []  # pushd/popd stack
         self.out = Resolution()
 
     # --- words
@@ -75,6 +78,8 @@ class _State:
             op, default = m.group(3), m.group(4)
             if name == "HOME":
                 return "~"
+            if name == "PWD" and name not in self.env:
+                return self.cwd or self.ws or "."
             if name in ("@", "*"):
                 return " ".join(self.positional) if self.positional else m.group(0)
             if name.isdigit():
@@ -138,7 +143,7 @@ def static_output(parsed: ParsedCommand, state: _State | None = None) -> str | N
         if state and any(not state.expand(a)[1] for a in cmd.args):
             return None
         if i == 0:
-            data = _producer(cmd, args)
+            data = _producer(cmd, args, state)
         elif data is not None:
             data = _filter(cmd.name, args, data)
         if data is None:
@@ -146,7 +151,7 @@ def static_output(parsed: ParsedCommand, state: _State | None = None) -> str | N
     return data
 
 
-def _producer(cmd: SimpleCommand, args: list[str]) -> str | None:
+def _producer(cmd: SimpleCommand, args: list[str], state: _State | None = None) -> str | None:
     if cmd.name == "echo":
         flags = set()
         while args and re.fullmatch(r"-[neE]+", args[0]):
@@ -157,6 +162,8 @@ def _producer(cmd: SimpleCommand, args: list[str]) -> str | None:
         return text + ("" if "n" in flags else "\n")
     if cmd.name == "printf" and args:
         return _printf(args[0], args[1:])
+    if cmd.name == "pwd":
+        return "/work/__PWD__\n" if state is None else (state.cwd or state.ws or ".") + "\n"
     if cmd.name in ("cat", "tee") and not args and cmd.stdin_text is not None:
         return cmd.stdin_text
     if cmd.stdin_text is not None and cmd.name in ("base64", "rev", "tr", "xxd"):
@@ -246,12 +253,14 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
         _record_writes(state, cmd, None)
         return None
     name = cmd.argv[0]
+    original = list(cmd.argv)
     expanded = [state.expand(w) for w in cmd.argv]
     argv = [w for w, _ in expanded]
     dynamic_name = "$" in name or "__SUBST" in name
     if dynamic_name:
         if expanded[0][1] and argv[0].strip():
-            words = shlex.split(argv[0], posix=True) if " " in argv[0] else [argv[0]]
+            ifs = state.env.get("IFS", " \t\n") or " "
+            words = [w for w in re.split(f"[{re.escape(ifs)}]+", argv[0]) if w]
             res.nested.append(" ".join(shlex.quote(w) for w in [*words, *argv[1:]]))
         else:
             res.findings.append(
@@ -263,6 +272,30 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
                 )
             )
         return None
+    if name in ("cd", "pushd", "popd"):
+        _chdir(state, name, argv[1:])
+        return None
+    if state.cwd is not None and name not in ("echo", "printf", "git"):
+        for i in range(1, len(cmd.argv)):  # relative paths now point outside the workspace
+            a = cmd.argv[i]
+            if a and not a.startswith(("-", "/", "~", "$")) and "=" not in a and "://" not in a:
+                cmd.argv[i] = posixpath.join(state.cwd, a)
+                expanded[i] = (cmd.argv[i], expanded[i][1])
+                argv[i] = (
+                    posixpath.join(state.cwd, argv[i]) if not argv[i].startswith(("/", "~")) else argv[i]
+                )
+    if name in _DESTROYERS and name not in ("chmod", "chown", "mv"):
+        hidden = [w for (w, known), raw in zip(expanded[1:], cmd.argv[1:], strict=True)
+                  if not known and not raw.startswith("-")]  # fmt: skip
+        if hidden:
+            res.findings.append(
+                Finding(
+                    "unknown-target",
+                    f"{name} acts on {hidden[0]}, a path only known at run time",
+                    effect="unknown",
+                    unknown=True,
+                )
+            )
     if name == "set" and cmd.args[:1] == ["--"]:
         state.positional = argv[2:]
         return None
@@ -293,8 +326,9 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
         res.nested.append(body)
         return None
     # arguments and redirect targets that were variables or substitutions: the rules see their real values
+    code_runner = name == "eval" or name in SHELLS or _lang(name) is not None  # their args stay as written
     for i, (word, known) in enumerate(expanded[1:], start=1):
-        if known and word != cmd.argv[i]:
+        if known and word != cmd.argv[i] and not code_runner:
             cmd.argv[i] = word
     for i, (op, target) in enumerate(cmd.redirects):
         value, known = state.expand(target)
@@ -311,6 +345,29 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
                 )
             )
         return None
+    if name == "find":
+        _find_exec(state, argv)
+    if name in ("make", "gmake") and any(a in ("-", "/dev/stdin") for a in argv[1:]) and stdin:
+        res.nested += [re.sub(r"^[^\s:]+:+;?", "", ln).strip() for ln in stdin.splitlines() if ln.strip()]
+    if name in ("ssh", "mosh") and len(argv) > 1:
+        _ssh(state, argv[1:])
+    if name in SHELLS or name == "su":
+        for i, a in enumerate(cmd.args):
+            if a.startswith("-") and "c" in a[1:] and not a.startswith("--") and i + 1 < len(cmd.args):
+                script, known = expanded[i + 2]
+                if "__SUBST" in original[i + 2] or "$" in original[i + 2]:
+                    if known:
+                        res.nested.append(script)
+                    else:
+                        res.findings.append(
+                            Finding(
+                                "unknown-eval",
+                                f"{name} -c runs a string computed at run time",
+                                effect="unknown",
+                                unknown=True,
+                            )
+                        )
+                break
     if "xargs" in cmd.wrappers and name in _DESTROYERS:
         _xargs(state, cmd, argv, stdin, upstream)
     _run_scripts(state, cmd, argv, stdin)
@@ -335,6 +392,55 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
         state.files[argv[-1]] = state.files.get(argv[-2], state.read_script(argv[-2]))
     _record_writes(state, cmd, out)
     return out
+
+
+def _chdir(state: _State, name: str, args: list[str]) -> None:
+    if name == "popd":
+        state.cwd = state.dirs.pop() if state.dirs else None
+        return
+    if name == "pushd":
+        state.dirs.append(state.cwd)
+    target = next((a for a in args if not a.startswith("-")), "~")
+    if target.startswith(("/", "~")):
+        new = target
+    elif state.cwd is not None:
+        new = posixpath.normpath(posixpath.join(state.cwd, target))
+    elif state.ws:
+        new = posixpath.normpath(posixpath.join(state.ws, target))
+    else:
+        new = target if target.startswith("..") else None  # type: ignore[assignment]
+    state.cwd = new if new is not None and (P.outside(new, state.ws) or new.startswith("..")) else None
+
+
+def _find_exec(state: _State, argv: list[str]) -> None:
+    """`find ROOT ... -exec CMD {} ;`: CMD runs on what find lists under ROOT."""
+    root = next((a for a in argv[1:] if not a.startswith(("-", "(", "!"))), ".")
+    filtered = any(
+        a in ("-name", "-iname", "-path", "-type", "-regex", "-newer", "-mtime", "-size") for a in argv
+    )
+    match = posixpath.join(root, "__match__") if filtered else root  # what {} stands for
+    for i, a in enumerate(argv):
+        if a in ("-exec", "-execdir", "-ok", "-okdir"):
+            words: list[str] = []
+            for w in argv[i + 1 :]:
+                if w in (";", "+", "\\;"):
+                    break
+                words.append(match if w == "{}" else w.replace("{}", match))
+            if words:
+                state.out.nested.append(" ".join(shlex.quote(w) for w in words))
+
+
+_SSH_VALUE_OPTS = {"-p", "-i", "-l", "-o", "-F", "-J", "-L", "-R", "-D", "-W", "-b", "-c", "-e", "-m", "-S", "-E",
+                   "-O", "-Q", "-w", "-B"}  # fmt: skip
+
+
+def _ssh(state: _State, args: list[str]) -> None:
+    """`ssh HOST CMD...`: the remote command is a command too."""
+    i = 0
+    while i < len(args) and args[i].startswith("-"):
+        i += 2 if args[i] in _SSH_VALUE_OPTS else 1
+    if i + 1 < len(args):
+        state.out.nested.append(" ".join(args[i + 1 :]))
 
 
 def _record_writes(state: _State, cmd: SimpleCommand, out: str | None) -> None:

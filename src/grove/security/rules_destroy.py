@@ -46,6 +46,10 @@ def _rm(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | Non
             out.append(Finding("rm-important", f"deletes the system file {t}"))
         elif P.outside(t, ws) and not P.is_root(t):
             out.append(Finding("rm-outside", f"deletes {t}, outside the workspace", effect="delete"))
+        elif recursive and re.fullmatch(r"(?:\./)?\.git/?", t):
+            out.append(
+                Finding("git-discard", "deletes the repository's history (.git)", effect="history-rewrite")
+            )
     if recursive and "xargs" in cmd.wrappers:
         for other in pipe.commands:
             if other.name == "find" and any(P.outside(a, ws) for a in target_args(other)[:1]):
@@ -67,6 +71,14 @@ def _find(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | N
     )
     if deleting and roots and (P.outside(roots[0], ws) or P.is_unguarded_var(roots[0])):
         return [Finding("rm-recursive", f"find deletes files under {roots[0]}", hard=P.is_root(roots[0]))]
+    tests = {"-name", "-iname", "-path", "-ipath", "-regex", "-type", "-mtime", "-mmin", "-newer", "-size",
+             "-empty", "-user", "-perm", "-wholename", "-iregex", "-links", "-inum", "-samefile"}  # fmt: skip
+    if (
+        deleting
+        and not tests & set(cmd.args)
+        and P.norm(roots[0] if roots else ".") in (".", "./", ws or ".")
+    ):
+        return [Finding("rm-recursive", "find deletes everything in the workspace", effect="delete")]
     return []
 
 
@@ -148,11 +160,8 @@ def _persistence(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: 
         return [Finding("persistence", "installs a launchd job")]
     if name in ("update-rc.d", "chkconfig", "rc-update", "at", "batch"):
         return [Finding("persistence", f"schedules or enables something to run later ({name})")]
-    if (
-        name == "git"
-        and "config" in args
-        and any(a in ("core.hooksPath", "core.sshCommand", "core.pager") for a in args)
-    ):
+    hooks = ("core.hooksPath", "core.sshCommand", "core.pager", "core.fsmonitor", "core.editor")
+    if name == "git" and ("config" in args or "-c" in args) and any(a.split("=")[0] in hooks for a in args):
         return [Finding("persistence", "points git at commands it will run later")]
     return []
 
@@ -267,6 +276,16 @@ def _cloud(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | 
         and ("--privileged" in args or any(re.match(r"^/:/", a) for a in args))
     ):
         return [Finding("container-escape", "privileged container or the host's / mounted inside")]
+    if name in ("docker", "podman") and words[:1] in (["run"], ["create"]):
+        for i, a in enumerate(args):
+            mount = args[i + 1] if a in ("-v", "--volume", "--mount") and i + 1 < len(args) else ""
+            host = mount.split(":")[0] if ":" in mount else ""
+            host = re.sub(r"^(?:type=bind,)?(?:src|source)=", "", host)
+            if host and (P.is_root(host) or P.is_home(host) or P.is_system_top(host) or P.is_credential_dir(host)
+                         or host.endswith("docker.sock")):  # fmt: skip
+                return [
+                    Finding("container-escape", f"a container gets the host's {host}", effect="privilege")
+                ]
     if name in ("docker", "podman", "npm", "helm") or (name == "aws" and words[:1] == ["s3"]):
         return []  # their destructive forms are above; single-object deletes are everyday work
     if (any(CLOUD_DESTROY.match(w) for w in words[:4]) and name != "gh") or (

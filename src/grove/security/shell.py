@@ -267,7 +267,7 @@ def parse(text: str, depth: int = 0) -> ParsedCommand:
         parsed.substitutions = [parse(s, depth + 1) for s in inner]
         for _, cmd in parsed.walk():
             script = shell_script_arg(cmd)
-            if script is not None:
+            if script is not None and "__SUBST" not in script:  # computed scripts: grove.security.resolve
                 parsed.substitutions.append(parse(script, depth + 1))
     return parsed
 
