@@ -1,0 +1,91 @@
+"""Secret redaction against the red-team corpus: recall on realistic secrets (development and held-out sets),
+how often benign look-alikes are mangled, and throughput on 1 MB of mixed text.
+
+The corpus (tests/security/redteam/secrets*.jsonl, benign_lookalikes*.jsonl) was written and frozen before the
+redaction rewrite; the held-out files were written at the same time and never tuned on.
+A secret counts as redacted when its whole value (every 8+ character line of a multi-line one) is gone; the
+stricter "window" figure also requires that no 10-character piece of it is left.
+
+Usage: python benchmarks/security_secrets.py
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "security"))
+
+from secret_corpus import lookalikes, secrets  # noqa: E402
+
+from grove.security.redact import redact  # noqa: E402
+
+
+def mixed_text(size: int) -> str:
+    """~size bytes of logs, code, prose and look-alikes with a few secrets, as tool output would mix them."""
+    rng = random.Random(7)
+    pieces = [s.text for s in secrets()] + [b.text for b in lookalikes()] * 3
+    for path in sorted((ROOT / "src" / "grove").rglob("*.py"))[:60]:
+        pieces.append(path.read_text(encoding="utf-8"))
+    pieces.append((ROOT / "README.md").read_text(encoding="utf-8"))
+    out: list[str] = []
+    n = 0
+    while n < size:
+        piece = rng.choice(pieces)
+        out.append(piece)
+        n += len(piece) + 1
+    return "\n".join(out)[:size]
+
+
+def main() -> None:
+    figures: dict[str, float] = {}
+    for name, heldout in (("development", False), ("held-out (never tuned on)", True)):
+        items = secrets(heldout)
+        outs = [redact(s.text, environ={}) for s in items]
+        leaked = [s for s, out in zip(items, outs, strict=True) if s.leaked(out)]
+        partial = [s for s, out in zip(items, outs, strict=True) if s.leaked_window(out)]
+        recall = 1 - len(leaked) / len(items)
+        print(
+            f"secrets, {name}: {len(items)} items, recall {recall:.1%}, no 10-char piece left "
+            f"{1 - len(partial) / len(items):.1%}"
+        )
+        if not heldout:  # the held-out set is reported as a figure only, so nobody tunes on its failures
+            for kind, n in sorted(Counter(s.kind for s in leaked).items()):
+                print(f"  leaked {kind}: {n}")
+        benign = lookalikes(heldout)
+        mangled = [b for b in benign if redact(b.text, environ={}) != b.text]
+        fpr = len(mangled) / len(benign)
+        print(f"look-alikes, {name}: {len(benign)} items, mangled {fpr:.1%}")
+        if not heldout:
+            for kind, n in sorted(Counter(b.kind for b in mangled).items()):
+                print(f"  mangled {kind}: {n}")
+        key = "secret_heldout" if heldout else "secret"
+        figures["secrets_heldout_n" if heldout else "secrets_n"] = len(items)
+        figures[f"{key}_recall"] = recall
+        figures[f"{key}_window_recall"] = 1 - len(partial) / len(items)
+        figures["lookalike_heldout_fpr" if heldout else "lookalike_fpr"] = fpr
+
+    text = mixed_text(1_000_000)
+    redact(text[:10_000], environ={})  # warm the regex cache
+    runs = []
+    for _ in range(5):
+        t = time.perf_counter()
+        redact(text, environ={})
+        runs.append(time.perf_counter() - t)
+    best, median = min(runs), sorted(runs)[len(runs) // 2]
+    print(f"throughput: 1 MB of mixed text in {median * 1000:.0f} ms median, {best * 1000:.0f} ms best of 5")
+    figures["redact_1mb_ms"] = median * 1000
+    figures["redact_mb_per_s"] = len(text) / 1e6 / median
+    print(
+        " ".join(
+            f"{k}={v:.3f}" if v < 10 and not k.endswith("_n") else f"{k}={v:.0f}" for k, v in figures.items()
+        )
+    )
+
+
+if __name__ == "__main__":
+    main()
