@@ -21,7 +21,7 @@ _RULES = rules_destroy.RULES + rules_expose.RULES
 MAX_DEPTH = 5
 # The effect of the findings of rules that predate effect tagging, by rule id.
 _EFFECT_OF = {
-    "rm-root": "delete", "rm-recursive": "delete", "rm-important": "delete", "rm-outside": "delete",
+    "rm-root": "delete", "rm-recursive": "delete", "rm-important": "delete", "rm-outside": "delete", "rm-temp": "delete",
     "disk-wipe": "overwrite", "disk-format": "overwrite", "system-write": "overwrite", "persistence": "persistence",
     "credential-write": "overwrite", "chmod-root": "privilege", "chmod-system": "privilege", "setuid": "privilege",
     "git-force": "history-rewrite", "git-discard": "delete", "sql-destroy": "db-destroy",

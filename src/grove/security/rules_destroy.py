@@ -21,6 +21,12 @@ from grove.security.command_base import (
 from grove.security.shell import ParsedCommand, Pipeline, SimpleCommand
 
 
+def _delete_rule(target: str, default: str = "rm-recursive") -> str:
+    """Deletes in shared temp dirs get their own id: they need approval like any delete of what this command
+    did not create, but are a lesser class than deleting a home or project (skill scans weigh them so)."""
+    return "rm-temp" if P.is_tmp(target) or P.norm(target) in ("/dev/shm", "/dev/shm/*") else default
+
+
 def _rm(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
     if cmd.name not in ("rm", "rmdir", "shred", "srm", "unlink", "wipe"):
         return []
@@ -40,12 +46,14 @@ def _rm(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | Non
             out.append(Finding("rm-important", f"deletes {t}"))
         elif recursive and (P.outside(t, ws) or P.is_unguarded_var(t, parsed.temp_vars()) or P.escapes_up(t)):
             out.append(
-                Finding("rm-recursive", f"recursive delete of {t} (outside the workspace or unbounded)")
+                Finding(_delete_rule(t), f"recursive delete of {t} (outside the workspace or unbounded)")
             )
         elif P.is_system(t) and not P.is_tmp(t) and not (ws and P.norm(t).startswith(ws)):
             out.append(Finding("rm-important", f"deletes the system file {t}"))
         elif P.outside(t, ws) and not P.is_root(t):
-            out.append(Finding("rm-outside", f"deletes {t}, outside the workspace", effect="delete"))
+            out.append(
+                Finding(_delete_rule(t, "rm-outside"), f"deletes {t}, outside the workspace", effect="delete")
+            )
         elif recursive and re.fullmatch(r"(?:\./)?\.git/?", t):
             out.append(
                 Finding("git-discard", "deletes the repository's history (.git)", effect="history-rewrite")
@@ -70,7 +78,9 @@ def _find(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | N
         for i, a in enumerate(cmd.args)
     )
     if deleting and roots and (P.outside(roots[0], ws) or P.is_unguarded_var(roots[0])):
-        return [Finding("rm-recursive", f"find deletes files under {roots[0]}", hard=P.is_root(roots[0]))]
+        return [
+            Finding(_delete_rule(roots[0]), f"find deletes files under {roots[0]}", hard=P.is_root(roots[0]))
+        ]
     tests = {"-name", "-iname", "-path", "-ipath", "-regex", "-type", "-mtime", "-mmin", "-newer", "-size",
              "-empty", "-user", "-perm", "-wholename", "-iregex", "-links", "-inum", "-samefile"}  # fmt: skip
     if (
