@@ -10,6 +10,7 @@ import re
 from typing import NamedTuple
 
 from grove.llm.types import Usage
+from grove.providers_table import provider_named
 
 
 class Price(NamedTuple):
@@ -42,7 +43,6 @@ PRICES: list[tuple[str, Price]] = [
     (r"claude-(haiku|\d.*-haiku)", Price(1.00, 0.10, 5.00)),  # Haiku 4.5 and later
     (r"claude-(sonnet|\d.*-sonnet)", Price(3.00, 0.30, 15.00)),  # every Sonnet so far
 ]
-FREE_PROVIDERS = ("local", "script")
 
 
 def normal_model_id(model_name: str) -> str:
@@ -50,13 +50,15 @@ def normal_model_id(model_name: str) -> str:
     name = model_name.strip().lower()
     provider, sep, rest = name.partition(":")
     if sep and "/" not in provider:  # a grove spec string, not a bare id
-        name = rest.rpartition("@")[0] if provider == "openai-compat" and "@" in rest else rest
+        row = provider_named(provider)
+        name = rest.rpartition("@")[0] if row is not None and row.url_in_spec and "@" in rest else rest
     name = name.rsplit("/", 1)[-1]
     return re.sub(r"[._]", "-", name)
 
 
 def price_for(model_name: str) -> Price | None:
-    if model_name.strip().lower().startswith(FREE_PROVIDERS):
+    row = provider_named(model_name.strip().lower().partition(":")[0])
+    if row is not None and not row.remote:  # local and scripted models cost nothing
         return None
     model_id = normal_model_id(model_name)
     return next((price for pattern, price in PRICES if re.match(pattern, model_id)), None)
