@@ -17,8 +17,8 @@ from grove.sandbox import Limits, make_scratch, run
 
 PY = "/usr/bin/python3"
 CONNECT = (
-    "import socket, sys\ns = socket.socket(socket.AF_UNIX)\n"
-    "try:\n s.connect(sys.argv[1].replace('@', chr(0), 1)); print('CONNECTED')\n"
+    "import socket, sys\n"
+    "try:\n s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1].replace('@', chr(0), 1)); print('CONNECTED')\n"
     "except OSError as e: print('REFUSED', e.errno)\n"
 )
 
@@ -231,8 +231,9 @@ def test_git_in_a_repo_the_host_made(backend: str, workspace: Path) -> None:
     git = shutil.which("git", path="/usr/bin:/bin")
     if git is None:
         pytest.skip("git is not installed")
-    ident = ["-c", "user.name=host", "-c", "user.email=host@example.invalid"]
-    subprocess.run([git, "init", "-q"], cwd=workspace, check=True)
+    # the host side too: as root, make_scratch's folder belongs to the sandbox group, not to root
+    ident = ["-c", "user.name=host", "-c", "user.email=host@example.invalid", "-c", "safe.directory=*"]
+    subprocess.run([git, *ident, "init", "-q"], cwd=workspace, check=True)
     (workspace / "f").write_text("a\n")
     subprocess.run([git, *ident, "add", "f"], cwd=workspace, check=True)
     subprocess.run([git, *ident, "commit", "-qm", "host"], cwd=workspace, check=True)

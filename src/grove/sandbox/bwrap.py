@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from grove.sandbox.gitenv import MOUNT_POINT as GITCONFIG_MOUNT
 from grove.sandbox.types import Limits
 
 # System trees a program needs to run; read-only. Everything else (/root, /home, /var, /opt, /srv...) is absent.
@@ -38,6 +39,8 @@ def bwrap_argv(
     limits: Limits,
     network: bool,
     env: dict[str, str],
+    seccomp_fd: int | None = None,
+    gitconfig_fd: int | None = None,
 ) -> list[str]:
     a = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"]
     a += ["--cap-drop", "ALL", "--clearenv"]
@@ -52,11 +55,28 @@ def bwrap_argv(
         path = f"/etc/{name}"
         if os.path.exists(path):
             a += ["--ro-bind", path, path]
-    a += ["--proc", "/proc", "--dev", "/dev"]
-    a += ["--size", str(limits.tmp_size_mb * 1024 * 1024), "--tmpfs", "/tmp"]
+    if gitconfig_fd is not None:  # copied onto the sandbox's root, which is made read-only below
+        a += ["--file", str(gitconfig_fd), GITCONFIG_MOUNT]
+    tmp_size = str(limits.tmp_size_mb * 1024 * 1024)
+    # --dev is a writable tmpfs as large as half the RAM: read-only, with a capped /dev/shm of its own
+    a += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        tmp_size,
+        "--tmpfs",
+        "/dev/shm",
+    ]
+    a += ["--size", tmp_size, "--tmpfs", "/tmp"]
     # `source` differs from `workspace` when it was staged (see mountns): inside, it keeps its real path.
     a += ["--bind", str(source), str(workspace), "--chdir", str(workspace)]
     a += ["--remount-ro", "/"]  # the sandbox's own root (where /etc's mount points live) is not writable
     for key, value in env.items():
         a += ["--setenv", key, value]
+    if seccomp_fd is not None:
+        a += ["--seccomp", str(seccomp_fd)]
     return [*a, "--", *argv]

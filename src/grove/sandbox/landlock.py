@@ -21,7 +21,8 @@ SCOPE_ABSTRACT_UNIX, SCOPE_SIGNAL = 1 << 0, 1 << 1
 READ_ONLY = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/proc")
 READ_ONLY_FILES = ("/etc/ld.so.cache", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/hosts",
                    "/etc/localtime", "/etc/ssl", "/etc/ca-certificates", "/etc/alternatives", "/etc/python3",
-                   "/etc/python3.11", "/etc/mime.types", "/dev/urandom", "/dev/random")  # fmt: skip
+                   "/etc/python3.11", "/etc/mime.types", "/etc/gitconfig", "/etc/gitattributes", "/dev/urandom",
+                   "/dev/random")  # fmt: skip
 READ_WRITE_FILES = ("/dev/null", "/dev/zero", "/dev/tty")
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -46,10 +47,10 @@ def _fs_access(abi: int) -> int:
     return access
 
 
-def open_paths(workspace: str) -> list[tuple[int, bool]]:
+def open_paths(workspace: str, read_only: tuple[str, ...] = ()) -> list[tuple[int, bool]]:
     """(fd, writable) for every path the sandbox may use; call before dropping privileges."""
     out: list[tuple[int, bool]] = []
-    for path, writable in [(p, False) for p in READ_ONLY + READ_ONLY_FILES] + [
+    for path, writable in [(p, False) for p in READ_ONLY + READ_ONLY_FILES + read_only] + [
         (p, True) for p in (*READ_WRITE_FILES, workspace)
     ]:
         try:

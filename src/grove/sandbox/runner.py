@@ -14,15 +14,20 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from grove.sandbox import landlock, seccomp
+from grove.sandbox import cgroups, landlock, seccomp
 from grove.sandbox.backend import BACKENDS, BackendInfo, detect_backend, landlock_info
 from grove.sandbox.bwrap import bwrap_argv
-from grove.sandbox.mountns import STAGED_WORKSPACE, stage_workspace
+from grove.sandbox.diskwatch import POLL, DiskWatch
+from grove.sandbox.gate import refusal_for_unattended
+from grove.sandbox.gitenv import CONTENT as GITCONFIG
+from grove.sandbox.gitenv import git_env, gitconfig_path
+from grove.sandbox.mountns import STAGED_WORKSPACE, expose_workspace, stage_workspace
 from grove.sandbox.types import Limits, Result
 from grove.sandbox.users import (
     SANDBOX_GID,
     SANDBOX_UID,
     Identity,
+    blocked_ancestor,
     can_traverse,
     can_write,
     choose_identity,
@@ -37,9 +42,10 @@ BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
 _SECRET_WORDS = ("KEY", "TOKEN", "SECRET", "PASSWORD", "PASSWD", "CREDENTIAL", "COOKIE", "SESSION")
 
 
-def _safe_env(extra: Mapping[str, str] | None, workspace: Path) -> dict[str, str]:
+def _safe_env(extra: Mapping[str, str] | None, workspace: Path, backend: str) -> dict[str, str]:
     """A minimal environment; variables whose name looks secret are refused (provider keys never go down)."""
     env = {"PATH": BASE_PATH, "HOME": "/tmp", "LANG": "C.UTF-8", "TERM": "dumb", "PWD": str(workspace)}
+    env |= git_env(backend)
     for key, value in (extra or {}).items():
         if any(w in key.upper() for w in _SECRET_WORDS):
             continue
@@ -52,23 +58,31 @@ def _child_setup(
     nproc: int,
     who: Identity | None,
     stage: str | None,
+    expose: tuple[str, str] | None,
     landlock_for: str | None,
     network: bool,
+    group: cgroups.RunGroup | None,
 ) -> object:
     cpu = limits.cpu_seconds or math.ceil(limits.timeout) + 1
     mem = limits.memory_mb * 1024 * 1024
     fsize = limits.file_size_mb * 1024 * 1024
 
     def apply() -> None:  # runs in the forked child, before exec
+        if group is not None:  # first, while still root: everything this child starts is counted
+            group.join()
         if stage is not None:
             stage_workspace(stage)
+        if expose is not None:
+            expose_workspace(*expose)
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
         resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        fds = landlock.open_paths(landlock_for) if landlock_for is not None else []  # while we can reach them
+        fds = (
+            landlock.open_paths(landlock_for, (gitconfig_path(),)) if landlock_for is not None else []
+        )  # while we can reach them
         if who is not None:  # after what needed root
             os.setgroups([])
             os.setresgid(who.gid, who.gid, who.gid)
@@ -100,9 +114,13 @@ def run(
     env: Mapping[str, str] | None = None,
     merge_stderr: bool = False,
     backend: str | None = None,
+    unattended: bool = False,
+    allow_unisolated: bool = False,
 ) -> Result:
     """Run `argv` in `workspace` (the only writable place) under the best available isolation.
 
+    `unattended`: nobody can approve or watch this run; without isolation it is then refused (Result.refused)
+    unless `allow_unisolated` says the user accepted that risk.
     Never raises for what the command does (non-zero exit, timeout, limits hit): all of that is in the Result.
     """
     if isinstance(argv, str) or not argv or not all(isinstance(a, str) for a in argv):
@@ -112,6 +130,10 @@ def run(
     if not ws.is_dir():
         raise ValueError(f"workspace {ws} is not a directory; create it first")
     info = _backend(backend)
+    refusal = refusal_for_unattended(info, allow_unisolated) if unattended else None
+    if refusal:
+        out, err = (refusal, "") if merge_stderr else ("", refusal)
+        return Result(126, out, err, info.name, notes=["refused: no isolation"], refused=True)
     who = choose_identity(ws, info.name, limits.uid)
     notes: list[str] = []
     if not info.isolated:
@@ -123,8 +145,15 @@ def run(
             "or run grove as a normal user"
         )
     nproc = limits.max_processes + (count_processes(os.getuid()) if who is None else 0)
-    run_env = _safe_env(env, ws)
+    run_env = _safe_env(env, ws, info.name)
     stage = info.name == "bwrap" and who is not None and not can_traverse(ws, who)
+    blocked = blocked_ancestor(ws, who) if info.name != "bwrap" and who is not None else None
+    expose = (str(ws), str(blocked)) if blocked is not None else None
+    bwrap_fds: list[int] = []
+    if info.name == "bwrap":
+        bwrap_fds.append(_memfd("grove-gitconfig", GITCONFIG.encode()))
+        if seccomp.supported():
+            bwrap_fds.append(_memfd("grove-seccomp", seccomp.build_unix_only()))
     if info.name == "bwrap":
         assert info.bwrap
         source = Path(STAGED_WORKSPACE) if stage else ws
@@ -136,6 +165,8 @@ def run(
             limits=limits,
             network=network,
             env=run_env,
+            seccomp_fd=bwrap_fds[1] if len(bwrap_fds) > 1 else None,
+            gitconfig_fd=bwrap_fds[0],
         )
         popen_env: dict[str, str] = {}  # bwrap's own environ is readable inside at /proc/1/environ
         cwd = "/"
@@ -145,7 +176,44 @@ def run(
         if info.name == "landlock":  # no private /tmp here: temp files and dotfiles go to the workspace
             run_env |= {"HOME": str(ws), "TMPDIR": str(ws)}
         cmd, popen_env, cwd = list(argv), run_env, str(ws)
+    group = cgroups.create(limits.total_memory_mb, limits.total_processes)
+    unenforced: list[str] = []
+    if isinstance(group, str):
+        unenforced.append(f"total memory and process caps ({group}); per-process rlimits only")
+        group = None
+    watch = DiskWatch(ws, limits.disk_mb * 1024 * 1024)
     start = time.monotonic()
+    try:
+        return _supervise(cmd, cwd, popen_env, bwrap_fds, merge_stderr, limits, nproc, who, stage, expose, ws, info,
+                          network, group, watch, notes, unenforced, argv, start)  # fmt: skip
+    finally:
+        for fd in bwrap_fds:
+            os.close(fd)
+        if group is not None:
+            group.remove()
+
+
+def _supervise(
+    cmd: list[str],
+    cwd: str,
+    popen_env: dict[str, str],
+    bwrap_fds: list[int],
+    merge_stderr: bool,
+    limits: Limits,
+    nproc: int,
+    who: Identity | None,
+    stage: bool,
+    expose: tuple[str, str] | None,
+    ws: Path,
+    info: BackendInfo,
+    network: bool,
+    group: cgroups.RunGroup | None,
+    watch: DiskWatch,
+    notes: list[str],
+    unenforced: list[str],
+    argv: Sequence[str],
+    start: float,
+) -> Result:
     try:
         proc = subprocess.Popen(
             cmd,
@@ -155,20 +223,25 @@ def run(
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
             start_new_session=True,
+            pass_fds=bwrap_fds,
             preexec_fn=_child_setup(  # type: ignore[arg-type]
                 limits,
                 nproc,
                 who,
                 str(ws) if stage else None,
+                expose,
                 str(ws) if info.name == "landlock" else None,
                 network,
+                group,
             ),
         )
     except (OSError, subprocess.SubprocessError) as e:  # SubprocessError: the child setup failed
         return Result(127, "", f"could not start {argv[0]}: {e}", info.name, duration=0.0, notes=notes)
-    out, err, timed_out, truncated = _collect(proc, limits)
+    out, err, timed_out, truncated, disk_over = _collect(proc, limits, watch)
     if proc.poll() is None:
         _kill_tree(proc, info, who)
+    if group is not None:
+        group.kill_all()  # what left the session or changed uid: the group holds every process of the run
     try:
         code: int | None = proc.wait(timeout=5)
     except subprocess.TimeoutExpired:
@@ -177,6 +250,15 @@ def run(
         kill_uid(who.uid)  # stragglers that left the process group; bwrap's pid namespace already took them
     if timed_out:
         notes.append(f"killed after {limits.timeout:g}s")
+    if disk_over or watch.over():
+        notes.append(
+            f"{'killed: ' if disk_over else ''}wrote {watch.written / 2**20:.0f} MB into the workspace, over the "
+            f"{limits.disk_mb} MB total disk cap"
+        )
+    if group is not None and group.memory_cap_hit():
+        notes.append(f"the {limits.total_memory_mb} MB total memory cap was hit: the kernel killed a process")
+    if group is not None and group.pids_cap_hit():
+        notes.append(f"the {limits.total_processes}-process cap was hit: some fork() calls failed")
     return Result(
         code,
         out.decode("utf-8", errors="replace"),
@@ -186,7 +268,16 @@ def run(
         truncated=truncated,
         duration=time.monotonic() - start,
         notes=notes,
+        unenforced=unenforced,
     )
+
+
+def _memfd(name: str, data: bytes) -> int:
+    """An fd holding `data` for bubblewrap to read (`--seccomp FD`, `--file FD`); we close it after the run."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC)
+    os.write(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
 
 
 def _backend(name: str | None) -> BackendInfo:
@@ -204,8 +295,11 @@ def _backend(name: str | None) -> BackendInfo:
     raise ValueError(f"sandbox backend {name!r} is not available here ({detected.reason})")
 
 
-def _collect(proc: subprocess.Popen[bytes], limits: Limits) -> tuple[bytes, bytes, bool, bool]:
-    """Read both pipes until EOF, the deadline, or shortly after exit (pipes held by escapees are let go)."""
+def _collect(
+    proc: subprocess.Popen[bytes], limits: Limits, watch: DiskWatch
+) -> tuple[bytes, bytes, bool, bool, bool]:
+    """Read both pipes until EOF, the deadline, the disk cap, or shortly after exit (pipes held by escapees are
+    let go)."""
     deadline = time.monotonic() + limits.timeout
     bufs: dict[int, bytearray] = {}
     sel = selectors.DefaultSelector()
@@ -214,7 +308,7 @@ def _collect(proc: subprocess.Popen[bytes], limits: Limits) -> tuple[bytes, byte
             os.set_blocking(stream.fileno(), False)
             sel.register(stream.fileno(), selectors.EVENT_READ)
             bufs[stream.fileno()] = bytearray()
-    truncated = timed_out = False
+    truncated = timed_out = disk_over = False
     exited_at: float | None = None
     try:
         while sel.get_map():
@@ -226,7 +320,10 @@ def _collect(proc: subprocess.Popen[bytes], limits: Limits) -> tuple[bytes, byte
             if now >= deadline:
                 timed_out = exited_at is None
                 break
-            for key, _ in sel.select(timeout=min(0.1, deadline - now)):
+            if exited_at is None and watch.over():
+                disk_over = True
+                break
+            for key, _ in sel.select(timeout=min(POLL, deadline - now)):
                 try:
                     chunk = os.read(key.fd, 65536)
                 except BlockingIOError:
@@ -247,7 +344,7 @@ def _collect(proc: subprocess.Popen[bytes], limits: Limits) -> tuple[bytes, byte
     fds = list(bufs)
     out = bytes(bufs[fds[0]])
     err = bytes(bufs[fds[1]]) if len(fds) > 1 else b""
-    return out, err, timed_out, truncated
+    return out, err, timed_out, truncated, disk_over
 
 
 def _kill_tree(proc: subprocess.Popen[bytes], info: BackendInfo, who: Identity | None) -> None:

@@ -1,5 +1,6 @@
 """A seccomp filter for the Landlock backend (x86_64): no inet/inet6/netlink/packet sockets (Landlock does not
-cover UDP or DNS), no setsid/setpgid (so one process-group kill reaches everything), no ptrace, mount, namespaces,
+cover UDP or DNS), no AF_UNIX sockets (Landlock ABI <= 7 does not govern connecting to a pathname socket, so
+docker.sock or an ssh-agent would be reachable; socketpair() stays allowed), no setsid/setpgid (so one process-group kill reaches everything), no ptrace, mount, namespaces,
 bpf, keyrings, io_uring or module loading. Everything else is allowed."""
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ _DENY = {
     "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
 }  # fmt: skip
 _SOCKET, _CLONE, _CLONE3 = 41, 56, 435
-_AF_INET, _AF_INET6, _AF_NETLINK, _AF_PACKET = 2, 10, 16, 17
+_AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK, _AF_PACKET = 1, 2, 10, 16, 17
 _CLONE_NAMESPACES = 0x7E020000  # NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 _RET_ALLOW, _RET_ERRNO, _RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
 _LD_W_ABS, _JEQ_K, _JSET_K, _RET_K = 0x20, 0x15, 0x45, 0x06
@@ -53,11 +54,26 @@ def build(network: bool) -> bytes:
     prog += [_jump(_JEQ_K, _CLONE3, 0, 1), _stmt(_RET_K, _RET_ERRNO | errno.ENOSYS)]
     prog += [_jump(_JEQ_K, _CLONE, 0, 3), _stmt(_LD_W_ABS, 16), _jump(_JSET_K, _CLONE_NAMESPACES, 0, 1)]
     prog += [_stmt(_RET_K, _RET_ERRNO | errno.EPERM), _stmt(_LD_W_ABS, 0)]
-    if not network:
-        families = (_AF_INET, _AF_INET6, _AF_NETLINK, _AF_PACKET)
-        prog += [_jump(_JEQ_K, _SOCKET, 0, 1 + 2 * len(families)), _stmt(_LD_W_ABS, 16)]
-        for family in families:
-            prog += [_jump(_JEQ_K, family, 0, 1), _stmt(_RET_K, _RET_ERRNO | errno.EACCES)]
+    families = (_AF_UNIX,) if network else (_AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK, _AF_PACKET)
+    prog += _deny_families(families)
+    prog.append(_stmt(_RET_K, _RET_ALLOW))
+    return b"".join(prog)
+
+
+def _deny_families(families: tuple[int, ...]) -> list[bytes]:
+    """socket(family, ...) fails with EACCES for these families; expects the syscall number loaded."""
+    prog = [_jump(_JEQ_K, _SOCKET, 0, 1 + 2 * len(families)), _stmt(_LD_W_ABS, 16)]
+    for family in families:
+        prog += [_jump(_JEQ_K, family, 0, 1), _stmt(_RET_K, _RET_ERRNO | errno.EACCES)]
+    return prog
+
+
+def build_unix_only() -> bytes:
+    """For bubblewrap (`--seccomp FD`): no AF_UNIX sockets. A socket bound into the sandbox's view, or an
+    abstract one of the host when the network is shared, stays out of reach; socketpair() still works."""
+    prog = [_stmt(_LD_W_ABS, 4), _jump(_JEQ_K, _AUDIT_ARCH_X86_64, 1, 0), _stmt(_RET_K, _RET_KILL)]
+    prog += [_stmt(_LD_W_ABS, 0), _jump(_JSET_K, _X32_BIT, 0, 1), _stmt(_RET_K, _RET_ERRNO | errno.EPERM)]
+    prog += _deny_families((_AF_UNIX,))
     prog.append(_stmt(_RET_K, _RET_ALLOW))
     return b"".join(prog)
 

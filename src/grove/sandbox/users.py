@@ -77,6 +77,14 @@ def can_traverse(path: Path, who: Identity) -> bool:
     return True
 
 
+def blocked_ancestor(path: Path, who: Identity) -> Path | None:
+    """The topmost strict ancestor of `path` that `who` cannot search, or None when the whole way is open."""
+    for parent in reversed(path.parents):
+        if not can_traverse(parent, who):
+            return parent
+    return None
+
+
 def kill_uid(uid: int) -> int:
     """SIGKILL every process of `uid` (the fallback's way to reach children that left the process group)."""
     killed = 0

@@ -1,0 +1,63 @@
+"""A cap on the total disk one run writes into its workspace, checked while it runs (works as root or not).
+
+Every poll costs one statvfs of the workspace's filesystem. Only when that filesystem has lost more than the
+cap since the start does a walk count what the run itself wrote (files of the workspace modified since the
+start), so other writers on the same disk never get a run killed. Polling means a fast writer can overshoot by
+what it writes between two polls (tens of MB at ~1 GB/s); the per-file RLIMIT_FSIZE still bounds each file.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+POLL = 0.02  # seconds between two statvfs checks
+_MTIME_SLACK_NS = 1_000_000_000  # file times use the kernel's coarse clock: count a little before the start
+
+
+class DiskWatch:
+    def __init__(self, workspace: Path, cap_bytes: int) -> None:
+        self.workspace = workspace
+        self.cap = cap_bytes
+        self.start_ns = time.time_ns() - _MTIME_SLACK_NS
+        self.used_start = self._fs_used()
+        self.next_walk_at = cap_bytes  # filesystem growth that triggers the next walk
+        self.written = 0  # what the last walk counted
+
+    def _fs_used(self) -> int:
+        st = os.statvfs(self.workspace)
+        return (st.f_blocks - st.f_bfree) * st.f_frsize
+
+    def over(self) -> bool:
+        """True once the run has written more than the cap into the workspace."""
+        grown = self._fs_used() - self.used_start
+        if grown <= self.next_walk_at:
+            return False
+        self.written = self.measure()
+        if self.written > self.cap:
+            return True
+        self.next_walk_at = grown + max(self.cap // 4, 1 << 20)  # someone else writes: walk again later
+        return False
+
+    def measure(self) -> int:
+        """Bytes on disk of workspace files created or changed since the run started."""
+        total = 0
+        stack = [str(self.workspace)]
+        while stack:
+            try:
+                entries = os.scandir(stack.pop())
+            except OSError:
+                continue
+            with entries:
+                for entry in entries:
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                            continue
+                        st = entry.stat(follow_symlinks=False)
+                    except OSError:
+                        continue
+                    if st.st_mtime_ns >= self.start_ns or st.st_ctime_ns >= self.start_ns:
+                        total += st.st_blocks * 512
+        return total
