@@ -3,7 +3,9 @@
 Prints the median wall time of a run with the default transport ("auto": stdlib HTTP for one-shot runs) and through
 the provider's SDK, for an OpenAI-compatible server and for Anthropic's API; HTTP requests per answer, peak RSS, and
 the size of the request for "Say hello" with the default toolsets in cl100k tokens (system prompt, tool schemas).
-Usage: python benchmarks/run_overhead.py [--runs 10]
+With `--against REV` it also times the default variant of grove as it was at git revision REV, interleaved with
+today's, so a before/after comparison sees the same machine load (`baseline_overhead_s`).
+Usage: python benchmarks/run_overhead.py [--runs 10] [--against REV]
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--prompt", default="Say hello")
+    parser.add_argument("--against", metavar="REV", help="also time grove's source at this git revision")
     args = parser.parse_args()
 
     # Bytecode caching on, as for any pip-installed package: this sandbox sets PYTHONDONTWRITEBYTECODE=1, which
@@ -54,6 +57,12 @@ def main() -> None:
             "anthropic": (claude_cmd, _home("anthropic", None, claude.url)),
             "anthropic-sdk": (claude_cmd, _home("anthropic", "sdk", claude.url)),
         }
+        if args.against:  # the same run on the old source, first on sys.path
+            old = _source_at(args.against)
+            variants[f"openai@{args.against}"] = (
+                ["env", f"PYTHONPATH={old}", *openai_cmd],
+                _home("openai-compat", None),
+            )
         times: dict[str, list[float]] = {name: [] for name in variants}
         requests = []
         for cmd, home in variants.values():  # warm files, .pyc, caches
@@ -97,13 +106,22 @@ def main() -> None:
         f"request for {args.prompt!r}: {request_tokens} tokens (system prompt {system_tokens}, "
         f"{len(tools)} tool schemas {tool_tokens})"
     )
+    baseline = f" baseline_overhead_s={median[f'openai@{args.against}']:.3f}" if args.against else ""
     print(
-        f"overhead_s={median['openai']:.3f} sdk_overhead_s={median['openai-sdk']:.3f} "
+        f"overhead_s={median['openai']:.3f}{baseline} sdk_overhead_s={median['openai-sdk']:.3f} "
         f"anthropic_overhead_s={median['anthropic']:.3f} anthropic_sdk_overhead_s={median['anthropic-sdk']:.3f} "
         f"python_s={bare:.3f} "
         f"requests={statistics.median(requests):.0f} rss_mb={rss_mb:.0f} prompt_tokens={request_tokens} "
         f"system_tokens={system_tokens} tool_schema_tokens={tool_tokens} tools={len(tools)}"
     )
+
+
+def _source_at(rev: str) -> Path:
+    """grove's src/ at git revision `rev`, unpacked in a temporary folder."""
+    out = Path(tempfile.mkdtemp(prefix="grove-src-"))
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", rev, "src"], capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(out)], input=archive.stdout, check=True)
+    return out / "src"
 
 
 def _home(provider: str, transport: str | None, base_url: str | None = None) -> Path:
