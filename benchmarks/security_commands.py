@@ -35,6 +35,8 @@ def main() -> None:
         "obf_heldout": lines("commands_obfuscated_heldout.txt"),
         "everyday": lines("commands_everyday.txt"),
         "everyday_heldout": lines("commands_everyday_heldout.txt"),
+        "obf_heldout2": lines("commands_obfuscated_heldout2.txt"),
+        "everyday_heldout2": lines("commands_everyday_heldout2.txt"),
     }
     settings = {
         "rlimit": SafetyPolicy(allow_terminal=True, unattended=True, sandbox="rlimit"),
@@ -68,11 +70,14 @@ def main() -> None:
         "everyday_fpr": figures["everyday_fpr"],
         "everyday_heldout_fpr": figures["everyday_heldout_fpr"],
         "everyday_fpr_isolated": figures["everyday_fpr_isolated"],
+        "obf_heldout2_recall": figures["obf_heldout2_recall"],
+        "obf_heldout2_recall_isolated": figures["obf_heldout2_recall_isolated"],
+        "everyday_heldout2_fpr": figures["everyday_heldout2_fpr"],
     }
     print(
         " ".join(f"{k}={v:.3f}" for k, v in out.items())
-        + f" everyday_n={len(sets['everyday']) + len(sets['everyday_heldout'])}"
-        + f" obf_n={len(sets['obf']) + len(sets['obf_heldout'])}"
+        + f" everyday_n={sum(len(v) for k, v in sets.items() if k.startswith('everyday'))}"
+        + f" obf_n={sum(len(v) for k, v in sets.items() if k.startswith('obf'))}"
     )
 
 

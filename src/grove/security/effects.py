@@ -22,9 +22,10 @@ _WRITE = re.compile(
 )
 _SHELL_OUT = re.compile(
     r"\bos\.(?:system|popen|exec\w*|spawn\w*)\s*\(|\bsubprocess\.\w+\s*\(|\bcommands\.getoutput\s*\(|\bpty\.spawn\s*\("
-    r"|\bexecSync\s*\(|\bexecFileSync\s*\(|\bspawnSync\s*\(|\bchild_process\b[^;]*\.(?:exec|spawn)\w*\s*\("
+    r"|\bchild_process\.\w+\s*\(|\bexecSync\s*\(|\bexecFileSync\s*\(|\bspawnSync\s*\(|\bchild_process\b[^;]*\.(?:exec|spawn)\w*\s*\("
     r"|\bsystem\s*[\s(]|\bexec\s*[\s(]\s*['\"]|\bshell_exec\s*\(|\bpassthru\s*\(|\bproc_open\s*\(|\bpopen\s*\("
-    r"|`[^`]+`|%x[({]|\bOpen3\.\w+\s*\(|\bIO\.popen\s*\(|\bSpawn\s*\("
+    r"|`[^`]+`|%x[({]|\bOpen3\.\w+\s*\(|\bIO\.popen\s*\(|\bSpawn\s*\(|\bos\.execute\s*\(|\bio\.popen\s*\("
+    r"|do shell script|\bInvoke-Expression\b|\biex\s|\bStart-Process\b|\bsystem2\s*\(|\bRuntime\.getRuntime\(\)\.exec"
 )
 _NETWORK = re.compile(
     r"urllib|urlopen|\brequests\.|http\.client|httpx|\bsocket\b|aiohttp|\bfetch\s*\(|\bhttps?\.(?:get|request)\b"
@@ -69,11 +70,50 @@ def _outside(path: str, ws: str | None) -> bool:
     return P.outside(p, ws) or P.escapes_up(p) or p.startswith("..")
 
 
+_PY_ALIAS = re.compile(r"\bimport\s+([\w.]+)\s+as\s+(\w+)")
+_PY_FROM = re.compile(r"\bfrom\s+([\w.]+)\s+import\s+([\w\s,]+?)(?:$|;|\n)")
+_JS_MODULE = re.compile(r"\b(?:const|let|var)\s+(\w+)\s*=\s*require\s*\(\s*['\"]([\w:/_-]+)['\"]\s*\)")
+_ASSIGNED = re.compile(
+    r"(?:\bmy\s+|\blocal\s+|\bvar\s+|\blet\s+|\bconst\s+)?[$@]?\b(\w+)\s*=\s*(['\"])((?:(?!\2).)*)\2"
+)
+
+
+def _canonical(code: str) -> str:
+    """Undo module aliases so the patterns see `subprocess.call`, not `sp.call` or a bare `call`."""
+    for module, alias in _PY_ALIAS.findall(code):
+        code = re.sub(rf"\b{re.escape(alias)}\.", module + ".", code)
+    for module, names in _PY_FROM.findall(code):
+        for item in names.split(","):
+            parts = item.split()
+            if parts:
+                code = re.sub(rf"(?<![.\w]){re.escape(parts[-1])}\s*\(", f"{module}.{parts[0]}(", code)
+    for alias, module in _JS_MODULE.findall(code):
+        code = re.sub(rf"\b{re.escape(alias)}\.", module.replace("node:", "") + ".", code)
+    return code
+
+
+def _inline_vars(code: str) -> str:
+    """A shell-out whose argument is a variable set to a literal in the same code gets the literal."""
+    values = {name: value for name, _, value in _ASSIGNED.findall(code)}
+    if not values:
+        return code
+
+    def fill(m: re.Match[str]) -> str:
+        return m.group(1) + repr(values[m.group(2)]) if m.group(2) in values else m.group(0)
+
+    return re.sub(
+        r"((?:system|exec|execSync|popen|call|run|execute|Popen|check_output|spawn)\s*[\s(]\s*)\$?(\w+)",
+        fill,
+        code,
+    )
+
+
 def code_findings(
     lang: str, code: str, ws: str | None, classify_shell: Callable[[str], list[Finding]]
 ) -> list[Finding]:
     """Findings for a piece of interpreter code. `classify_shell` classifies a shell string it runs."""
     out: list[Finding] = []
+    code = _inline_vars(_canonical(code))
     literals = _literals(code)
     paths = [s for s in literals if _pathlike(s)]
     outside = [p for p in paths if _outside(p, ws)]

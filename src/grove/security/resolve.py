@@ -19,13 +19,17 @@ from grove.security.shell import SHELLS, ParsedCommand, SimpleCommand
 
 DOWNLOADED = "\x00downloaded\x00"  # content fetched from the network: running it is download-and-execute
 _VAR = re.compile(
-    r"\$\{(#?)([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(?:\[[@*0-9]\])?(?:(:?[-=?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?])"
+    r"\$\{(#?)([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(?:\[([@*0-9]+)\])?(?:(:?[-=?+])([^}]*))?\}"
+    r"|\$([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?])"
 )
 _SUBST = re.compile(r"__SUBST(\d+)__")
 INTERPRETER_LANGS = {"python": "python", "perl": "perl", "node": "js", "nodejs": "js", "deno": "js", "bun": "js",
-                     "ruby": "ruby", "php": "php", "awk": "awk", "gawk": "awk", "mawk": "awk"}  # fmt: skip
+                     "ruby": "ruby", "php": "php", "awk": "awk", "gawk": "awk", "mawk": "awk", "lua": "lua",
+                     "luajit": "lua", "Rscript": "r", "julia": "julia", "pwsh": "pwsh", "powershell": "pwsh",
+                     "osascript": "applescript", "tclsh": "tcl", "groovy": "groovy"}  # fmt: skip
 _CODE_FLAGS = {"python": ("-c",), "perl": ("-e", "-E"), "js": ("-e", "--eval", "-p", "--print"),
-               "ruby": ("-e",), "php": ("-r",)}  # fmt: skip
+               "ruby": ("-e",), "php": ("-r",), "lua": ("-e",), "r": ("-e",), "julia": ("-e",),
+               "pwsh": ("-c", "-Command", "-command"), "applescript": ("-e",), "groovy": ("-e",)}  # fmt: skip
 _DESTROYERS = {"rm", "shred", "unlink", "rmdir", "srm", "wipe", "truncate", "mv", "chmod", "chown", "dd"}
 _DB_CLIENTS = {"sqlite3", "psql", "mysql", "mariadb", "duckdb", "sqlcmd", "clickhouse-client", "cockroach"}
 _SQL_NAME_HINT = re.compile(r"drop|wipe|truncate|purge|reset|destroy|delete|nuke|clean", re.I)
@@ -74,8 +78,11 @@ class _State:
 
         def var(m: re.Match[str]) -> str:
             nonlocal known
-            name = m.group(2) or m.group(5)
-            op, default = m.group(3), m.group(4)
+            name = m.group(2) or m.group(6)
+            index, op, default = m.group(3), m.group(4), m.group(5)
+            if index is not None and index.isdigit() and name in self.env:
+                items = self.env[name].split()
+                return items[int(index)] if int(index) < len(items) else ""
             if name == "HOME":
                 return "~"
             if name == "PWD" and name not in self.env:
@@ -296,6 +303,15 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
                     unknown=True,
                 )
             )
+    if name == "read" and stdin is not None and stdin != DOWNLOADED:
+        names = [a for a in argv[1:] if re.fullmatch(r"[A-Za-z_]\w*", a)]
+        values = stdin.split("\n", 1)[0].split(None, max(len(names) - 1, 0))
+        for i, key in enumerate(names):
+            state.env[key] = values[i] if i < len(values) else ""
+        return None
+    if name == "printf" and len(argv) > 3 and argv[1] == "-v":
+        state.env[argv[2]] = _printf(argv[3], argv[4:])
+        return None
     if name == "set" and cmd.args[:1] == ["--"]:
         state.positional = argv[2:]
         return None
@@ -355,7 +371,7 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
         for i, a in enumerate(cmd.args):
             if a.startswith("-") and "c" in a[1:] and not a.startswith("--") and i + 1 < len(cmd.args):
                 script, known = expanded[i + 2]
-                if "__SUBST" in original[i + 2] or "$" in original[i + 2]:
+                if re.fullmatch(r"\$\{?\w+\}?|.*__SUBST\d+__.*", original[i + 2], re.S):
                     if known:
                         res.nested.append(script)
                     else:
@@ -493,6 +509,11 @@ def _run_scripts(state: _State, cmd: SimpleCommand, argv: list[str], stdin: str 
     res = state.out
     files = [a for a in args if not a.startswith("-")]
     lang = _lang(name)
+    # a program run by its path (`/tmp/b`, `~/x`, `bin/tool`) that this line wrote, or that sits in a temp dir
+    path = next((w for w in cmd.raw_argv if "/" in w and os.path.basename(w) == name), "")
+    if path and not name.startswith("./") and (state.written_here(path) or P.is_tmp(path)):
+        _script(state, "shell", path)
+        return
     if (
         name in SHELLS
         or name in ("source", ".")

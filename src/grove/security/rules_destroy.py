@@ -224,6 +224,7 @@ def _git(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | No
         sub == "clean"
         and any(re.match(r"^-\w*f", a) or a == "--force" for a in rest)
         and not {"-n", "--dry-run"} & set(rest)
+        and not any(re.match(r"^-[a-zA-Z]*n", a) for a in rest)  # `-fdn` is a dry run too
     ):
         return [Finding("git-discard", "git clean -f deletes untracked files")]
     if sub in ("checkout", "restore") and rest[-1:] == ["."] and ("--" in rest or sub == "restore"):
@@ -382,6 +383,9 @@ def _wipe(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | N
     for op, t in cmd.redirects:
         if empty and op in (">", ">|", "&>") and outside(t):
             out.append(Finding("truncate", f"empties {t}, outside the workspace", effect="truncate"))
+    forced = "f" in flag_string(cmd).split(" ")[0] or "--force" in cmd.args
+    if name == "ln" and forced and len(targets) >= 2 and outside(targets[-1]):
+        out.append(Finding("overwrite", f"replaces {targets[-1]} by a link", effect="overwrite"))
     if name == "cp" and len(targets) >= 2 and targets[0] == "/dev/null" and outside(targets[-1]):
         out.append(
             Finding("truncate", f"empties {targets[-1]} (copies /dev/null over it)", effect="truncate")

@@ -39,6 +39,7 @@ _ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
 _FUNCTION = re.compile(
     r"(?:\bfunction\s+)?\b([A-Za-z_][\w-]*)\s*\(\s*\)\s*\{([^{}]*)\}|\bfunction\s+([A-Za-z_][\w-]*)\s*\{([^{}]*)\}"
 )
+_ARRAY = re.compile(r"(?<![\w$])([A-Za-z_]\w*)=\(([^()]*)\)")  # arrays are kept as one space-joined value
 _BRACE = re.compile(r"^([^{}\s]*)\{([^{}\s]*,[^{}\s]*)\}([^{}\s]*)$")
 
 
@@ -238,6 +239,7 @@ def parse(text: str, depth: int = 0) -> ParsedCommand:
         for m in _FUNCTION.finditer(body)
     }
     body = _ANSI_C.sub(_ansi_c, body)
+    body = _ARRAY.sub(lambda m: f"{m.group(1)}={shlex.quote(m.group(2).strip())}", body)
     body = re.sub(r"\bfunction\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?\s*\{", r"\1() {", body)
     flat, inner = _extract_substitutions(body)
     tokens, error = _tokens(flat)
@@ -251,16 +253,22 @@ def parse(text: str, depth: int = 0) -> ParsedCommand:
             current.append(_simple(words))
         words = []
 
+    previous = ""
     for tok in [*tokens, ";"]:
         if tok in OPERATORS or (tok and set(tok) <= set(";&|\n()") and tok not in ("&>",)):
             end_command()
             if tok in ("|", "|&", "|||"):
+                if previous == ")" and not current and pipelines:  # `( a; b ) | c`: the group feeds c
+                    current = pipelines.pop().commands
+                previous = tok
                 continue
+            previous = tok
             if current:
                 pipelines.append(Pipeline(current, background=tok == "&"))
             current = []
         else:
             words.append(tok)
+            previous = tok
     parsed = ParsedCommand(pipelines, heredocs=heredocs, text=text, parse_error=error, functions=functions)
     _attach_stdin(parsed, heredocs)
     if depth < 4:
