@@ -100,14 +100,17 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
             raise ModelError(
                 ErrorKind.MODEL_NOT_FOUND, f"llama-cpp-python is not installed: {INSTALL_HINT}"
             ) from e
+        from grove.llm.local_cpu import safe_model_params
+
         try:
-            llm = Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_threads=n_threads,
-                n_threads_batch=n_threads,
-                verbose=False,
-            )
+            with safe_model_params():
+                llm = Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=n_threads,
+                    n_threads_batch=n_threads,
+                    verbose=False,
+                )
         except (ValueError, RuntimeError, OSError) as e:
             raise ModelError(ErrorKind.MODEL_NOT_FOUND, f"could not load {path}: {e}") from e
         eos = llm.detokenize([llm.token_eos()], special=True).decode("utf-8", errors="ignore")
