@@ -92,7 +92,7 @@ def _memory(ctx: Ctx, how: str) -> bool:
     code = (
         "import os, time\npids = []\nfor _ in range(3):\n pid = os.fork()\n if pid == 0:\n"
         + "".join(f"  {line}\n" for line in hold.splitlines())
-        + "  print('held', flush=True); time.sleep(2); os._exit(0)\n pids.append(pid)\n"
+        + "  print('held', flush=True); time.sleep(6); os._exit(0)\n pids.append(pid)\n"
         "for p in pids: os.waitpid(p, 0)\n"
     )
     r = run([PY, "-c", code], ctx.workspace, Limits(timeout=60), backend=ctx.backend)

@@ -98,21 +98,25 @@ class RunGroup:
     """The cgroup(s) of one run: created before the child starts, joined by it before exec, emptied and removed
     afterwards. Killing through the group reaches every process, setsid or not, whatever its uid."""
 
-    def __init__(self, layout: _Layout, memory_bytes: int, max_pids: int) -> None:
+    def __init__(self, layout: _Layout, memory_bytes: int, max_pids: int | None) -> None:
         name = f"grove-{os.getpid()}-{next(_counter)}"
         self.version = layout.version
-        self.dirs = list(dict.fromkeys([layout.memory / name, layout.pids / name]))
+        # each v1 hierarchy joined costs the child a cgroup migration (milliseconds): pids only when needed
+        wanted = [layout.memory / name] + ([layout.pids / name] if max_pids is not None else [])
+        self.dirs = list(dict.fromkeys(wanted))
         for d in self.dirs:
             d.mkdir()
         try:
             if self.version == 1:
                 self._write(layout.memory / name / "memory.limit_in_bytes", memory_bytes)
-                self._write(layout.pids / name / "pids.max", max_pids)
+                if max_pids is not None:
+                    self._write(layout.pids / name / "pids.max", max_pids)
             else:
                 self._write(self.dirs[0] / "memory.max", memory_bytes)
                 with contextlib.suppress(OSError):  # absent without swap accounting
                     self._write(self.dirs[0] / "memory.swap.max", 0)
-                self._write(self.dirs[0] / "pids.max", max_pids)
+                if max_pids is not None:
+                    self._write(self.dirs[0] / "pids.max", max_pids)
         except OSError:
             self.remove()
             raise
@@ -184,8 +188,8 @@ class RunGroup:
                     time.sleep(0.01 * (attempt + 1))
 
 
-def create(memory_mb: int, max_pids: int) -> RunGroup | str:
-    """A run group with these caps, or the reason there is none."""
+def create(memory_mb: int, max_pids: int | None) -> RunGroup | str:
+    """A run group with these caps (`max_pids` None: no process cap from the group), or the reason there is none."""
     layout = _layout()
     if isinstance(layout, str):
         return layout

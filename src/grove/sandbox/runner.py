@@ -145,6 +145,9 @@ def run(
             "or run grove as a normal user"
         )
     nproc = limits.max_processes + (count_processes(os.getuid()) if who is None else 0)
+    per_run_uid = who is not None and who.per_run
+    if per_run_uid:  # RLIMIT_NPROC counts every task of this uid, and only this run has it: a total cap
+        nproc = min(nproc, limits.total_processes)
     run_env = _safe_env(env, ws, info.name)
     stage = info.name == "bwrap" and who is not None and not can_traverse(ws, who)
     blocked = blocked_ancestor(ws, who) if info.name != "bwrap" and who is not None else None
@@ -176,7 +179,7 @@ def run(
         if info.name == "landlock":  # no private /tmp here: temp files and dotfiles go to the workspace
             run_env |= {"HOME": str(ws), "TMPDIR": str(ws)}
         cmd, popen_env, cwd = list(argv), run_env, str(ws)
-    group = cgroups.create(limits.total_memory_mb, limits.total_processes)
+    group = cgroups.create(limits.total_memory_mb, None if per_run_uid else limits.total_processes)
     unenforced: list[str] = []
     if isinstance(group, str):
         unenforced.append(f"total memory and process caps ({group}); per-process rlimits only")
