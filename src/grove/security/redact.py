@@ -1,112 +1,26 @@
-"""Secret redaction for everything shown or stored: provider keys and tokens, secret assignments, URLs with
-credentials, private key blocks, and the exact values of this process's secret environment variables."""
+"""Secret redaction for everything shown or stored: the values of this process's secret environment variables,
+secrets in known formats, secrets named by their context, and unnamed random tokens or base64 blobs that decode to
+secrets. Every detector reports spans of the same text; the spans are merged and masked in one pass."""
 
 from __future__ import annotations
 
 import os
 import re
 
+from grove.security.secrets_context import _PLACEHOLDER, _password_like, context_spans
+from grove.security.secrets_entropy import RUNS, entropy_spans
+from grove.security.secrets_formats import format_spans, pem_spans
+
 _SECRET_NAME = re.compile(
     r"(?:^|_)(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|PRIVATE_KEY|ACCESS_KEY|AUTH|KEY)(?:$|_)",
     re.I,
 )
-# Known formats. Order matters little: every match is masked the same way.
-TOKEN_PATTERNS = [
-    r"sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}",  # Anthropic
-    r"sk-or-v1-[a-f0-9]{32,}",  # OpenRouter
-    r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{20,}",  # OpenAI project/service keys
-    r"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}",  # OpenAI legacy
-    r"\bsk-[A-Za-z0-9_-]{32,}",  # OpenAI-style and compatible providers (DeepSeek, Moonshot...)
-    r"\bgh[pousr]_[A-Za-z0-9]{36,}",  # GitHub
-    r"\bgithub_pat_[A-Za-z0-9_]{22,}",
-    r"\bglpat-[A-Za-z0-9_-]{20,}",  # GitLab
-    r"\bxox[abposr]-[A-Za-z0-9-]{10,}",  # Slack
-    r"\bxapp-\d-[A-Z0-9]+-\d+-[a-f0-9]{20,}",
-    r"https://hooks\.slack\.com/services/T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,}",
-    r"https://discord(?:app)?\.com/api/webhooks/\d+/[A-Za-z0-9_-]{30,}",
-    r"\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b",  # AWS key ids
-    r"\bAIza[0-9A-Za-z_-]{35}\b",  # Google API key
-    r"\bya29\.[0-9A-Za-z_-]{20,}",  # Google OAuth access token
-    r"\bGOCSPX-[A-Za-z0-9_-]{20,}",  # Google OAuth client secret
-    r"\b(?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{16,}",  # Stripe secret / restricted
-    r"\bwhsec_[A-Za-z0-9]{24,}",  # Stripe webhook secret
-    r"\bSG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{30,}",  # SendGrid
-    r"\bhf_[A-Za-z0-9]{30,}",  # Hugging Face
-    r"\bnpm_[A-Za-z0-9]{36}\b",  # npm
-    r"\bpypi-AgE[A-Za-z0-9_-]{50,}",  # PyPI
-    r"\bdop_v1_[a-f0-9]{64}\b",  # DigitalOcean
-    r"\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\b",  # Shopify
-    r"\blin_(?:api|oauth)_[A-Za-z0-9]{32,}",  # Linear
-    r"\b(?:secret|ntn)_[A-Za-z0-9]{43,}\b",  # Notion
-    r"\bgsk_[A-Za-z0-9]{48,}",  # Groq
-    r"\br8_[A-Za-z0-9]{37,}",  # Replicate
-    r"\bpplx-[A-Za-z0-9]{40,}",  # Perplexity
-    r"\bxai-[A-Za-z0-9]{60,}",  # xAI
-    r"\bAKC[a-zA-Z0-9]{10,}",  # JFrog
-    r"\bdp\.(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,}",  # Doppler
-    r"\b(?:SK|AC)[0-9a-f]{32}\b",  # Twilio
-    r"\bkey-[0-9a-f]{32}\b",  # Mailgun
-    r"\b[0-9a-f]{32}-us\d{1,2}\b",  # Mailchimp
-    r"\b\d{8,10}:AA[A-Za-z0-9_-]{33}\b",  # Telegram bot
-    r"\b[MNO][A-Za-z\d]{23,25}\.[\w-]{6}\.[\w-]{27,}",  # Discord bot
-    r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",  # JWT
-    r"\bATATT3[A-Za-z0-9_=-]{40,}",  # Atlassian
-    r"\bglsa_[A-Za-z0-9]{32}_[a-f0-9]{8}\b",  # Grafana service account
-    r"\bhvs\.[A-Za-z0-9_-]{24,}",  # HashiCorp Vault
-    r"\bfigd_[A-Za-z0-9_-]{40,}",  # Figma
-    r"\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,}",  # Square
-    r"\bEAA[A-Za-z0-9]{80,}",  # Facebook/Meta
-    r"\bAccountKey=[A-Za-z0-9+/=]{40,}",  # Azure storage connection string
-    r"\bSharedAccessKey=[A-Za-z0-9+/=]{20,}",
-]
-_TOKENS = re.compile("|".join(f"(?:{p})" for p in TOKEN_PATTERNS))
-_TOKEN_RUN = re.compile(r"[\w\-./:+=]{16,}")
-_SECRET_WORD = re.compile(r"key|token|secret|pass|pwd|credential|auth", re.I)
-_PRIVATE_KEY = re.compile(
-    r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.S
-)
-_URL_CREDS = re.compile(r"\b([a-z][a-z0-9+.-]{1,20}://)([^\s:/@]+):([^\s@/]+)@", re.I)
-_AUTH_HEADER = re.compile(
-    r"\b(Authorization|Proxy-Authorization)(\s*[:=]\s*[\"']?)(Bearer|Basic|Token|Bot)\s+([^\s\"']+)", re.I
-)
-_BEARER = re.compile(r"\b(Bearer)\s+([A-Za-z0-9._~+/-]{20,}=*)")
-# KEY=value, "api_key": "value", password: value. The name must end in a secret word (so `max_tokens` is not one).
-_ASSIGN = re.compile(
-    r"""(?P<name>["']?\b[A-Za-z0-9_.-]*?(?:api[_-]?key|apikey|secret(?:[_-]?key)?|token|password|passwd|pwd|pass|"""
-    r"""passphrase|credentials?|private[_-]?key|access[_-]?key(?:[_-]?id)?|client[_-]?secret|auth[_-]?key|"""
-    r"""signing[_-]?key|encryption[_-]?key|master[_-]?key|license[_-]?key|session[_-]?key|webhook[_-]?secret|"""
-    r"""_key)["']?)(?P<sep>\s*(?:=|:=|:|=>)\s*)(?P<q>["']?)(?P<value>[^\s"',;}{)]{3,})""",
-    re.I,
-)
-_PLACEHOLDER = re.compile(
-    r"^(?:\$\{?\w+\}?|<[^>]*>?|\{\{.*|%\(.*|\*+|x{3,}|\.\.\.|…|null|none|nil|true|false|undefined|required|optional|"
-    r"changeme|example|your[_-].*|my[_-].*|redacted|\[redacted\]|placeholder|env\(.*|os\.environ.*|process\.env.*|"
-    r"getenv.*|secrets?\.\w+.*|\d{1,6}|str|string|int|bool|bytes|any|dict|list)$",
-    re.I,
-)
-# .netrc lines and .NET <add key="ApiKey" value="..."/> settings name the secret apart from its value.
-_NETRC = re.compile(r"(\bmachine\s+\S+.*?\bpassword\s+)(\S+)", re.I)
-_XML_SETTING = re.compile(
-    r"""(key=["'][^"']*(?:key|secret|token|password|pwd)[^"']*["']\s+value=["'])([^"']{4,})""", re.I
-)
-# Secrets passed as command-line options: --password X, --token=X, docker login -p X, redis-cli -a X, mysql -pX.
-_CLI_FLAG = re.compile(
-    r"(?P<flag>--(?:password|passwd|token|api-key|apikey|secret|auth-token|access-token|client-secret)[= ]"
-    r"|\b(?:docker|podman|nerdctl|helm\s+registry)\s+login\b[^\n]*?\s-p\s|\bredis-cli\b[^\n]*?\s-a\s"
-    r"|\bmysql(?:dump|admin)?\b[^\n]*?\s-p(?=\S))(?P<value>[^\s\"']{4,})"
-)
-# Kubernetes/compose env lists: `- name: DB_PASS` then `value: "..."`.
-_ENV_LIST = re.compile(
-    r"(name:\s*[\"']?[A-Za-z0-9_]*(?:PASS|SECRET|TOKEN|KEY|PWD)[A-Za-z0-9_]*[\"']?\s*\n\s*value:\s*[\"']?)"
-    r"([^\s\"']{4,})"
-)
-_GENERIC_KEY_NAME = re.compile(r"_key[\"']?$", re.I)
-
-
 # Names that match the secret patterns but hold ordinary values (PWD is the working directory, not a password).
 _NOT_SECRET = frozenset(
     {"PWD", "OLDPWD", "KEYMAP", "XKB_DEFAULT_KEYMAP", "GPG_TTY", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM"}
 )
+# Base64 blobs are decoded and their text redacted in turn; deeper nesting than this is not followed.
+_MAX_DEPTH = 2
 
 
 def mask(value: str) -> str:
@@ -128,30 +42,51 @@ def env_secrets(environ: dict[str, str] | None = None) -> list[str]:
     return sorted(values, key=len, reverse=True)
 
 
-def _looks_random(value: str) -> bool:
-    """For generic `*_key` names (sort_key, cache_key): only mask values that look like key material."""
-    has_digit = any(c.isdigit() for c in value)
-    has_alpha = any(c.isalpha() for c in value)
-    return len(value) >= 16 and has_digit and has_alpha
+def _lowered(text: str) -> str:
+    """`text` lowercased with every character at the same index (a few non-ASCII letters change length)."""
+    lower = text.lower()
+    if len(lower) == len(text):
+        return lower
+    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
 
 
-def _assignment(m: re.Match[str]) -> str:
-    value = m.group("value")
-    if _PLACEHOLDER.match(value) or "…" in value or value.startswith(("***", "!", "(")) or "(" in value:
-        return m.group(0)  # placeholders, YAML tags, code (`token = next(tokens)`)
-    if value.isalpha() and value.islower() and len(value) <= 10:
-        return m.group(0)  # a plain word (`passwd: files`): prose and config, not key material
-    if (
-        _GENERIC_KEY_NAME.search(m.group("name"))
-        and not re.search(
-            r"api|secret|private|access|auth|signing|encryption|master|license|session|client",
-            m.group("name"),
-            re.I,
-        )
-        and not _looks_random(value)
-    ):
-        return m.group(0)
-    return f"{m.group('name')}{m.group('sep')}{m.group('q')}{mask(value)}"
+def _spans(text: str, depth: int) -> list[tuple[int, int, str | None]]:
+    """Every secret's (start, end, replacement or None for `mask`), from all detectors."""
+    lower = _lowered(text)
+    runs = list(RUNS.finditer(text))
+    spans: list[tuple[int, int, str | None]] = list(pem_spans(text))
+    spans += [(a, b, None) for a, b in format_spans(text, runs)]
+    spans += [(a, b, None) for a, b in context_spans(text, lower)]
+    if depth < _MAX_DEPTH:
+        inner = lambda decoded: _redact(decoded, depth + 1)  # noqa: E731
+        spans += [(a, b, None) for a, b in entropy_spans(text, lower, runs, inner, _password_like)]
+    return spans
+
+
+def _apply(text: str, spans: list[tuple[int, int, str | None]]) -> str:
+    """Masked text. Overlapping spans merge; a span inside a wider one (a key inside a PEM block) goes with it."""
+    spans.sort(key=lambda s: (s[0], -s[1]))
+    merged: list[list[object]] = []
+    for start, end, repl in spans:
+        if merged and start < merged[-1][1]:  # type: ignore[operator]
+            last = merged[-1]
+            if end > last[1]:  # type: ignore[operator]
+                last[1], last[2] = end, None
+            continue
+        merged.append([start, end, repl])
+    out: list[str] = []
+    pos = 0
+    for start, end, repl in merged:
+        out.append(text[pos:start])  # type: ignore[misc]
+        out.append(repl if isinstance(repl, str) else mask(text[start:end]))  # type: ignore[misc]
+        pos = end  # type: ignore[assignment]
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def _redact(text: str, depth: int) -> str:
+    spans = _spans(text, depth)
+    return _apply(text, spans) if spans else text
 
 
 def redact(text: str, environ: dict[str, str] | None = None) -> str:
@@ -161,27 +96,4 @@ def redact(text: str, environ: dict[str, str] | None = None) -> str:
     for value in env_secrets(environ):
         if value in text:
             text = text.replace(value, mask(value))
-    text = _PRIVATE_KEY.sub(
-        lambda m: f"-----BEGIN {m.group(1)}----- [redacted] -----END {m.group(1)}-----", text
-    )
-    text = _URL_CREDS.sub(lambda m: f"{m.group(1)}{m.group(2)}:***@", text)
-    text = _AUTH_HEADER.sub(
-        lambda m: (
-            m.group(0)
-            if _PLACEHOLDER.match(m.group(4))
-            else f"{m.group(1)}{m.group(2)}{m.group(3)} {mask(m.group(4))}"
-        ),
-        text,
-    )
-    text = _CLI_FLAG.sub(lambda m: m.group("flag") + mask(m.group("value")), text)
-    text = _ENV_LIST.sub(lambda m: m.group(1) + mask(m.group(2)), text)
-    text = _NETRC.sub(lambda m: m.group(1) + mask(m.group(2)), text)
-    text = _XML_SETTING.sub(lambda m: m.group(1) + mask(m.group(2)), text)
-    text = _BEARER.sub(lambda m: f"{m.group(1)} {mask(m.group(2))}", text)
-    # Both big patterns only run where they can match: tokens inside long unbroken runs of token characters,
-    # assignments on lines that name a secret. That keeps 100 KB of ordinary text cheap.
-    text = _TOKEN_RUN.sub(lambda r: _TOKENS.sub(lambda m: mask(m.group(0)), r.group(0)), text)
-    return "".join(
-        _ASSIGN.sub(_assignment, line) if _SECRET_WORD.search(line) else line
-        for line in text.splitlines(keepends=True)
-    )
+    return _redact(text, 0)

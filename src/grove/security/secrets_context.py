@@ -1,0 +1,256 @@
+"""Secrets recognised by what names them: `password=` and `api_key:` assignments (env, YAML, JSON, INI, TOML,
+XML), credentials in URLs and connection strings, Authorization headers, cookies, command-line flags, and prose
+(`admin / hunter2`, `the password is ...`). Only lines holding a naming word are examined, so cost stays linear."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+# Words that can name a secret on a line; searched in the lowercased text, literal-first so the scan is fast.
+_ANCHORS = re.compile(
+    r"pass|pwd|pw|secret|token|key|auth|bearer|cookie|session|cred|login|sig|hmac|mysql|redis-cli|://|admin|root"
+)
+_NAME_WORDS = (
+    r"api[_-]?key|apikey|secret(?:[_-]?key)?|token|password|passwd|pwd|pw|pass|passphrase|credentials?|"
+    r"private[_-]?key|access[_-]?key(?:[_-]?id)?|client[_-]?secret|auth(?:[_-]?(?:key|token))?|signature|sig|hmac|"
+    r"sessionid|session|signing[_-]?key|encryption[_-]?key|master[_-]?key|license[_-]?key|session[_-]?key|"
+    r"webhook[_-]?secret|write[_-]?key|app[_-]?key|[a-z]key|_key"
+)
+# KEY=value, "api_key": "value", password: value, apiKey => 'value'. Every word followed by a separator is tried
+# once (the lookbehind stops restarts inside a word); its name must end in a secret word (so `max_tokens` is not
+# one); `${DB_PASSWORD}` is a reference, not a name.
+_ASSIGN = re.compile(
+    r"""(?<![\w.$\-{])(?P<name>["']?[A-Za-z0-9_.-]+["']?)"""
+    r"""(?P<sep>[ \t]*(?:=>|:=|=|:|->)[ \t]*)"""
+    r"""(?:(?P<q>["'`])(?P<qvalue>[^"'`\n]{3,200})(?P=q)|(?P<value>[^\s"'`,;&}{)\]]{3,}))""",
+)
+_NAME_TAIL = re.compile(r"(?:" + _NAME_WORDS + r")[\"']?$", re.I)
+_XML = re.compile(
+    r"<(?P<tag>[\w:-]*(?:password|passwd|secret|token|apikey|api_key|credentials?))>(?P<value>[^<\s]{3,200})</(?P=tag)>",
+    re.I,
+)
+_PLACEHOLDER = re.compile(
+    r"^(?:\$\{?\w*\}?.*|<[^>]*>?|\{\{.*|%\(.*|\*+|x{3,}|X{3,}|\.\.\.|…|null|none|nil|true|false|undefined|required|"
+    r"optional|changeme|change_?me|replace_?me|example|your[_-].*|my[_-].*|redacted|\[redacted\]|placeholder|"
+    r"env\(.*|os\.environ.*|process\.env.*|getenv.*|secrets?\.\w+.*|settings\.\w+.*|config\.\w+.*|\d{1,6}|str|string|"
+    r"int|bool|bytes|any|dict|list|password|passwd|secret|token|hidden|masked|\*\*\*.*|.*….*|.*\.\.\.|"
+    r".*(?:x{6,}|X{6,}).*)$",
+    re.I,
+)
+_GENERIC_KEY = re.compile(r"(?:[a-z]key|_key)[\"']?$", re.I)
+_STRONG_KEY = re.compile(
+    r"api|secret|private|access|auth|signing|encryption|master|license|session|client|write|app", re.I
+)
+_CODE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$|^[A-Za-z_]\w*\(|\(")
+
+_URL_CREDS = re.compile(r"([a-z][a-z0-9+.-]{1,20}://)([^\s:/@'\"]*):([^\s@/'\"]+)@", re.I)
+_URL_PARAM = re.compile(
+    r"[?&;](?:api[_-]?key|apikey|key|token|access_token|refresh_token|id_token|sig|signature|secret|client_secret|"
+    r"password|passwd|pwd|auth|x-amz-signature|x-goog-signature)=([^&\s#\"'<>]{6,})",
+    re.I,
+)
+_AUTH_HEADER = re.compile(
+    r"\b((?:proxy-)?authorization)(\s*[:=]\s*[\"']?\s*)(bearer|basic|token|bot|digest)\s+([^\s\"',}]+)", re.I
+)
+_BEARER = re.compile(r"\b(bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)", re.I)
+_COOKIE_LINE = re.compile(r"cookie", re.I)
+_COOKIE_PAIR = re.compile(r"(?:^|[\s;:,])([\w.$%-]{1,64})=([^;\s,\"']{8,})")
+_COOKIE_ATTRS = frozenset({"path", "domain", "expires", "max-age", "samesite", "priority"})
+# Secrets passed as command-line options: --password X, --token=X, docker login -p X, redis-cli -a X, mysql -pX.
+_CLI_FLAG = re.compile(
+    r"(?:--(?:password|passwd|token|api-key|apikey|secret|auth-token|access-token|client-secret)[= ]"
+    r"|\b(?:docker|podman|nerdctl|helm\s+registry)\s+login\b[^\n]{0,200}?\s-p\s|\bredis-cli\b[^\n]{0,200}?\s-a\s"
+    r"|\bmysql(?:dump|admin)?\b[^\n]{0,200}?\s-p(?=\S)|\bsshpass\s+-p\s?)['\"]?(?P<value>[^\s\"']{4,})"
+)
+_CLI_WORDS = (
+    "--pass",
+    "--token",
+    "--api",
+    "--secret",
+    "--auth",
+    "--access",
+    "--client",
+    "login",
+    "redis-cli",
+    "mysql",
+    "sshpass",
+)
+_NETRC = re.compile(r"\bmachine\s+\S+[^\n]{0,200}?\bpassword\s+(\S+)", re.I)
+# `- name: DB_PASS` then `value: "..."` (Kubernetes and compose env lists).
+_ENV_LIST = re.compile(
+    r"name:\s*[\"']?[A-Za-z0-9_]*(?:PASS|SECRET|TOKEN|KEY|PWD)[A-Za-z0-9_]*[\"']?\s*\n\s*value:\s*[\"']?([^\s\"']{4,})"
+)
+_XML_SETTING = re.compile(
+    r"""key=["'][^"']*(?:key|secret|token|password|pwd)[^"']*["']\s+value=["']([^"']{4,})""", re.I
+)
+# Prose: "the password is X", "password for alice@x: X", "pass `X`", "log in with password X".
+_PROSE = re.compile(
+    r"\b(?:password|passwd|passphrase|pass|pwd|pw)\b(?:\s+(?:for|of|to|on)\s+(?:the\s+)?[\w.@/-]+(?:\s+account)?)?"
+    r"(?:\s+(?:is|was|will\s+be)\s*:?|\s*[:=]|\s)\s*[`'\"]?(?P<value>[^\s`'\"]{6,128})",
+    re.I,
+)
+# "admin / S3cret!", "deploy/hunter2" with a credential word on the line or a usual account name.
+_PAIR = re.compile(
+    r"(?<![\w/.:-])(?P<user>[A-Za-z][\w.@-]{1,40})[ \t]?/[ \t]?(?P<value>[^\s/()`'\",]{6,128})"
+)
+_CRED_WORD = re.compile(r"cred|login|log in|password|passwd|account|user|pass\b|pwd|admin|root|sign in", re.I)
+_USUAL_USERS = frozenset(
+    {"admin", "root", "administrator", "sa", "postgres", "user", "guest", "test", "demo"}
+)
+_TRAILING = ".,;:)]}!?"
+
+
+def _password_like(value: str) -> bool:
+    """Key material or a password, not a word: letters and a digit or symbol (hyphens only in long passphrases)."""
+    if len(value) < 6 or _PLACEHOLDER.match(value):
+        return False
+    has_alpha = any(c.isalpha() for c in value)
+    has_digit = any(c.isdigit() for c in value)
+    has_symbol = any(c in "!@#$%^&*?~+=" for c in value) or (value.count("-") >= 2 and len(value) >= 16)
+    return has_alpha and (has_digit or has_symbol)
+
+
+def _looks_random(value: str) -> bool:
+    """For generic `*_key` names (sort_key, cache_key): only values that look like key material."""
+    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
+
+
+def _assigned_value(m: re.Match[str]) -> tuple[int, int] | None:
+    quoted = m.group("qvalue") is not None
+    group = "qvalue" if quoted else "value"
+    value = m.group(group)
+    start, end = m.span(group)
+    if _PLACEHOLDER.match(value):
+        return None
+    if not quoted:
+        stripped = value.rstrip(_TRAILING)
+        end -= len(value) - len(stripped)
+        value = stripped
+    if len(value) < 3 or _PLACEHOLDER.match(value) or value.startswith(("!", "&", "*", "|", ">")):
+        return None  # placeholders, YAML tags, anchors and block scalars
+    if not quoted and _CODE.search(value):
+        return None  # code (`token = next(tokens)`, `key = settings.api_key`)
+    if value.isalpha() and value.islower() and len(value) <= 10:
+        return None  # a plain word (`passwd: files`): prose and config, not key material
+    name = m.group("name")
+    if _GENERIC_KEY.search(name) and not _STRONG_KEY.search(name) and not _looks_random(value):
+        return None
+    if " " in value and not _password_like(value.replace(" ", "")):
+        return None  # a quoted sentence, not a secret
+    return start, end
+
+
+def _line_spans(line: str) -> Iterator[tuple[int, int]]:
+    lower = line.lower()
+    for m in _ASSIGN.finditer(line):
+        if _NAME_TAIL.search(m.group("name")):
+            span = _assigned_value(m)
+            if span:
+                yield span
+    if "</" in line:
+        for m in _XML.finditer(line):
+            if not _PLACEHOLDER.match(m.group("value")):
+                yield m.span("value")
+    if "://" in line and "@" in line:
+        for m in _URL_CREDS.finditer(line):
+            pw = m.group(3)
+            if not _PLACEHOLDER.match(pw) and not (
+                pw.isalpha() and pw.lower() in {"password", "pass", "pwd"}
+            ):
+                yield m.span(3)
+    if "=" in line and ("?" in line or "&" in line or ";" in line):
+        for m in _URL_PARAM.finditer(line):
+            if not _PLACEHOLDER.match(m.group(1)):
+                yield m.span(1)
+    if "auth" in lower or "bearer" in lower:
+        for m in _AUTH_HEADER.finditer(line):
+            if not _PLACEHOLDER.match(m.group(4)):
+                yield m.span(4)
+        for m in _BEARER.finditer(line):
+            yield m.span(2)
+    if "cookie" in lower:
+        at = lower.index("cookie")
+        for m in _COOKIE_PAIR.finditer(line, at):
+            if m.group(1).lower() not in _COOKIE_ATTRS and not _PLACEHOLDER.match(m.group(2)):
+                yield m.span(2)
+    if any(w in lower for w in _CLI_WORDS):
+        for m in _CLI_FLAG.finditer(line):
+            yield m.span("value")
+    if "machine" in lower:
+        for m in _NETRC.finditer(line):
+            yield m.span(1)
+    if "value=" in lower:
+        for m in _XML_SETTING.finditer(line):
+            yield m.span(1)
+    if "pw" in lower or "pass" in lower:
+        for m in _PROSE.finditer(line):
+            value = m.group("value").rstrip(_TRAILING)
+            if _password_like(value):
+                yield m.start("value"), m.start("value") + len(value)
+    if "/" in line and " " in line.strip():  # a lone base64 run is not "user/password" prose
+        has_word = _CRED_WORD.search(line) is not None
+        for m in _PAIR.finditer(line):
+            value = m.group("value").rstrip(_TRAILING)
+            if (has_word or m.group("user").lower() in _USUAL_USERS) and _password_like(value):
+                if (
+                    "." in value
+                    and value.rsplit(".", 1)[-1].isalpha()
+                    and not any(c in "!@#$%^&*" for c in value)
+                ):
+                    continue  # a file name (`src/app.py`)
+                yield m.start("value"), m.start("value") + len(value)
+
+
+def _table_spans(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
+    """Markdown tables with a password/secret/token column: that column's cells in the rows below."""
+    for start, end in lines:
+        header = text[start:end]
+        if not header.lstrip().startswith("|"):
+            continue
+        cells = header.strip().strip("|").split("|")
+        cols = {i for i, c in enumerate(cells) if re.search(r"pass|secret|token|key|pwd", c, re.I)}
+        if not cols:
+            continue
+        pos = end + 1
+        while pos < len(text):
+            nl = text.find("\n", pos)
+            row_end = len(text) if nl < 0 else nl
+            row = text[pos:row_end]
+            if not row.lstrip().startswith("|"):
+                break
+            offset = pos + row.index("|") + 1
+            for i, cell in enumerate(row.strip().strip("|").split("|")):
+                value = cell.strip()
+                if i in cols and value and set(value) - set("-: ") and not _PLACEHOLDER.match(value):
+                    at = text.index(value, offset)
+                    yield at, at + len(value)
+                offset += len(cell) + 1
+            pos = row_end + 1
+
+
+def context_spans(text: str, lower: str) -> Iterator[tuple[int, int]]:
+    """(start, end) of every secret value named by its context. `lower` is `text` lowercased, same length."""
+    seen: set[int] = set()
+    lines: list[tuple[int, int]] = []
+    pos = 0
+    while True:
+        m = _ANCHORS.search(lower, pos)
+        if m is None:
+            break
+        start = text.rfind("\n", 0, m.start()) + 1
+        end = text.find("\n", m.end())
+        end = len(text) if end < 0 else end
+        pos = end + 1
+        if start not in seen:
+            seen.add(start)
+            lines.append((start, end))
+    for start, end in lines:
+        for a, b in _line_spans(text[start:end]):
+            yield start + a, start + b
+    # Patterns that span two lines, only where their words occur.
+    if "value:" in lower:
+        for m in _ENV_LIST.finditer(text):
+            yield m.span(1)
+    if "|" in text:
+        yield from _table_spans(text, lines)
