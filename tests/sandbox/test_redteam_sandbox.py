@@ -253,3 +253,30 @@ def test_system_gitconfig_is_readable(backend: str, workspace: Path) -> None:
         pytest.skip("this host has no /etc/gitconfig")
     r = run(["/bin/cat", "/etc/gitconfig"], workspace, backend=backend)
     assert r.stdout == Path("/etc/gitconfig").read_text(), r.output
+
+
+# --- the callers pass "nobody can be asked" down ---------------------------------------------------------------
+
+
+def test_terminal_tool_refuses_unattended_without_isolation(workspace: Path) -> None:
+    from grove.security.policy import SafetyPolicy
+    from grove.tools.context import ToolContext
+    from grove.tools.terminal import terminal
+
+    policy = SafetyPolicy(allow_terminal=True, unattended=True, sandbox="rlimit")
+    out = terminal(ToolContext(workspace=workspace, policy=policy), "touch ran")
+    assert "--allow-unisolated" in out and not (workspace / "ran").exists()
+    attended = SafetyPolicy(allow_terminal=True, unattended=False, sandbox="rlimit")
+    assert terminal(ToolContext(workspace=workspace, policy=attended), "touch ran").startswith("exit=0")
+    assert (workspace / "ran").exists()
+
+
+def test_code_skill_tests_refuse_unattended_without_isolation() -> None:
+    from grove.codeskills.sandboxed import run_tests
+
+    code = "def solve(x: int) -> int:\n    return x + 1\n"
+    tests = "from skill import solve\n\ndef test_one():\n    assert solve(1) == 2\n"
+    refused = run_tests(code, tests, backend="rlimit", unattended=True)
+    assert not refused.ok and "--allow-unisolated" in refused.output
+    accepted = run_tests(code, tests, backend="rlimit", unattended=True, allow_unisolated=True)
+    assert accepted.ok, accepted.explain()

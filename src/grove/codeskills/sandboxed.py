@@ -84,13 +84,22 @@ def _install(scratch: Path, sub: str, code: str, tests: str | None) -> Path:
     return base
 
 
-def run_tests(code: str, tests: str, limits: Limits = TEST_LIMITS, backend: str | None = None) -> TestReport:
+def run_tests(
+    code: str,
+    tests: str,
+    limits: Limits = TEST_LIMITS,
+    backend: str | None = None,
+    *,
+    unattended: bool = False,
+    allow_unisolated: bool = False,
+) -> TestReport:
     """Run `tests` against `code` in a fresh scratch dir (the only writable place), without network."""
     scratch = make_scratch(prefix="grove-codeskill-")
     try:
         _install(scratch, "", code, tests)
         argv = [PYTHON, "-I", "-B", harness.FILE_NAME, "test", "scripts"]
-        result = run(argv, scratch, limits, network=False, backend=backend)
+        result = run(argv, scratch, limits, network=False, backend=backend, unattended=unattended,
+                     allow_unisolated=allow_unisolated)  # fmt: skip
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     out = result.stderr[-TAIL:]
@@ -125,6 +134,9 @@ def call_solve(
     limits: Limits = RUN_LIMITS,
     backend: str | None = None,
     sub: str = ".grove-skill",
+    *,
+    unattended: bool = False,
+    allow_unisolated: bool = False,
 ) -> CallOutcome:
     """Call `solve(**args)` with `scratch` as working dir (the only writable place); the skill sits in scratch/sub."""
     base = _install(scratch, sub, code, None)
@@ -139,7 +151,8 @@ def call_solve(
             f"{sub}/scripts",
             f"{sub}/args.json",
         ]
-        result = run(argv, scratch, limits, network=False, backend=backend)
+        result = run(argv, scratch, limits, network=False, backend=backend, unattended=unattended,
+                     allow_unisolated=allow_unisolated)  # fmt: skip
     finally:
         shutil.rmtree(base, ignore_errors=True)
     out = result.stderr[-TAIL:]

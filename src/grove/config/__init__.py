@@ -142,6 +142,10 @@ class SecurityConfig:
     ] = 300.0
     sandbox: Literal["auto", "bwrap", "landlock", "rlimit"] = "auto"
     network: Annotated[bool, Field(description="let sandboxed commands reach the network")] = False
+    allow_unisolated: Annotated[
+        bool,
+        Field(description="let unattended runs execute commands and code with NO sandbox isolation"),
+    ] = False
 
 
 def _default_toolsets() -> list[str]:

@@ -32,6 +32,8 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
         network=policy.network,
         merge_stderr=True,
         backend=None if policy.sandbox == "auto" else policy.sandbox,
+        unattended=policy.unattended,
+        allow_unisolated=getattr(policy, "allow_unisolated", False),  # until SafetyPolicy carries the setting
     )
     text = redact(result.stdout)
     if len(text) > MAX_OUTPUT_CHARS:
