@@ -44,8 +44,12 @@ def _as_text(data: bytes) -> str | None:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    printable = sum(1 for c in text if c.isprintable() or c in "\n\r\t")
-    return text if text and printable >= 0.95 * len(text) else None
+    return text if text and text.replace("\n", "").replace("\r", "").replace("\t", "").isprintable() else None
+
+
+def is_asn1(data: bytes) -> bool:
+    """DER that is not a private key: a certificate, a public key, a signature (a SEQUENCE with a long length)."""
+    return len(data) >= 4 and data[0] == 0x30 and data[1] in (0x81, 0x82, 0x83) and not is_private_key(data)
 
 
 def is_text(data: bytes) -> bool:

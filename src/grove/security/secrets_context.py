@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 # Words that can name a secret on a line; searched in the lowercased text, literal-first so the scan is fast.
 _ANCHORS = re.compile(
-    r"pass|pwd|pw|secret|token|key|auth|bearer|cookie|session|cred|login|sig|hmac|mysql|redis-cli|://|admin|root"
+    r"pass|pwd|pw|secret|token|key|auth|bearer|cookie|cred|login|sig=|hmac|mysql|redis-cli|://|admin|root"
 )
 _NAME_WORDS = (
     r"api[_-]?key|apikey|secret(?:[_-]?key)?|token|password|passwd|pwd|pw|pass|passphrase|credentials?|"
@@ -17,11 +17,13 @@ _NAME_WORDS = (
     r"sessionid|session|signing[_-]?key|encryption[_-]?key|master[_-]?key|license[_-]?key|session[_-]?key|"
     r"webhook[_-]?secret|write[_-]?key|app[_-]?key|[a-z]key|_key"
 )
-# KEY=value, "api_key": "value", password: value, apiKey => 'value'. Every word followed by a separator is tried
-# once (the lookbehind stops restarts inside a word); its name must end in a secret word (so `max_tokens` is not
-# one); `${DB_PASSWORD}` is a reference, not a name.
+# KEY=value, "api_key": "value", password: value, apiKey => 'value'. Matched from each naming word on a line to
+# the end of its word; the name must end in a secret word (so `max_tokens` is not one); `${DB_PASSWORD}` is a
+# reference, not a name.
+_IN_NAME = re.compile(r"pass|pwd|pw|secret|token|key|auth|cred|sig|hmac|session")
+_NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ASSIGN = re.compile(
-    r"""(?<![\w.$\-{])(?P<name>["']?[A-Za-z0-9_.-]+["']?)"""
+    r"""(?P<rest>[A-Za-z0-9_.-]*+["']?)"""
     r"""(?P<sep>[ \t]*(?:=>|:=|=|:|->)[ \t]*)"""
     r"""(?:(?P<q>["'`])(?P<qvalue>[^"'`\n]{3,200})(?P=q)|(?P<value>[^\s"'`,;&}{)\]]{3,}))""",
 )
@@ -87,14 +89,13 @@ _XML_SETTING = re.compile(
 # Prose: "the password is X", "password for alice@x: X", "pass `X`", "log in with password X".
 _PROSE = re.compile(
     r"\b(?:password|passwd|passphrase|pass|pwd|pw)\b(?:\s+(?:for|of|to|on)\s+(?:the\s+)?[\w.@/-]+(?:\s+account)?)?"
-    r"(?:\s+(?:is|was|will\s+be)\s*:?|\s*[:=]|\s)\s*[`'\"]?(?P<value>[^\s`'\"]{6,128})",
-    re.I,
+    r"(?:\s+(?:is|was|will\s+be)\s*:?|\s*[:=]|\s)\s*[`'\"]?(?P<value>[^\s`'\"]{6,128})"
 )
 # "admin / S3cret!", "deploy/hunter2" with a credential word on the line or a usual account name.
 _PAIR = re.compile(
-    r"(?<![\w/.:-])(?P<user>[A-Za-z][\w.@-]{1,40})[ \t]?/[ \t]?(?P<value>[^\s/()`'\",]{6,128})"
+    r"(?<![\w/.:-])(?P<user>[A-Za-z][\w.@-]{1,40}+)[ \t]?/[ \t]?(?P<value>[^\s/()`'\",]{6,128}+)"
 )
-_CRED_WORD = re.compile(r"cred|login|log in|password|passwd|account|user|pass\b|pwd|admin|root|sign in", re.I)
+_CRED_WORD = re.compile(r"cred|login|log in|password|passwd|account|user|pass\b|pwd|admin|root|sign in")
 _USUAL_USERS = frozenset(
     {"admin", "root", "administrator", "sa", "postgres", "user", "guest", "test", "demo"}
 )
@@ -116,7 +117,7 @@ def _looks_random(value: str) -> bool:
     return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
-def _assigned_value(m: re.Match[str]) -> tuple[int, int] | None:
+def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
     quoted = m.group("qvalue") is not None
     group = "qvalue" if quoted else "value"
     value = m.group(group)
@@ -133,7 +134,6 @@ def _assigned_value(m: re.Match[str]) -> tuple[int, int] | None:
         return None  # code (`token = next(tokens)`, `key = settings.api_key`)
     if value.isalpha() and value.islower() and len(value) <= 10:
         return None  # a plain word (`passwd: files`): prose and config, not key material
-    name = m.group("name")
     if _GENERIC_KEY.search(name) and not _STRONG_KEY.search(name) and not _looks_random(value):
         return None
     if " " in value and not _password_like(value.replace(" ", "")):
@@ -143,9 +143,21 @@ def _assigned_value(m: re.Match[str]) -> tuple[int, int] | None:
 
 def _line_spans(line: str) -> Iterator[tuple[int, int]]:
     lower = line.lower()
-    for m in _ASSIGN.finditer(line):
-        if _NAME_TAIL.search(m.group("name")):
-            span = _assigned_value(m)
+    done = -1
+    for word in _IN_NAME.finditer(lower):
+        if word.start() < done:
+            continue
+        m = _ASSIGN.match(line, word.end())
+        if m is None:
+            continue
+        done = m.end()
+        start = word.start()
+        while start and line[start - 1] in _NAME_CHARS:
+            start -= 1
+        if start and line[start - 1] in "${":
+            continue  # ${DB_PASSWORD}
+        if _NAME_TAIL.search(line[start : m.end("rest")]):
+            span = _assigned_value(m, line[start : m.end("rest")])
             if span:
                 yield span
     if "</" in line:
@@ -184,12 +196,12 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
         for m in _XML_SETTING.finditer(line):
             yield m.span(1)
     if "pw" in lower or "pass" in lower:
-        for m in _PROSE.finditer(line):
-            value = m.group("value").rstrip(_TRAILING)
+        for m in _PROSE.finditer(lower):
+            value = line[m.start("value") : m.end("value")].rstrip(_TRAILING)
             if _password_like(value):
                 yield m.start("value"), m.start("value") + len(value)
     if "/" in line and " " in line.strip():  # a lone base64 run is not "user/password" prose
-        has_word = _CRED_WORD.search(line) is not None
+        has_word = _CRED_WORD.search(lower) is not None
         for m in _PAIR.finditer(line):
             value = m.group("value").rstrip(_TRAILING)
             if (has_word or m.group("user").lower() in _USUAL_USERS) and _password_like(value):

@@ -10,7 +10,7 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterator
 
-from grove.security.secrets_base64 import MAX_BINARY, decode, holds_secret, is_text
+from grove.security.secrets_base64 import MAX_BINARY, decode, holds_secret, is_asn1, is_text
 
 # Runs of token characters, found once each (the lookbehind stops a restart inside a run).
 RUNS = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}")
@@ -27,12 +27,20 @@ _HASH_LABEL = re.compile(
     r"ssh-(?:ed25519|rsa|dss)|ecdsa-|base64,|run-|checkpoint|kid\b|git\b"
 )
 _STANDALONE_MIN, _STANDALONE_MAX = 32, 100
+# Longer runs are files (images, archives), judged only by what they decode to.
+_NAMED_MAX = 512
+
+
+_C_LOG_C = [0.0] + [c * math.log2(c) for c in range(1, 1025)]
 
 
 def entropy(token: str) -> float:
     """Shannon entropy in bits per character."""
     n = len(token)
-    return -sum(c / n * math.log2(c / n) for c in Counter(token).values())
+    counts = Counter(token).values()
+    if n > 1024:
+        return -sum(c / n * math.log2(c / n) for c in counts)
+    return math.log2(n) - sum(map(_C_LOG_C.__getitem__, counts)) / n
 
 
 _CLASSES = str.maketrans(
@@ -66,14 +74,13 @@ def _is_random(token: str, hex_ok: bool) -> bool:
 
 
 def _very_random(token: str) -> bool:
-    """On its own, with nothing naming it: only clearly random base62/base64 (upper, lower, digits)."""
+    """On its own, with nothing naming it: only clearly random base62/base64 (upper, lower, digits). Called on
+    tokens `_is_random` accepted."""
     if not _STANDALONE_MIN <= len(token) <= _STANDALONE_MAX or _HEX.match(token):
         return False
     chars = set(token)
     has_all = bool(chars & _UPPER and chars & _LOWER and chars & _DIGITS)
-    return (
-        has_all and _is_random(token, hex_ok=False) and entropy(token) >= 4.3 and _transitions(token) >= 0.45
-    )
+    return has_all and entropy(token) >= 4.3 and _transitions(token) >= 0.45
 
 
 def _named_by_context(before: str, around: str) -> bool:
@@ -154,12 +161,11 @@ def entropy_spans(
             if holds_secret(data, redact_text, password_like):
                 yield start, end
                 continue
-            if is_text(data):
-                continue  # base64 of text without a secret in it (a JSON payload, a changelog)
+            if is_text(data) or is_asn1(data):
+                continue  # base64 of text without a secret in it (a JSON payload), of a certificate
         bare = token.rstrip("=")
-        shaped = _is_random(bare, hex_ok=True)
-        if not shaped and not _very_random(bare):
-            continue
+        if len(bare) > _NAMED_MAX or not _is_random(bare, hex_ok=True):
+            continue  # `_very_random` tokens are a subset of these
         line_start, line_end = _line_bounds(text, start, end)
         if _in_url(text, start, line_start):
             continue
@@ -169,8 +175,7 @@ def entropy_spans(
             around += lower[max(0, line_start - 120) : line_start]  # the line above names a token on its own
         if not text[end:line_end].strip(" \t\"'`,;.)"):
             around += lower[line_end : line_end + 80]  # "^ that's the access token"
-        named = shaped and _named_by_context(before, around)
-        if named or (
+        if _named_by_context(before, around) or (
             _very_random(bare) and _HASH_LABEL.search(before[-24:]) is None and not _is_key_blob(data)
         ):
             yield start, end

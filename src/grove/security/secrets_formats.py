@@ -59,7 +59,8 @@ _FORMATS: list[tuple[str, str]] = [
     ("xai-", r"[A-Za-z0-9]{60,}"),  # xAI
     ("AKC", r"[a-zA-Z0-9]{10,}"),  # JFrog
     ("dp.", r"(?:pt|st|sa|ct)\.[A-Za-z0-9]{40,}"),  # Doppler
-    ("SK", r"[0-9a-f]{32}\b"),  # Twilio API key
+    ("SK", r"[0-9a-f]{32}\b"),  # Twilio API key and account id
+    ("AC", r"[0-9a-f]{32}\b"),
     ("key-", r"[0-9a-f]{32}\b"),  # Mailgun
     ("eyJ", r"[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),  # JWT
     ("ATATT3", r"[A-Za-z0-9_=-]{40,}"),  # Atlassian
