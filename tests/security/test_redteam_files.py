@@ -1,0 +1,60 @@
+"""The frozen file-tool red team (redteam/files_attempts.yaml): no escape from the workspace with nobody to ask or
+with an approver who says deny; no setuid file, no write to grove's home, no config/state.db/environ read in any
+mode, approvals off included. Held-out attempts run too (they were never tuned on)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent / "redteam"))
+
+import files_harness as fh  # noqa: E402
+
+from grove.config import Settings  # noqa: E402
+from grove.security.policy import SafetyPolicy  # noqa: E402
+from grove.tools import files  # noqa: E402
+from grove.tools.context import ToolContext  # noqa: E402
+from grove.tools.registry import ToolError  # noqa: E402
+
+ATTEMPTS = fh.load_attempts()
+POLICIES = {
+    "unattended": lambda: SafetyPolicy(unattended=True),
+    "deny": lambda: SafetyPolicy(approver=lambda _r: "deny", approval_timeout=5),
+    "approve": lambda: SafetyPolicy(approver=lambda _r: "once", approval_timeout=5),
+    "off": lambda: SafetyPolicy(approval_mode="off"),
+}
+
+
+def call(arena: fh.Arena, mode: str, tool: str, args: dict[str, Any]) -> str:
+    ctx = ToolContext(workspace=arena.ws, policy=POLICIES[mode](), settings=Settings(home=arena.home))
+    try:
+        return getattr(files, tool)(ctx, **args)
+    except ToolError as e:
+        return f"error: {e}"
+
+
+def test_corpus_is_big_enough_and_has_a_held_out_part() -> None:
+    assert len(ATTEMPTS) >= 60
+    assert len({a.id for a in ATTEMPTS}) == len(ATTEMPTS)
+    assert sum(a.heldout for a in ATTEMPTS) >= 10
+
+
+@pytest.mark.parametrize("mode", fh.MODES)
+@pytest.mark.parametrize("attempt", ATTEMPTS, ids=lambda a: a.id)
+def test_attempt_is_held(
+    attempt: fh.Attempt, mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if attempt.needs_root and os.geteuid() != 0:
+        pytest.skip("making a device node needs root (CAP_MKNOD)")
+    os.chmod(tmp_path, 0o755)
+    monkeypatch.setenv("HOME", str(tmp_path / "arena" / "userhome"))
+    monkeypatch.setenv(fh.ENV_VAR, fh.ENV_SECRET)
+    out = fh.run_attempt(attempt, tmp_path / "arena", mode, call)
+    assert out.escaped == [], out.result
+    assert out.setuid == [] and out.home_writes == [] and out.hard_leaks == [], out.result
+    assert out.special == [] and not out.hung and out.crashed == ""
