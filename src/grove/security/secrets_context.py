@@ -34,7 +34,7 @@ _XML = re.compile(
 )
 _PLACEHOLDER = re.compile(
     r"^(?:\$\{?\w*\}?.*|<[^>]*>?|\{\{.*|%\(.*|\*+|x{3,}|X{3,}|\.\.\.|…|null|none|nil|true|false|undefined|required|"
-    r"optional|changeme|change_?me|replace_?me|example|your[_-].*|my[_-].*|redacted|\[redacted\]|placeholder|"
+    r"optional|changeme|change_?me|replace_?me|example|your[_-].*|my[_-].*|redacted|.*\[redacted\].*|placeholder|"
     r"env\(.*|os\.environ.*|process\.env.*|getenv.*|secrets?\.\w+.*|settings\.\w+.*|config\.\w+.*|\d{1,6}|str|string|"
     r"int|bool|bytes|any|dict|list|password|passwd|secret|token|hidden|masked|\*\*\*.*|.*….*|.*\.\.\.|"
     r".*(?:x{6,}|X{6,}).*)$",
@@ -188,7 +188,8 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
                 yield m.span(2)
     if any(w in lower for w in _CLI_WORDS):
         for m in _CLI_FLAG.finditer(line):
-            yield m.span("value")
+            if not _PLACEHOLDER.match(m.group("value")):
+                yield m.span("value")
     if "machine" in lower:
         for m in _NETRC.finditer(line):
             yield m.span(1)

@@ -83,10 +83,13 @@ def _very_random(token: str) -> bool:
     return has_all and entropy(token) >= 4.3 and _transitions(token) >= 0.45
 
 
-def _named_by_context(before: str, around: str) -> bool:
-    """A secret word near the token, with no hash or id label nearer to it."""
+def _named_by_context(before: str, around: str, is_hex: bool) -> bool:
+    """A secret word near the token, with no hash or id label nearer to it (for hex, none on the line before it:
+    `sha256 of key.pem: <hex>` is a digest)."""
     last_secret = max((m.end() for m in _SECRET_WORD.finditer(before)), default=-1)
     last_label = max((m.end() for m in _HASH_LABEL.finditer(before)), default=-1)
+    if is_hex and last_label >= 0:
+        return False
     if last_secret >= 0 or last_label >= 0:
         return last_secret > last_label
     return _SECRET_WORD.search(around) is not None and _HASH_LABEL.search(around) is None
@@ -175,7 +178,7 @@ def entropy_spans(
             around += lower[max(0, line_start - 120) : line_start]  # the line above names a token on its own
         if not text[end:line_end].strip(" \t\"'`,;.)"):
             around += lower[line_end : line_end + 80]  # "^ that's the access token"
-        if _named_by_context(before, around) or (
+        if _named_by_context(before, around, _HEX.match(bare) is not None) or (
             _very_random(bare) and _HASH_LABEL.search(before[-24:]) is None and not _is_key_blob(data)
         ):
             yield start, end

@@ -137,4 +137,6 @@ def pem_spans(text: str) -> Iterator[tuple[int, int, str]]:
         return
     for m in _PEM.finditer(text):
         label = m.group(1)
+        if m.group(0).endswith(f"----- [redacted] -----END {label}-----"):
+            continue  # already redacted
         yield m.start(), m.end(), f"-----BEGIN {label}----- [redacted] -----END {label}-----"
