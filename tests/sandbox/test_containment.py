@@ -135,6 +135,7 @@ def test_parent_environment_invisible(backend: str, workspace: Path, monkeypatch
 
 
 def test_writes_outside_workspace_fail(backend: str, workspace: Path, tmp_path: Path) -> None:
+    needs_uid_drop(backend)
     outside = tmp_path / "outside.txt"
     targets = ["/usr/grove-escape", "/etc/grove-escape", str(outside)]
     code = (

@@ -109,10 +109,25 @@ def doctor_check() -> tuple[bool, str]:
     lines = [f"sandbox backend: {info.name} — {info.reason}"]
     if info.name == "rlimit":
         lines.append(
-            f"commands run with limits but can read and write anything their uid can; {INSTALL_HINT}"
+            f"commands run with limits but can read and write anything their uid can, host unix sockets "
+            f"(docker, ssh-agent) included; unattended runs are refused unless security.allow_unisolated is "
+            f"set; {INSTALL_HINT}"
         )
     elif info.name == "landlock":
         lines.append(f"good isolation, but no private /proc or pid namespace; for the best, {INSTALL_HINT}")
+    from grove.sandbox import cgroups
+
+    why = cgroups.unavailable_reason()
+    if why:
+        lines.append(
+            f"total memory and process caps per command: NOT enforced ({why}); each process still has its own "
+            "memory, process and file-size limits. Run grove as root or in a delegated cgroup v2 to get them"
+        )
+    else:
+        lines.append("total memory and process caps per command: enforced with a cgroup per run")
+    lines.append(
+        "total disk written per command: capped by a watcher on the workspace (may overshoot briefly)"
+    )
     if is_root():
         lines.append(
             f"grove runs as root, so sandboxed commands run as unprivileged uids of group {SANDBOX_UID}: they can "

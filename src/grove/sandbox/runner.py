@@ -241,6 +241,9 @@ def _supervise(
     except (OSError, subprocess.SubprocessError) as e:  # SubprocessError: the child setup failed
         return Result(127, "", f"could not start {argv[0]}: {e}", info.name, duration=0.0, notes=notes)
     out, err, timed_out, truncated, disk_over = _collect(proc, limits, watch)
+    if not (timed_out or disk_over):  # the pipes closed a moment before the exit: do not kill a finishing run
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=PIPE_GRACE)
     if proc.poll() is None:
         _kill_tree(proc, info, who)
     if group is not None:
