@@ -65,13 +65,15 @@ def run(
     try:
         result = session.run_plan(text) if plan else session.run_turn(text)
     except ModelError as e:
+        session.close()
         fail(
             f"{e}\n(session {session.id} keeps everything up to the failure; "
             f"continue it with `grove run --resume {session.id} ...`)",
             code=1,
         )
-    finally:
-        session.close(wait_review=wait_review)
+    except BaseException:
+        session.close()
+        raise
     answer = result.answer  # redacted by the agent, like everything it keeps
     if as_json:
         payload = {
@@ -88,6 +90,7 @@ def run(
         print(json.dumps(payload, ensure_ascii=False))
     elif not events.streaming:
         print(answer)
+    session.close(wait_review=wait_review)  # the answer is out: now a review may be waited for
     if wait_review and session.reviews is not None:
         for report in session.reviews.reports:
             print(report.render(), file=sys.stderr)
