@@ -33,6 +33,12 @@ def run(
     yolo: bool = typer.Option(
         False, "--yolo", help="Run dangerous commands without asking (hard blocklist stays)."
     ),
+    allow_unisolated: bool = typer.Option(
+        False,
+        "--allow-unisolated",
+        help="With nobody to approve (a script, --json) and NO sandbox isolation on this machine, still let "
+        "commands and code run: they could read and change anything you can.",
+    ),
     plan: bool = typer.Option(
         False,
         "--plan",
@@ -57,6 +63,7 @@ def run(
         max_iterations=max_iterations,
         allow_terminal=allow_terminal,
         yolo=yolo,
+        allow_unisolated=allow_unisolated,
         approver=terminal_approver(interactive=sys.stdin.isatty() and not as_json),
         # the answer is out before a review starts: a detached process carries it on after we exit
         review="thread" if wait_review else "detached",

@@ -54,6 +54,7 @@ def build_policy(
     yolo: bool = False,
     approver: Approver | None = None,
     judge_model: Model | None = None,
+    allow_unisolated: bool = False,
 ) -> SafetyPolicy:
     """The session's safety policy from settings and the entrance's flags; with no approver nothing is asked.
     Smart mode gets a judge: `security.approval_model`, else `judge_model` (the session's own model)."""
@@ -71,6 +72,7 @@ def build_policy(
         approval_mode="off" if yolo else sec.approval_mode,
         sandbox=sec.sandbox,
         network=sec.network,
+        allow_unisolated=allow_unisolated or sec.allow_unisolated,
         approver=approver,
         judge=judge,
         decisions=DecisionStore(store.db),
@@ -175,6 +177,7 @@ def open_agent(
         yolo=profile.yolo,
         approver=profile.approver,
         judge_model=router,
+        allow_unisolated=profile.allow_unisolated,
     )
     ctx = ToolContext(
         workspace=workspace,

@@ -31,6 +31,7 @@ class Profile:
     workspace: Path | None = None
     allow_terminal: bool = False
     yolo: bool = False  # approvals off (the hard blocklist still holds)
+    allow_unisolated: bool = False  # unattended commands may run without sandbox isolation (rlimit fallback)
     approver: Approver | None = None  # who answers approval questions; None = nobody: denied at once
     long_lived: bool = False  # many calls ahead (chat, goal): see grove.llm.spec.build_model
     review: ReviewMode = "off"

@@ -25,6 +25,8 @@ class SafetyPolicy:
     approval_mode: str = "manual"  # manual: ask; smart: a model decides, may escalate to the user; off: allow
     sandbox: str = "auto"  # which sandbox backend commands run in; auto = the best this machine offers
     network: bool = False  # whether sandboxed commands may reach the network
+    # unattended runs may execute commands and code even where the sandbox does not isolate (rlimits only)
+    allow_unisolated: bool = False
     toolsets: tuple[str, ...] | None = None  # toolsets this session may use; None = no restriction
     approver: Approver | None = field(default=None, repr=False)
     judge: Judge | None = field(default=None, repr=False)

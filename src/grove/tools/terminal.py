@@ -33,7 +33,7 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
         merge_stderr=True,
         backend=None if policy.sandbox == "auto" else policy.sandbox,
         unattended=policy.unattended,
-        allow_unisolated=getattr(policy, "allow_unisolated", False),  # until SafetyPolicy carries the setting
+        allow_unisolated=policy.allow_unisolated,
     )
     text = redact(result.stdout)
     if len(text) > MAX_OUTPUT_CHARS:
