@@ -21,6 +21,7 @@ _NAME_WORDS = (
 # the end of its word; the name must end in a secret word (so `max_tokens` is not one); `${DB_PASSWORD}` is a
 # reference, not a name.
 _IN_NAME = re.compile(r"pass|pwd|pw|secret|token|key|auth|cred|sig|hmac|session")
+_WORD_REST = re.compile(r"[A-Za-z0-9_.-]*+")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ASSIGN = re.compile(
     r"""(?P<rest>[A-Za-z0-9_.-]*+["']?)"""
@@ -143,14 +144,14 @@ def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
 
 def _line_spans(line: str) -> Iterator[tuple[int, int]]:
     lower = line.lower()
-    done = -1
+    done = -1  # each word is looked at once, however many naming words it holds (`keykeykey...`)
     for word in _IN_NAME.finditer(lower):
         if word.start() < done:
             continue
         m = _ASSIGN.match(line, word.end())
+        done = m.end() if m else _WORD_REST.match(line, word.end()).end()  # type: ignore[union-attr]
         if m is None:
             continue
-        done = m.end()
         start = word.start()
         while start and line[start - 1] in _NAME_CHARS:
             start -= 1
@@ -217,7 +218,10 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
 
 def _table_spans(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
     """Markdown tables with a password/secret/token column: that column's cells in the rows below."""
+    done = -1  # rows already read as part of a table are not headers of another one
     for start, end in lines:
+        if start < done:
+            continue
         header = text[start:end]
         if not header.lstrip().startswith("|"):
             continue
@@ -240,6 +244,7 @@ def _table_spans(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int,
                     yield at, at + len(value)
                 offset += len(cell) + 1
             pos = row_end + 1
+        done = pos
 
 
 def context_spans(text: str, lower: str) -> Iterator[tuple[int, int]]:

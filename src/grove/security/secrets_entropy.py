@@ -87,6 +87,8 @@ def _named_by_context(before: str, around: str, is_hex: bool) -> bool:
     """A secret word near the token, with no hash or id label nearer to it (for hex, none on the line before it:
     `sha256 of key.pem: <hex>` is a digest)."""
     last_secret = max((m.end() for m in _SECRET_WORD.finditer(before)), default=-1)
+    if last_secret < 0 and _SECRET_WORD.search(around) is None:
+        return False  # the usual case, decided without the longer label scan
     last_label = max((m.end() for m in _HASH_LABEL.finditer(before)), default=-1)
     if is_hex and last_label >= 0:
         return False
