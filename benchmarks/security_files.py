@@ -21,13 +21,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "security" / "redteam"))
 
-import files_harness as fh  # noqa: E402
+import files_harness as fh
 
-from grove.config import Settings  # noqa: E402
-from grove.security.policy import SafetyPolicy  # noqa: E402
-from grove.tools import files  # noqa: E402
-from grove.tools.context import ToolContext  # noqa: E402
-from grove.tools.registry import ToolError  # noqa: E402
+from grove.config import Settings
+from grove.security.policy import SafetyPolicy
+from grove.tools import files
+from grove.tools.context import ToolContext
+from grove.tools.registry import ToolError
 
 CHILD_UID = 64_321  # an unprivileged uid with no passwd entry, for the non-root run
 
@@ -150,12 +150,18 @@ def summarise(label: str, report: dict[str, Any], show: bool) -> dict[str, Any]:
         "everyday_total": report["everyday_total"],
     }
     print(f"\n== {label}: {fig['attempts']} attempts x {len(fh.MODES)} modes ({', '.join(fh.MODES)})")
-    print(f"   escapes (unattended or deny): {fig['escapes']}/{fig['attempts'] - fig['heldout']} dev, "
-          f"{fig['heldout_escapes']}/{fig['heldout']} held out")
-    print(f"   setuid files written: {fig['setuid']}; writes to grove's home: {fig['home_writes']}; "
-          f"config/state.db/environ leaks: {fig['hard_leaks']}")
+    print(
+        f"   escapes (unattended or deny): {fig['escapes']}/{fig['attempts'] - fig['heldout']} dev, "
+        f"{fig['heldout_escapes']}/{fig['heldout']} held out"
+    )
+    print(
+        f"   setuid files written: {fig['setuid']}; writes to grove's home: {fig['home_writes']}; "
+        f"config/state.db/environ leaks: {fig['hard_leaks']}"
+    )
     print(f"   FIFOs/devices clobbered: {fig['special']}; crashes: {fig['crashes']}; hangs: {fig['hangs']}")
-    print(f"   everyday acts working: {report['everyday_ok']}/{report['everyday_total']}; skipped (need root): {report['skipped']}")
+    print(
+        f"   everyday acts working: {report['everyday_ok']}/{report['everyday_total']}; skipped (need root): {report['skipped']}"
+    )
     for f in report["everyday_failures"]:
         print(f"   everyday FAILED: {f}")
     if show:
@@ -182,7 +188,7 @@ def child_report(only: str | None) -> dict[str, Any] | None:
             data = json.dumps(run_all(only)).encode()
             with os.fdopen(write, "wb") as f:
                 f.write(data)
-        except BaseException as e:  # noqa: BLE001 - the parent reports it
+        except BaseException as e:
             sys.stderr.write(f"child run failed: {e}\n")
             code = 1
         os._exit(code)

@@ -13,13 +13,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent / "redteam"))
 
-import files_harness as fh  # noqa: E402
+import files_harness as fh
 
-from grove.config import Settings  # noqa: E402
-from grove.security.policy import SafetyPolicy  # noqa: E402
-from grove.tools import files  # noqa: E402
-from grove.tools.context import ToolContext  # noqa: E402
-from grove.tools.registry import ToolError  # noqa: E402
+from grove.config import Settings
+from grove.security.policy import SafetyPolicy
+from grove.tools import files
+from grove.tools.context import ToolContext
+from grove.tools.registry import ToolError
 
 ATTEMPTS = fh.load_attempts()
 POLICIES = {

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
+from grove.sandbox.users import SANDBOX_GID
 from grove.tools import files
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolError
@@ -13,6 +15,9 @@ from grove.tools.registry import ToolError
 
 @pytest.fixture
 def ctx(workspace: Path) -> ToolContext:
+    if os.geteuid() == 0:  # as the README asks root users to: the sandbox group may write the project
+        os.chown(workspace, -1, SANDBOX_GID)
+        os.chmod(workspace, 0o2775)
     return ToolContext(workspace=workspace)
 
 

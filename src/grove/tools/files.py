@@ -1,13 +1,20 @@
-"""The `files` toolset: read_file, write_file, patch, search_files (names and arguments shared with other agents)."""
+"""The `files` toolset: read_file, write_file, patch, search_files (names and arguments shared with other agents).
+
+Every path goes through grove.security.fs_confine: the workspace and declared roots are free, anything else is
+asked about, grove's own home is never changed; as root the acts use the sandbox uid's rights."""
 
 from __future__ import annotations
 
 import fnmatch
 import os
 import re
+import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
-from grove.store.files import atomic_write_text
+from grove.security.fs_confine import Confinement, Place, Refused, Roots
+from grove.store.files import NotRegularFileError, atomic_write_at
 from grove.textmatch import closest_hint
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
@@ -15,6 +22,7 @@ from grove.tools.registry import Tool, ToolError, make_tool
 MAX_READ_LINES = 2000
 MAX_LINE_CHARS = 2000
 MAX_MATCHES = 100
+MAX_READ_BYTES = 64 * 2**20
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".tox"}
 
 
@@ -26,12 +34,8 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int = 500) ->
         offset: first line to return (1-based)
         limit: how many lines to return (at most 2000)
     """
-    p = ctx.resolve(path)
-    if not p.exists():
-        raise ToolError(f"{path} does not exist")
-    if p.is_dir():
-        raise ToolError(f"{path} is a directory; use search_files to list it")
-    data = p.read_bytes()
+    with _confined(ctx) as conf:
+        data = _read(conf, path)
     if b"\0" in data[:8192]:
         raise ToolError(f"{path} looks binary ({len(data)} bytes); not shown")
     lines = data.decode("utf-8", errors="replace").splitlines()
@@ -57,10 +61,12 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
         path: file path, relative to the workspace or absolute
         content: the whole new content
     """
-    p = ctx.resolve(path)
-    if p.is_dir():
-        raise ToolError(f"{path} is a directory")
-    atomic_write_text(p, content)
+    with _confined(ctx) as conf:
+        place = conf.locate(path, write=True)
+        try:
+            _write(conf, place, path, content.encode("utf-8"))
+        finally:
+            place.close()
     return f"wrote {len(content.encode())} bytes to {path}"
 
 
@@ -72,16 +78,22 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str) -> str:
         old_string: the exact text to replace (must occur exactly once)
         new_string: the replacement text
     """
-    p = ctx.resolve(path)
-    if not p.is_file():
-        raise ToolError(f"{path} does not exist")
-    text = p.read_text(encoding="utf-8")
-    count = text.count(old_string) if old_string else 0
-    if count == 0:
-        raise ToolError(f"old_string not found in {path}{closest_hint(text, old_string)}")
-    if count > 1:
-        raise ToolError(f"old_string occurs {count} times in {path}; add surrounding lines to make it unique")
-    atomic_write_text(p, text.replace(old_string, new_string, 1))
+    with _confined(ctx) as conf:
+        place = conf.locate(path, write=True)
+        try:
+            if not place.exists or not place.name:
+                raise ToolError(f"{path} does not exist")
+            text = _read_at(conf, place, path).decode("utf-8")
+            count = text.count(old_string) if old_string else 0
+            if count == 0:
+                raise ToolError(f"old_string not found in {path}{closest_hint(text, old_string)}")
+            if count > 1:
+                raise ToolError(
+                    f"old_string occurs {count} times in {path}; add surrounding lines to make it unique"
+                )
+            _write(conf, place, path, text.replace(old_string, new_string, 1).encode("utf-8"))
+        finally:
+            place.close()
     return f"patched {path} (-{old_string.count(chr(10)) + 1} +{new_string.count(chr(10)) + 1} lines)"
 
 
@@ -93,44 +105,233 @@ def search_files(ctx: ToolContext, pattern: str, path: str = ".", glob: str | No
         path: folder (or file) to search, relative to the workspace
         glob: only files whose name matches this glob, e.g. '*.py'
     """
-    root = ctx.resolve(path)
-    if not root.exists():
-        raise ToolError(f"{path} does not exist")
     try:
         rx = re.compile(pattern) if pattern else None
     except re.error as e:
         raise ToolError(f"invalid regular expression: {e}") from e
     out: list[str] = []
-    for f in _walk(root):
-        if glob and not fnmatch.fnmatch(f.name, glob):
-            continue
-        rel = os.path.relpath(f, ctx.workspace)
-        if rx is None:
-            out.append(rel)
-        else:
-            try:
-                with f.open(encoding="utf-8", errors="strict") as fh:
-                    for n, line in enumerate(fh, 1):
-                        if rx.search(line):
-                            out.append(f"{rel}:{n}:{line.rstrip()[:300]}")
-                            if len(out) >= MAX_MATCHES:
-                                break
-            except (UnicodeDecodeError, OSError):
-                continue
-        if len(out) >= MAX_MATCHES:
-            out.append(f"[stopped at {MAX_MATCHES} results; narrow the pattern, path or glob]")
-            break
+    skipped = 0
+    with _confined(ctx) as conf:
+        place = conf.locate(path, write=False)
+        try:
+            if not place.exists:
+                raise ToolError(f"{path} does not exist")
+            with conf.acting():
+                for real, fd_or_none in _walk(conf, place):
+                    if glob and not fnmatch.fnmatch(os.path.basename(real), glob):
+                        continue
+                    shown = _shown(conf, real)
+                    if rx is None:
+                        out.append(shown)
+                    elif fd_or_none is None:
+                        skipped += 1
+                    else:
+                        out += _grep(fd_or_none, rx, shown, MAX_MATCHES - len(out))
+                    if len(out) >= MAX_MATCHES:
+                        out.append(f"[stopped at {MAX_MATCHES} results; narrow the pattern, path or glob]")
+                        break
+        finally:
+            place.close()
+    if skipped and rx is not None:
+        out.append(f"[{skipped} files not searched: hard-linked or not regular files]")
     return "\n".join(out) if out else "no matches"
 
 
-def _walk(root: Path):
-    if root.is_file():
-        yield root
-        return
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if d not in SKIP_DIRS)
-        for name in sorted(filenames):
-            yield Path(dirpath) / name
+# --- helpers
+
+
+@contextmanager
+def _confined(ctx: ToolContext) -> Iterator[Confinement]:
+    settings = ctx.settings
+    if settings is not None:
+        home = settings.home
+        security = settings.security
+        read_only = tuple(Path(p) for p in getattr(security, "extra_read_roots", []) or [])
+        read_write = tuple(Path(p) for p in getattr(security, "extra_write_roots", []) or [])
+    else:
+        from grove.config import grove_home
+
+        home, read_only, read_write = grove_home(), (), ()
+    roots = Roots.make(Path(ctx.workspace), home, read_only, read_write)
+    try:
+        with Confinement(roots, ctx.policy, ctx.session_id) as conf:
+            yield conf
+    except Refused as e:
+        raise ToolError(str(e)) from None
+    except PermissionError as e:
+        raise ToolError(_denied(roots, e)) from None
+    except OSError as e:
+        raise ToolError(f"{e.strerror or e}: {e.filename or ''}".rstrip(": ")) from None
+
+
+def _denied(roots: Roots, e: OSError) -> str:
+    who = roots.identity
+    if who is None:
+        return f"permission denied: {e.filename or ''}"
+    return (
+        f"permission denied for uid {who.uid} (grove runs as root; file tools act with the rights of uid {who.uid}, "
+        f"group {who.gid}, as sandboxed commands do). The user can give that group access: "
+        f"`chgrp -R {who.gid} DIR && chmod -R g+rwX DIR`"
+    )
+
+
+def _read(conf: Confinement, path: str) -> bytes:
+    place = conf.locate(path, write=False)
+    try:
+        if not place.exists:
+            raise ToolError(f"{path} does not exist")
+        return _read_at(conf, place, path)
+    finally:
+        place.close()
+
+
+def _read_at(conf: Confinement, place: Place, path: str) -> bytes:
+    with conf.acting():
+        fd = _open_file(place, path)
+    try:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise ToolError(f"{path} is a directory; use search_files to list it")
+        conf.check_opened(place, st)
+        if st.st_size > MAX_READ_BYTES:
+            raise ToolError(
+                f"{path} is {st.st_size} bytes; files over {MAX_READ_BYTES // 2**20} MiB are not read"
+            )
+        with conf.acting():
+            chunks, total = [], 0
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+                total += len(chunk)
+                if total > MAX_READ_BYTES:
+                    raise ToolError(f"{path} grew past {MAX_READ_BYTES // 2**20} MiB while being read")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def _open_file(place: Place, path: str) -> int:
+    if not place.name:
+        return os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=place.dir_fd)
+    try:
+        return os.open(place.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
+                       dir_fd=place.dir_fd)  # fmt: skip
+    except OSError as e:
+        if e.errno == 40:  # ELOOP: became a symlink after it was checked
+            raise ToolError(f"{path} changed while it was being read; try again") from None
+        raise
+
+
+def _write(conf: Confinement, place: Place, path: str, data: bytes) -> None:
+    if not place.name:
+        raise ToolError(f"{path} is a directory")
+    shared = conf.roots.identity is not None and conf.roots.identity.shared_group
+    with conf.acting():
+        dir_fd = os.dup(place.dir_fd)
+        try:
+            for name in place.missing:  # each new folder made and entered without following links
+                try:
+                    os.mkdir(name, 0o755, dir_fd=dir_fd)
+                    made = True
+                except FileExistsError:
+                    made = False
+                new = os.open(
+                    name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd
+                )
+                os.close(dir_fd)
+                dir_fd = new
+                if made and shared:
+                    os.fchmod(dir_fd, 0o775)  # sandboxed commands (other uids, same group) may add files
+            mode = None
+            try:
+                st = os.stat(place.name, dir_fd=dir_fd, follow_symlinks=False)
+                if stat.S_ISDIR(st.st_mode):
+                    raise ToolError(f"{path} is a directory")
+            except FileNotFoundError:
+                mode = 0o664 if shared else 0o644
+            try:
+                atomic_write_at(dir_fd, place.name, data, mode)
+            except NotRegularFileError as e:
+                raise ToolError(f"{path}: {e}") from None
+        finally:
+            os.close(dir_fd)
+
+
+def _walk(conf: Confinement, place: Place) -> Iterator[tuple[str, int | None]]:
+    """(real path, open fd or None when not searchable) for each file under `place`, never through a link."""
+    if place.name:
+        st = os.stat(place.name, dir_fd=place.dir_fd, follow_symlinks=False)
+        if not stat.S_ISDIR(st.st_mode):
+            fd = _open_plain(conf, place.dir_fd, place.name, place.real)
+            try:
+                yield place.real, fd
+            finally:
+                if fd is not None:
+                    os.close(fd)
+            return
+    top = (
+        _open_file(place, place.real)
+        if not place.name
+        else os.open(
+            place.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=place.dir_fd
+        )
+    )
+    try:
+        for rel, dirnames, filenames, dfd in os.fwalk(".", dir_fd=top):
+            base = os.path.normpath(os.path.join(place.real, rel))
+            dirnames[:] = sorted(
+                d for d in dirnames
+                if d not in SKIP_DIRS and not conf.hard_reason(os.path.join(base, d), write=False)
+            )  # fmt: skip
+            for name in sorted(filenames):
+                real = os.path.join(base, name)
+                fd = _open_plain(conf, dfd, name, real)
+                try:
+                    yield real, fd
+                finally:
+                    if fd is not None:
+                        os.close(fd)
+    finally:
+        os.close(top)
+
+
+def _open_plain(conf: Confinement, dir_fd: int, name: str, real: str) -> int | None:
+    """An fd for a searchable file: regular, one name only, not protected; else None (listed, not searched)."""
+    if conf.hard_reason(real, write=False):
+        return None
+    try:
+        fd = os.open(
+            name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, dir_fd=dir_fd
+        )
+    except OSError:
+        return None
+    st = os.fstat(fd)
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1 or conf.is_protected(st):
+        os.close(fd)
+        return None
+    return fd
+
+
+def _grep(fd: int, rx: re.Pattern[str], shown: str, room: int) -> list[str]:
+    out: list[str] = []
+    try:
+        with os.fdopen(os.dup(fd), encoding="utf-8", errors="strict") as fh:
+            for n, line in enumerate(fh, 1):
+                if rx.search(line):
+                    out.append(f"{shown}:{n}:{line.rstrip()[:300]}")
+                    if len(out) >= room:
+                        break
+    except (UnicodeDecodeError, OSError):
+        return out
+    return out
+
+
+def _shown(conf: Confinement, real: str) -> str:
+    """Paths inside the workspace are shown relative to it, others in full."""
+    return (
+        os.path.relpath(real, conf.ws_real)
+        if conf.zone(real) == "rw" and real.startswith(conf.ws_real)
+        else real
+    )
 
 
 def tools() -> list[Tool]:
