@@ -54,10 +54,16 @@ def _rows(name: str) -> list[dict[str, str]]:
     return [json.loads(ln) for ln in text.splitlines() if ln.strip()]
 
 
-def secrets(heldout: bool = False) -> list[Secret]:
-    return [Secret(**r) for r in _rows("secrets_heldout.jsonl" if heldout else "secrets.jsonl")]
+# Splits: "dev" (tuned on), "heldout" (written with it, never tuned on), "heldout2" (hand-written after the
+# rewrite, measured once, never tuned on).
+_SUFFIX = {"dev": "", "heldout": "_heldout", "heldout2": "_heldout2"}
 
 
-def lookalikes(heldout: bool = False) -> list[Lookalike]:
-    rows = _rows("benign_lookalikes_heldout.jsonl" if heldout else "benign_lookalikes.jsonl")
-    return [Lookalike(**r) for r in rows]
+def secrets(heldout: bool = False, split: str = "") -> list[Secret]:
+    split = split or ("heldout" if heldout else "dev")
+    return [Secret(**r) for r in _rows(f"secrets{_SUFFIX[split]}.jsonl")]
+
+
+def lookalikes(heldout: bool = False, split: str = "") -> list[Lookalike]:
+    split = split or ("heldout" if heldout else "dev")
+    return [Lookalike(**r) for r in _rows(f"benign_lookalikes{_SUFFIX[split]}.jsonl")]
