@@ -261,13 +261,18 @@ def restore(name: str = typer.Argument(..., help="Archived skill name.")) -> Non
 def import_(
     path: Path = typer.Argument(..., help="A skill folder, or a folder of skills (e.g. ~/.claude/skills)."),
     force: bool = typer.Option(False, "--force", help="Replace skills of the same name (old versions kept)."),
+    allow_flagged: bool = typer.Option(
+        False,
+        "--allow-flagged",
+        help="Also import skills the scan flags as caution (read the reasons first); dangerous ones never import.",
+    ),
 ) -> None:
     """Import skills written for another agent: each is validated, scanned, copied, and reported."""
     from grove.skills.importer import import_skills
 
     settings = load()
     try:
-        outcomes = import_skills(path, _root(settings), _db(settings), force)
+        outcomes = import_skills(path, _root(settings), _db(settings), force, allow_flagged)
     except FileNotFoundError as e:
         fail(str(e))
     for o in outcomes:
@@ -276,7 +281,10 @@ def import_(
         for w in o.warnings:
             print(f"          warning: {w}")
     done = sum(o.status == "imported" for o in outcomes)
-    print(f"{done} imported, {len(outcomes) - done} skipped")
+    counts = {s: sum(o.status == s for o in outcomes) for s in ("skipped", "quarantined", "refused")}
+    print(f"{done} imported, " + ", ".join(f"{n} {s}" for s, n in counts.items() if n or s == "skipped"))
+    if counts["quarantined"]:
+        print("quarantined skills were flagged as caution: read the reasons; --allow-flagged imports them")
     if done == 0:
         raise typer.Exit(1)
 

@@ -24,11 +24,12 @@ class Outcome:
     report: TestReport | None = None
 
 
-def _refused_by_scan(code: str, tests: str) -> str | None:
+def refused_by_scan(code: str, tests: str) -> str | None:
+    """Why the skill scan refuses the code or its tests (both Python), or None."""
     for what, text in ((CODE_FILE, code), (TEST_FILE, tests)):
-        scan = scan_skill_text(text)
-        if scan.verdict == "dangerous":
-            return f"{what} refused by the content scan: " + "; ".join(scan.reasons)
+        scan = scan_skill_text(text, path=what)
+        if scan.blocked:
+            return f"{what} refused by the content scan: " + scan.why("dangerous")
     return None
 
 
@@ -41,7 +42,7 @@ def _verify(
         contract = read_contract(code)
     except ContractError as e:
         return Outcome(False, f"{refused}: {e}")
-    scan = _refused_by_scan(code, tests)
+    scan = refused_by_scan(code, tests)
     if scan:
         return Outcome(False, f"{refused}: {scan}")
     report = run_tests(code, tests, limits, backend)

@@ -1,7 +1,8 @@
 """Importing skills written for other agents (Claude Code, Hermes Agent, any Agent Skills client) into $GROVE_HOME.
 
-Each skill is read leniently, scanned, and copied whole into a temp folder that is renamed into place, so a
-half-imported skill never shows up. Every skill gets a verdict: imported (with warnings) or skipped (with why).
+Each skill is read leniently, scanned (every file, by its kind), and copied whole into a temp folder that is renamed
+into place, so a half-imported skill never shows up. Every skill gets a verdict: imported (with warnings), skipped
+(unreadable), quarantined (flagged caution: imported only with allow_flagged) or refused (dangerous, always).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import yaml
 
+from grove.security.skill_scan import scan_skill_files
 from grove.skills import usage
 from grove.skills.discover import iter_skill_dirs
 from grove.skills.frontmatter import (
@@ -26,7 +28,6 @@ from grove.skills.frontmatter import (
     split_frontmatter,
     strict_problems,
 )
-from grove.skills.guard import scan_skill_text
 from grove.skills.history import skill_lock, snapshot
 from grove.skills.manage import MAX_SUPPORT_FILE_BYTES
 from grove.skills.skill import MAX_SUPPORT_FILES, SUPPORT_DIRS, load_skill
@@ -39,7 +40,7 @@ _NAME_LINE = re.compile(r"^name:.*$", re.MULTILINE)
 class ImportOutcome:
     source: Path
     name: str
-    status: str  # "imported" | "skipped"
+    status: str  # "imported" | "skipped" | "quarantined" | "refused"
     reason: str = ""
     warnings: list[str] = field(default_factory=list)
 
@@ -137,7 +138,12 @@ def _files(folder: Path) -> tuple[list[Path], list[str]]:
 
 
 def import_one(
-    folder: Path, category: str | None, skills_root: Path, db: Database | None, force: bool
+    folder: Path,
+    category: str | None,
+    skills_root: Path,
+    db: Database | None,
+    force: bool,
+    allow_flagged: bool = False,
 ) -> ImportOutcome:
     try:
         skill = load_skill(folder, "import", category)
@@ -156,19 +162,24 @@ def import_one(
         return ImportOutcome(
             folder, name, "skipped", f"{len(files)} files; at most {MAX_SUPPORT_FILES} are allowed"
         )
+    texts: list[tuple[str, str]] = []
     for f in files:
         rel = f.relative_to(folder)
         if f.stat().st_size > MAX_SUPPORT_FILE_BYTES:
             return ImportOutcome(folder, name, "skipped", f"{rel} is larger than 1 MiB")
         if rel.parts[0] not in SUPPORT_DIRS and str(rel) != "SKILL.md":
             warnings.append(f"{rel} is outside {', '.join(SUPPORT_DIRS)} (kept; readable with skill_view)")
-        content = text if str(rel) == "SKILL.md" else f.read_bytes().decode("utf-8", errors="ignore")
-        scan = scan_skill_text(content)
-        if scan.verdict == "dangerous":
-            return ImportOutcome(
-                folder, name, "skipped", f"content scan of {rel}: " + "; ".join(scan.reasons)
-            )
-        warnings += [f"{rel}: {r}" for r in scan.reasons]
+        data = text.encode() if str(rel) == "SKILL.md" else f.read_bytes()
+        if b"\0" not in data[:8192]:
+            texts.append((str(rel), data.decode("utf-8", errors="replace")))
+    scan = scan_skill_files(texts, f"import:{name}")
+    if scan.blocked:
+        why = "dangerous content, refused even with --allow-flagged: " + scan.why("dangerous")
+        return ImportOutcome(folder, name, "refused", why)
+    if scan.verdict == "caution" and not allow_flagged:
+        why = "flagged, not imported (read the reasons; --allow-flagged imports it): " + scan.why("caution")
+        return ImportOutcome(folder, name, "quarantined", why)
+    warnings += scan.reasons
     skills_root.mkdir(parents=True, exist_ok=True)
     with skill_lock(skills_root, name):
         dest = skills_root / name
@@ -194,13 +205,19 @@ def import_one(
 
 
 def import_skills(
-    path: Path, skills_root: Path, db: Database | None = None, force: bool = False
+    path: Path,
+    skills_root: Path,
+    db: Database | None = None,
+    force: bool = False,
+    allow_flagged: bool = False,
 ) -> list[ImportOutcome]:
-    """Import one skill folder, or every skill under a folder of skills (flat or by category)."""
+    """Import one skill folder, or every skill under a folder of skills (flat or by category). Skills the scan
+    flags as caution are quarantined unless `allow_flagged`; dangerous ones are always refused."""
     path = Path(path).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
     found = find_skill_dirs(path)
     if not found:
         raise FileNotFoundError(f"no SKILL.md found in {path} (looked {3} folders deep)")
-    return [import_one(folder, category, Path(skills_root), db, force) for folder, category in found]
+    root = Path(skills_root)
+    return [import_one(folder, category, root, db, force, allow_flagged) for folder, category in found]

@@ -83,9 +83,9 @@ class SkillManager:
         return folder
 
     def _scan(self, text: str, what: str) -> list[str]:
-        result = scan_skill_text(text)
-        if result.verdict == "dangerous":
-            raise SkillError(f"{what} refused by the content scan: " + "; ".join(result.reasons))
+        result = scan_skill_text(text, path=what)  # the file's kind (markdown, script, code) from its name
+        if result.blocked:
+            raise SkillError(f"{what} refused by the content scan: " + result.why("dangerous"))
         return list(result.reasons)
 
     def _validated(self, name: str, text: str, before: str | None = None) -> list[str]:

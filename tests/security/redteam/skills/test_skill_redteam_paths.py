@@ -65,14 +65,14 @@ def test_the_sets_are_big_enough() -> None:
     assert all(_scripts(s) for s in MALICIOUS + HELDOUT + BENIGN)
 
 
-@pytest.mark.parametrize("skill", MALICIOUS + HELDOUT, ids=lambda p: p.name)
+@pytest.mark.parametrize("skill", MALICIOUS + HELDOUT, ids=lambda p: f"{p.parent.name}:{p.name}")
 def test_import_refuses_even_with_allow_flagged(skill: Path, tmp_path: Path) -> None:
     (out,) = import_skills(skill, tmp_path / "lib", allow_flagged=True)
     assert out.status == "refused", out
     assert "dangerous" in out.reason and not (tmp_path / "lib" / skill.name).exists()
 
 
-@pytest.mark.parametrize("skill", MALICIOUS + HELDOUT, ids=lambda p: p.name)
+@pytest.mark.parametrize("skill", MALICIOUS + HELDOUT, ids=lambda p: f"{p.parent.name}:{p.name}")
 def test_skill_manage_refuses_the_script_on_create_and_patch(
     skill: Path, reg: ToolRegistry, ctx: ToolContext
 ) -> None:
@@ -90,7 +90,7 @@ def test_skill_manage_refuses_the_script_on_create_and_patch(
         assert not patched.ok and "refused" in patched.content, (rel, patched.content)
 
 
-@pytest.mark.parametrize("skill", MALICIOUS + HELDOUT, ids=lambda p: p.name)
+@pytest.mark.parametrize("skill", MALICIOUS + HELDOUT, ids=lambda p: f"{p.parent.name}:{p.name}")
 def test_skill_view_withholds_the_script(skill: Path, reg: ToolRegistry, ctx: ToolContext) -> None:
     # a skill that reached the library without a scan (copied by hand, an external folder)
     shutil.copytree(skill, ctx.settings.home / "skills" / skill.name)
@@ -102,7 +102,7 @@ def test_skill_view_withholds_the_script(skill: Path, reg: ToolRegistry, ctx: To
     assert "withheld" in listing.content or "dangerous" in listing.content
 
 
-@pytest.mark.parametrize("skill", MALICIOUS + HELDOUT, ids=lambda p: p.name)
+@pytest.mark.parametrize("skill", MALICIOUS + HELDOUT, ids=lambda p: f"{p.parent.name}:{p.name}")
 def test_code_skill_create_refuses_before_running(skill: Path, tmp_path: Path) -> None:
     mgr = SkillManager(tmp_path / "lib")
     for rel, text in _scripts(skill).items():
@@ -115,7 +115,7 @@ def _md(skill: Path) -> str:
     return (skill / "SKILL.md").read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("skill", BENIGN, ids=lambda p: p.name)
+@pytest.mark.parametrize("skill", BENIGN, ids=lambda p: f"{p.parent.name}:{p.name}")
 def test_benign_skill_passes_every_path(
     skill: Path, reg: ToolRegistry, ctx: ToolContext, tmp_path: Path
 ) -> None:
@@ -132,7 +132,7 @@ def test_benign_skill_passes_every_path(
     assert "flagged" not in reg.call(ctx, "skill_view", {"name": skill.name}).content
 
 
-@pytest.mark.parametrize("skill", BENIGN, ids=lambda p: p.name)
+@pytest.mark.parametrize("skill", BENIGN, ids=lambda p: f"{p.parent.name}:{p.name}")
 def test_benign_script_is_not_refused_as_a_code_skill(skill: Path) -> None:
     from grove.codeskills.create import refused_by_scan
 

@@ -1,0 +1,132 @@
+"""What the skill scan finds, and how bad each thing is for a skill: a shell command's findings (from the command
+classifier) mapped to refuse / quarantine / note, plus the paths and calls the code analysers look for."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+from grove.security.commands import classify_command
+
+# dangerous: refused everywhere, even with --allow-flagged. caution: quarantined (import needs --allow-flagged,
+# view quotes it as untrusted data). note: told, nothing held back (approval checks such commands when they run).
+Level = Literal["dangerous", "caution", "note"]
+
+# Command-rule ids that make a skill dangerous: code that destroys, exfiltrates, persists or runs what it fetched.
+DANGEROUS_RULES = {
+    "rm-root": "destructive: deletes / or a home or system folder",
+    "rm-important": "destructive: deletes credential, startup or system files",
+    "disk-wipe": "destructive: overwrites a disk",
+    "disk-format": "destructive: formats a disk",
+    "fork-bomb": "destructive: fork bomb",
+    "chmod-root": "destructive: changes permissions of the whole filesystem",
+    "download-exec": "runs code downloaded from the network",
+    "obfuscated-exec": "obfuscated payload: decoded data run as code",
+    "env-exfil": "exfiltration: sends the environment or credentials to the network",
+    "reverse-shell": "exfiltration: opens a reverse shell",
+    "persistence": "persistence: shell startup files, crontab, services, sudoers or SSH keys",
+    "credential-write": "credential access: overwrites credential files",
+    "setuid": "privilege: makes files setuid",
+    "security-off": "turns security protections off",
+    "container-escape": "container escape (privileged container or host / mounted)",
+}
+# Rule ids worth a quarantine: a reader should look before the skill is trusted. Everything else is a note.
+CAUTION_RULES = {
+    "credential-read": "credential access: reads keys, tokens or password files",
+    "secret-print": "credential access: prints secret variables",
+    "cover-tracks": "hides its tracks (clears history)",
+}
+CREDENTIAL_PATH = re.compile(
+    r"\.ssh/(?:id_|identity|[\w.-]*_(?:rsa|ed25519|ecdsa|dsa)\b)|\.aws/credentials|\.netrc|\.git-credentials|"
+    r"\.docker/config\.json|\.kube/config|/etc/shadow|\.config/gcloud|\.npmrc|\.pypirc|\.gnupg|"
+    r"\.password-store|\.grove/|Library/Keychains|\.config/gh/hosts",
+    re.I,
+)
+PERSISTENCE_PATH = re.compile(
+    r"(?:^|/|~)\.(?:bashrc|bash_profile|profile|zshrc|zprofile|zshenv|bash_login)\b|\.ssh/authorized_keys|"
+    r"/etc/(?:sudoers|crontab|cron\.|profile|rc\.local|systemd|ld\.so\.preload)|\.config/(?:autostart|systemd)|"
+    r"/var/spool/cron|LaunchAgents|LaunchDaemons",
+    re.I,
+)
+SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"}
+
+
+@dataclass(frozen=True)
+class Hit:
+    level: Level
+    why: str
+    line: int
+    excerpt: str = ""
+
+    def reason(self) -> str:
+        where = f"line {self.line}" + (f": {self.excerpt!r}" if self.excerpt else "")
+        return f"{self.level}: {self.why} ({where})"
+
+
+def line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+def shifted(hits: list[Hit], first_line: int) -> list[Hit]:
+    """Hits of a block that starts at `first_line` of the file, renumbered as lines of the file."""
+    return [Hit(h.level, h.why, h.line + first_line - 1, h.excerpt) for h in hits]
+
+
+def excerpt(text: str, limit: int = 60) -> str:
+    one = " ".join(text.split())
+    return one if len(one) <= limit else one[: limit - 3] + "..."
+
+
+def command_hits(command: str, line: int, *, mention: bool = False) -> list[Hit]:
+    """A shell command (or a whole script) through the command classifier; `mention` marks a command that a
+    text warns against rather than asks for, which is never more than a note."""
+    out: list[Hit] = []
+    try:
+        findings = classify_command(command).findings
+    except (RecursionError, ValueError, IndexError, KeyError, TypeError) as e:
+        # a script the classifier cannot read is not thereby safe: quarantine, never refuse on our own failure
+        return [Hit("caution", f"the command classifier could not read this ({type(e).__name__})", line)]
+    for f in findings:
+        if f.rule in DANGEROUS_RULES or f.hard:
+            level: Level = "dangerous"
+            why = DANGEROUS_RULES.get(f.rule, f.description)
+        elif f.rule in CAUTION_RULES:
+            level, why = "caution", CAUTION_RULES[f.rule]
+        else:
+            level, why = "note", f.description
+        if mention:
+            level = "note"
+        out.append(Hit(level, why, line, excerpt(command)))
+    return out
+
+
+def shell_words_hits(words: list[str], line: int) -> list[Hit]:
+    """An argument list (subprocess.run([...]), spawn("bash", [...])): a shell given `-c` runs its script; the
+    list otherwise runs as the command line it stands for."""
+    from grove.security.skill_js import js_hits
+    from grove.security.skill_python import python_hits
+
+    if not words:
+        return []
+    prog = words[0].rsplit("/", 1)[-1]
+    flag = next((i for i, w in enumerate(words[1:-1], 1) if re.fullmatch(r"-\w*[ce]|--eval", w)), 0)
+    if flag:
+        code = words[flag + 1]
+        if prog in SHELLS and words[flag].endswith("c"):
+            from grove.security.skill_shell import shell_hits
+
+            return [Hit(h.level, h.why, line, h.excerpt) for h in shell_hits(code)]
+        if prog.startswith("python") and words[flag].endswith("c"):
+            return [Hit(h.level, h.why, line, h.excerpt) for h in python_hits(code)]
+        if prog in ("node", "nodejs", "deno", "bun") and words[flag] in ("-e", "--eval"):
+            return [Hit(h.level, h.why, line, h.excerpt) for h in js_hits(code)]
+    return command_hits(" ".join(_quote(w) for w in words), line)
+
+
+def _quote(word: str) -> str:
+    if word.startswith('"$') and word.endswith('"'):
+        return word  # a placeholder for a value not known statically
+    if re.fullmatch(r"[\w@%+=:,./~-]+", word):
+        return word
+    return "'" + word.replace("'", "'\"'\"'") + "'"

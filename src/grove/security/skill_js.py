@@ -1,0 +1,176 @@
+"""What bundled JavaScript (or TypeScript) does, read from its text after folding what can be known statically:
+string concatenation, constants, `String.fromCharCode`, `atob` and `Buffer.from(..., "base64"|"hex")`. Then the
+commands child_process runs, code given to eval / new Function, home or root deletes, credentials or the whole
+environment sent out, reverse shells."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import re
+
+from grove.security.skill_hits import CREDENTIAL_PATH, Hit, command_hits, excerpt, shell_words_hits
+
+_STR = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
+_CONCAT = re.compile(rf"({_STR})\s*\+\s*({_STR})")
+_CONST = re.compile(rf"\b(?:const|let|var)\s+([A-Za-z_$][\w$]*)\s*=\s*({_STR})\s*;?")
+_FROM_CHAR = re.compile(r"String\.fromCharCode\(\s*([\d\s,]+)\)")
+_ATOB = re.compile(rf"\batob\(\s*({_STR})\s*\)")
+_BUFFER = re.compile(rf"Buffer\.from\(\s*({_STR})\s*,\s*[\"'](base64|hex)[\"']\s*\)(?:\.toString\([^)]*\))?")
+_BRACKET = re.compile(r"\[\s*\"([A-Za-z_$][\w$]*)\"\s*\]")
+_TEMPLATE = re.compile(r"`([^`]*)`")
+_EXEC = re.compile(r"\b(?:exec|execSync)\s*\(\s*(" + _STR + r")")
+_SPAWN = re.compile(
+    r"\b(?:spawn|spawnSync|execFile|execFileSync|fork)\s*\(\s*(" + _STR + r")\s*(?:,\s*\[([^\]]*)\])?"
+)
+_EXEC_DYNAMIC = re.compile(r"\b(?:exec|execSync)\s*\(\s*(?![\"'\s])([^;\n]{1,200})")
+_EVAL = re.compile(
+    r"\b(?:eval|Function|runInThisContext|runInNewContext|runInContext)\s*\(\s*([^;\n]{0,400})"
+)
+_NETWORK = re.compile(
+    r"\bfetch\s*\(|\bhttps?\.(?:request|get)\s*\(|\baxios\b|XMLHttpRequest|\bnet\.(?:connect|createConnection|Socket)\b|"
+    r"\bWebSocket\b|\bgot\s*\(|node-fetch|\bsuperagent\b"
+)
+_DELETE = re.compile(
+    r"\b(?:rmSync|rmdirSync|rm|rmdir|removeSync|remove|rimraf(?:\.sync)?)\s*\(\s*([^;\n]{1,200})"
+)
+_HOME = re.compile(r"os\.homedir\(\)|homedir\(\)|process\.env\.(?:HOME|USERPROFILE)\b|[\"']~[/\"']")
+_WHOLE_ENV = re.compile(
+    r"JSON\.stringify\(\s*process\.env\s*\)|(?:body|data|json)\s*:\s*process\.env\b(?!\.)|"
+    r"\.(?:write|send|end)\(\s*(?:JSON\.stringify\()?process\.env\b(?!\.)"
+)
+_READ = re.compile(r"\b(?:readFileSync|readFile|createReadStream)\s*\(([^;\n]{1,200})")
+_SHELL_SPAWN = re.compile(r"\b(?:spawn|exec|execFile)\w*\s*\(\s*[\"'](?:/bin/)?(?:ba|z|da)?sh[\"']|cmd\.exe")
+_MARK = "@@grove-decoded@@"
+
+
+def _unquote(literal: str) -> str:
+    if literal.startswith("'"):
+        literal = '"' + literal[1:-1].replace('\\"', '"').replace('"', '\\"') + '"'
+    try:
+        out = json.loads(literal)
+        return out if isinstance(out, str) else ""
+    except ValueError:
+        return literal[1:-1]
+
+
+def _quote(text: str) -> str:
+    return json.dumps(text)
+
+
+def _decoded(text: str) -> str:
+    return _quote(_MARK + text)
+
+
+def fold(code: str) -> str:
+    """Replace what is known statically by string literals (decoded ones marked), until nothing changes."""
+    for _ in range(8):
+        before = code
+        code = _FROM_CHAR.sub(lambda m: _decoded(_chars(m.group(1))), code)
+        code = _ATOB.sub(lambda m: _decoded(_b64(_unquote(m.group(1)))), code)
+        code = _BUFFER.sub(lambda m: _decoded(_buffer(_unquote(m.group(1)), m.group(2))), code)
+        code = _CONCAT.sub(lambda m: _quote(_unquote(m.group(1)) + _unquote(m.group(2))), code)
+        consts = {m.group(1): m.group(2) for m in _CONST.finditer(code)}
+        for name, lit in consts.items():
+            code = re.sub(
+                rf"(?<![\w$.\"']){re.escape(name)}(?![\w$\"'])(?!\s*=[^=])(?!\s*:)", lambda _m, v=lit: v, code
+            )
+        code = _BRACKET.sub(lambda m: "." + m.group(1), code)
+        if code == before:
+            break
+    return code
+
+
+def _chars(nums: str) -> str:
+    try:
+        return "".join(chr(int(n)) for n in nums.replace(" ", "").split(",") if n)
+    except (ValueError, OverflowError):
+        return ""
+
+
+def _b64(text: str) -> str:
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4)).decode("utf-8", "replace")
+    except (ValueError, binascii.Error):
+        return ""
+
+
+def _buffer(text: str, enc: str) -> str:
+    if enc == "hex":
+        try:
+            return bytes.fromhex(text).decode("utf-8", "replace")
+        except ValueError:
+            return ""
+    return _b64(text)
+
+
+def _line(code: str, pos: int) -> int:
+    return code.count("\n", 0, pos) + 1
+
+
+def _template_command(body: str) -> str:
+    return re.sub(r"\$\{[^}]*\}", lambda m: "~" if _HOME.search(m.group(0)) else '"$X"', body)
+
+
+def js_hits(code: str, depth: int = 0) -> list[Hit]:
+    """Findings in JavaScript or TypeScript source."""
+    from grove.security.skill_shell import shell_hits
+
+    code = _TEMPLATE.sub(lambda m: _quote(_template_command(m.group(1))), code)
+    folded = fold(code)
+    out: list[Hit] = []
+    for m in _EXEC.finditer(folded):
+        command = _unquote(m.group(1))
+        line = _line(folded, m.start())
+        if _MARK in command:
+            out.append(Hit("dangerous", "obfuscated payload: decoded data run as a command", line))
+        out += [Hit(h.level, h.why, line, h.excerpt) for h in shell_hits(command.replace(_MARK, ""))]
+    for m in _SPAWN.finditer(folded):
+        words = [_unquote(m.group(1))] + [
+            _unquote(w) if w[0] in "\"'" else '"$X"' for w in re.findall(rf"{_STR}|[^,\s]+", m.group(2) or "")
+        ]
+        out += shell_words_hits([w.replace(_MARK, "") for w in words], _line(folded, m.start()))
+    for m in _EXEC_DYNAMIC.finditer(folded):
+        if _MARK in m.group(1) or re.search(r"\batob\(|Buffer\.from\(|fromCharCode", m.group(1)):
+            out.append(
+                Hit(
+                    "dangerous", "obfuscated payload: decoded data run as a command", _line(folded, m.start())
+                )
+            )
+    network = bool(_NETWORK.search(folded))
+    for m in _EVAL.finditer(folded):
+        arg, line = m.group(1), _line(folded, m.start())
+        if _MARK in arg or re.search(r"\batob\(|Buffer\.from\(|fromCharCode|unescape\(", arg):
+            out.append(Hit("dangerous", "obfuscated payload: decoded data run as code", line))
+        literals = [_unquote(s) for s in re.findall(_STR, arg)]
+        if literals and depth < 3:
+            inner = "".join(s.replace(_MARK, "") for s in literals)
+            out += [Hit(h.level, h.why, line, h.excerpt) for h in js_hits(inner, depth + 1)]
+        elif network and re.search(r"\b(?:text|body|data|response|res|code|script)\b", arg):
+            out.append(Hit("dangerous", "runs code downloaded from the network", line))
+    for m in _DELETE.finditer(folded):
+        target, line = m.group(1).strip(), _line(folded, m.start())
+        home = _HOME.search(target)
+        if home:
+            subpath = [_unquote(q) for q in re.findall(_STR, target[home.end() :].split("{")[0])]
+            out += command_hits("rm -rf ~/" + "/".join(p.strip("/") for p in subpath if p.strip("/")), line)
+        elif target.startswith(('"/', "'/")):
+            out += command_hits(f"rm -rf {_unquote(re.match(_STR, target).group(0))}", line)  # type: ignore[union-attr]
+    reads = [m for m in _READ.finditer(folded) if CREDENTIAL_PATH.search(m.group(1))]
+    for m in reads:
+        level = "dangerous" if network else "caution"
+        why = "credential access: reads key or token files" + (" and uses the network" if network else "")
+        out.append(Hit(level, why, _line(folded, m.start()), excerpt(m.group(1))))
+    whole_env = _WHOLE_ENV.search(folded)
+    if whole_env and network:
+        out.append(
+            Hit(
+                "dangerous",
+                "exfiltration: sends the whole environment to the network",
+                _line(folded, whole_env.start()),
+            )
+        )
+    if re.search(r"\bnet\.(?:connect|createConnection|Socket)\b", folded) and _SHELL_SPAWN.search(folded):
+        out.append(Hit("dangerous", "exfiltration: opens a reverse shell (socket wired to a shell)", 1))
+    return out
