@@ -160,3 +160,9 @@ def test_pathological_inputs_come_back_whole() -> None:
     ):
         assert len(redact(text, environ={})) > 0
     assert redact("a" * 200_000, environ={}) == "a" * 200_000
+
+
+def test_self_labelled_digests_and_yaml_tags_are_not_secrets() -> None:
+    sri = "sha384-" + _b64(RNG.randbytes(48))
+    for text in (sri, f'<script integrity="{sri}">', "password: !vault |", "secret: !Ref DbSecret"):
+        assert redact(text, environ={}) == text, text

@@ -103,9 +103,13 @@ _USUAL_USERS = frozenset(
 _TRAILING = ".,;:)]}!?"
 
 
+# `password: !vault |` is a YAML tag before an encrypted block, not a password.
+_YAML_TAG = re.compile(r"^[!&*][A-Za-z_]*$")
+
+
 def _password_like(value: str) -> bool:
     """Key material or a password, not a word: letters and a digit or symbol (hyphens only in long passphrases)."""
-    if len(value) < 6 or _PLACEHOLDER.match(value):
+    if len(value) < 6 or _PLACEHOLDER.match(value) or _YAML_TAG.match(value):
         return False
     has_alpha = any(c.isalpha() for c in value)
     has_digit = any(c.isdigit() for c in value)

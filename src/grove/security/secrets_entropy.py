@@ -26,6 +26,8 @@ _HASH_LABEL = re.compile(
     r"build|trace|span|request|correlation|uuid|nonce|salt|\bids?\b|image|layer|container|version|restore|"
     r"ssh-(?:ed25519|rsa|dss)|ecdsa-|base64,|run-|checkpoint|kid\b|git\b"
 )
+# Subresource-integrity and similar self-labelled digests: `sha384-<base64>`.
+_DIGEST_PREFIX = re.compile(r"^(?:sha(?:1|224|256|384|512)|md5)-", re.I)
 _STANDALONE_MIN, _STANDALONE_MAX = 32, 100
 # Longer runs are files (images, archives), judged only by what they decode to.
 _NAMED_MAX = 512
@@ -169,7 +171,7 @@ def entropy_spans(
             if is_text(data) or is_asn1(data):
                 continue  # base64 of text without a secret in it (a JSON payload), of a certificate
         bare = token.rstrip("=")
-        if len(bare) > _NAMED_MAX or not _is_random(bare, hex_ok=True):
+        if len(bare) > _NAMED_MAX or _DIGEST_PREFIX.match(bare) or not _is_random(bare, hex_ok=True):
             continue  # `_very_random` tokens are a subset of these
         line_start, line_end = _line_bounds(text, start, end)
         if _in_url(text, start, line_start):
