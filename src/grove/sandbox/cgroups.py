@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 _counter = itertools.count()
+_swept: list[bool] = []  # once per process
 
 
 @dataclass(frozen=True)
@@ -188,11 +189,24 @@ class RunGroup:
                     time.sleep(0.01 * (attempt + 1))
 
 
+def _sweep(layout: _Layout) -> None:
+    """Remove run groups left by grove processes that died mid-run (empty once their processes are gone)."""
+    for parent in {layout.memory, layout.pids}:
+        for d in parent.glob("grove-*-*"):
+            pid = d.name.split("-")[1]
+            if pid.isdigit() and not Path(f"/proc/{pid}").exists():
+                with contextlib.suppress(OSError):
+                    d.rmdir()
+
+
 def create(memory_mb: int, max_pids: int | None) -> RunGroup | str:
     """A run group with these caps (`max_pids` None: no process cap from the group), or the reason there is none."""
     layout = _layout()
     if isinstance(layout, str):
         return layout
+    if not _swept:
+        _swept.append(True)
+        _sweep(layout)
     try:
         return RunGroup(layout, memory_mb * 1024 * 1024, max_pids)
     except OSError as e:
