@@ -38,8 +38,9 @@ DESTRUCTIVE_SQL = re.compile(
     r"|ALTER\s+TABLE\s+\S+\s+DROP\b|dropDatabase\s*\(|\.drop\s*\(\s*\)|deleteMany\s*\(\s*\{\s*\})",
     re.I | re.M,
 )
+# Function names are bounded and anchored at a word start: an unbounded `(\S+)` made this quadratic on long words.
 FORK_BOMB = re.compile(
-    r"(\S+)\(\)\{\1\|\1&\};?\1|(\S+)\(\)\{\2&\2\}|fork\s*while\s*fork|while(?:True|1|true):?[^\n]{0,40}os\.fork\(\)"
+    r"(?<![^\s;&|])([^\s(){}|&;]{1,64})\(\)\{\1\|\1&\};?\1|(?<![^\s;&|])([^\s(){}|&;]{1,64})\(\)\{\2&\2\}|fork\s*while\s*fork|while(?:True|1|true):?[^\n]{0,40}os\.fork\(\)"
     r"|for\(;;\)fork\(\)|%0\|%0|\$0&\$0"
 )
 # `u+s`, `g=s`, `+s`, and octal with a setuid/setgid digit, however many leading zeros (`4755`, `04755`, `0006755`)

@@ -33,7 +33,10 @@ _EFFECT_OF = {
 
 
 def classify_command(command: str, workspace: str | None = None) -> CommandVerdict:
-    found = _classify(command, workspace, 0)
+    try:
+        found = _classify(command, workspace, 0)
+    except RecursionError:  # pathological nesting: never crash the check, never let it pass unseen
+        found = [Finding("unknown-nesting", "nested too deep to analyse", effect="unknown", unknown=True)]
     tagged = [f if f.effect else replace(f, effect=_EFFECT_OF.get(f.rule, "")) for f in found]
     return CommandVerdict(command, list(dict.fromkeys(tagged)))
 

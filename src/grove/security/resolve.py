@@ -52,7 +52,8 @@ def _lang(name: str) -> str | None:
 
 
 class _State:
-    def __init__(self, parsed: ParsedCommand, workspace: str | None) -> None:
+    def __init__(self, parsed: ParsedCommand, workspace: str | None, depth: int = 0) -> None:
+        self.depth = depth
         self.parsed = parsed
         self.ws = workspace
         self.env: dict[str, str] = {}
@@ -111,7 +112,11 @@ class _State:
         inner = subs[index]
         if any(c.name == "mktemp" for _, c in inner.walk()):
             return "/tmp/__MKTEMP__"
-        return static_output(inner, self)
+        if self.depth >= 8:
+            return None
+        child = _State(inner, self.ws, self.depth + 1)  # its placeholders name its own substitutions
+        child.env, child.positional, child.cwd = self.env, self.positional, self.cwd
+        return static_output(inner, child)
 
     # --- files
     def read_script(self, path: str) -> str | None:
