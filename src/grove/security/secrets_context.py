@@ -30,7 +30,7 @@ _ASSIGN = re.compile(
 )
 _NAME_TAIL = re.compile(r"(?:" + _NAME_WORDS + r")[\"']?$", re.I)
 _XML = re.compile(
-    r"<(?P<tag>[\w:-]*(?:password|passwd|secret|token|apikey|api_key|credentials?))>(?P<value>[^<\s]{3,200})</(?P=tag)>",
+    r"<(?P<tag>[\w:-]{0,64}(?:password|passwd|secret|token|apikey|api_key|credentials?))>(?P<value>[^<\s]{3,200})</(?P=tag)>",
     re.I,
 )
 _PLACEHOLDER = re.compile(
@@ -57,7 +57,6 @@ _AUTH_HEADER = re.compile(
     r"\b((?:proxy-)?authorization)(\s*[:=]\s*[\"']?\s*)(bearer|basic|token|bot|digest)\s+([^\s\"',}]+)", re.I
 )
 _BEARER = re.compile(r"\b(bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)", re.I)
-_COOKIE_LINE = re.compile(r"cookie", re.I)
 _COOKIE_PAIR = re.compile(r"(?:^|[\s;:,])([\w.$%-]{1,64})=([^;\s,\"']{8,})")
 _COOKIE_ATTRS = frozenset({"path", "domain", "expires", "max-age", "samesite", "priority"})
 # Secrets passed as command-line options: --password X, --token=X, docker login -p X, redis-cli -a X, mysql -pX.
@@ -79,10 +78,11 @@ _CLI_WORDS = (
     "mysql",
     "sshpass",
 )
-_NETRC = re.compile(r"\bmachine\s+\S+[^\n]{0,200}?\bpassword\s+(\S+)", re.I)
+_NETRC = re.compile(r"\bmachine[ \t]+\S{1,256}[^\n]{0,200}?\bpassword[ \t]+(\S+)", re.I)
 # `- name: DB_PASS` then `value: "..."` (Kubernetes and compose env lists).
 _ENV_LIST = re.compile(
-    r"name:\s*[\"']?[A-Za-z0-9_]*(?:PASS|SECRET|TOKEN|KEY|PWD)[A-Za-z0-9_]*[\"']?\s*\n\s*value:\s*[\"']?([^\s\"']{4,})"
+    r"name:[ \t]*[\"']?[A-Za-z0-9_]{0,64}(?:PASS|SECRET|TOKEN|KEY|PWD)[A-Za-z0-9_]{0,64}[\"']?[ \t]*\n[ \t]*value:[ \t]*"
+    r"[\"']?([^\s\"']{4,})"
 )
 _XML_SETTING = re.compile(
     r"""key=["'][^"']*(?:key|secret|token|password|pwd)[^"']*["']\s+value=["']([^"']{4,})""", re.I
