@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 import re
 
-from grove.security.secrets_context import _PLACEHOLDER, _password_like, context_spans
+from grove.security.secrets_context import PLACEHOLDER, context_spans, password_like
 from grove.security.secrets_entropy import RUNS, entropy_spans
 from grove.security.secrets_formats import format_spans, pem_spans
 
@@ -38,7 +38,7 @@ def is_secret_name(name: str) -> bool:
 def env_secrets(environ: dict[str, str] | None = None) -> list[str]:
     """Values of this process's secret-named variables, longest first (so prefixes do not mask partially)."""
     env = os.environ if environ is None else environ
-    values = {v for k, v in env.items() if is_secret_name(k) and len(v) >= 6 and not _PLACEHOLDER.match(v)}
+    values = {v for k, v in env.items() if is_secret_name(k) and len(v) >= 6 and not PLACEHOLDER.match(v)}
     return sorted(values, key=len, reverse=True)
 
 
@@ -59,7 +59,7 @@ def _spans(text: str, depth: int) -> list[tuple[int, int, str | None]]:
     spans += [(a, b, None) for a, b in context_spans(text, lower)]
     if depth < _MAX_DEPTH:
         inner = lambda decoded: _redact(decoded, depth + 1)  # noqa: E731
-        spans += [(a, b, None) for a, b in entropy_spans(text, lower, runs, inner, _password_like)]
+        spans += [(a, b, None) for a, b in entropy_spans(text, lower, runs, inner, password_like)]
     return spans
 
 

@@ -33,7 +33,7 @@ _XML = re.compile(
     r"<(?P<tag>[\w:-]{0,64}(?:password|passwd|secret|token|apikey|api_key|credentials?))>(?P<value>[^<\s]{3,200})</(?P=tag)>",
     re.I,
 )
-_PLACEHOLDER = re.compile(
+PLACEHOLDER = re.compile(
     r"^(?:\$\{?\w*\}?.*|<[^>]*>?|\{\{.*|%\(.*|\*+|x{3,}|X{3,}|\.\.\.|…|null|none|nil|true|false|undefined|required|"
     r"optional|changeme|change_?me|replace_?me|example|your[_-].*|my[_-].*|redacted|.*\[redacted\].*|placeholder|"
     r"env\(.*|os\.environ.*|process\.env.*|getenv.*|secrets?\.\w+.*|settings\.\w+.*|config\.\w+.*|\d{1,6}|str|string|"
@@ -107,9 +107,9 @@ _TRAILING = ".,;:)]}!?"
 _YAML_TAG = re.compile(r"^[!&*][A-Za-z_]*$")
 
 
-def _password_like(value: str) -> bool:
+def password_like(value: str) -> bool:
     """Key material or a password, not a word: letters and a digit or symbol (hyphens only in long passphrases)."""
-    if len(value) < 6 or _PLACEHOLDER.match(value) or _YAML_TAG.match(value):
+    if len(value) < 6 or PLACEHOLDER.match(value) or _YAML_TAG.match(value):
         return False
     has_alpha = any(c.isalpha() for c in value)
     has_digit = any(c.isdigit() for c in value)
@@ -127,13 +127,13 @@ def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
     group = "qvalue" if quoted else "value"
     value = m.group(group)
     start, end = m.span(group)
-    if _PLACEHOLDER.match(value):
+    if PLACEHOLDER.match(value):
         return None
     if not quoted:
         stripped = value.rstrip(_TRAILING)
         end -= len(value) - len(stripped)
         value = stripped
-    if len(value) < 3 or _PLACEHOLDER.match(value) or value.startswith(("!", "&", "*", "|", ">")):
+    if len(value) < 3 or PLACEHOLDER.match(value) or value.startswith(("!", "&", "*", "|", ">")):
         return None  # placeholders, YAML tags, anchors and block scalars
     if not quoted and _CODE.search(value):
         return None  # code (`token = next(tokens)`, `key = settings.api_key`)
@@ -141,7 +141,7 @@ def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
         return None  # a plain word (`passwd: files`): prose and config, not key material
     if _GENERIC_KEY.search(name) and not _STRONG_KEY.search(name) and not _looks_random(value):
         return None
-    if " " in value and not _password_like(value.replace(" ", "")):
+    if " " in value and not password_like(value.replace(" ", "")):
         return None  # a quoted sentence, not a secret
     return start, end
 
@@ -167,33 +167,31 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
                 yield span
     if "</" in line:
         for m in _XML.finditer(line):
-            if not _PLACEHOLDER.match(m.group("value")):
+            if not PLACEHOLDER.match(m.group("value")):
                 yield m.span("value")
     if "://" in line and "@" in line:
         for m in _URL_CREDS.finditer(line):
             pw = m.group(3)
-            if not _PLACEHOLDER.match(pw) and not (
-                pw.isalpha() and pw.lower() in {"password", "pass", "pwd"}
-            ):
+            if not PLACEHOLDER.match(pw) and not (pw.isalpha() and pw.lower() in {"password", "pass", "pwd"}):
                 yield m.span(3)
     if "=" in line and ("?" in line or "&" in line or ";" in line):
         for m in _URL_PARAM.finditer(line):
-            if not _PLACEHOLDER.match(m.group(1)):
+            if not PLACEHOLDER.match(m.group(1)):
                 yield m.span(1)
     if "auth" in lower or "bearer" in lower:
         for m in _AUTH_HEADER.finditer(line):
-            if not _PLACEHOLDER.match(m.group(4)):
+            if not PLACEHOLDER.match(m.group(4)):
                 yield m.span(4)
         for m in _BEARER.finditer(line):
             yield m.span(2)
     if "cookie" in lower:
         at = lower.index("cookie")
         for m in _COOKIE_PAIR.finditer(line, at):
-            if m.group(1).lower() not in _COOKIE_ATTRS and not _PLACEHOLDER.match(m.group(2)):
+            if m.group(1).lower() not in _COOKIE_ATTRS and not PLACEHOLDER.match(m.group(2)):
                 yield m.span(2)
     if any(w in lower for w in _CLI_WORDS):
         for m in _CLI_FLAG.finditer(line):
-            if not _PLACEHOLDER.match(m.group("value")):
+            if not PLACEHOLDER.match(m.group("value")):
                 yield m.span("value")
     if "machine" in lower:
         for m in _NETRC.finditer(line):
@@ -204,13 +202,13 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
     if "pw" in lower or "pass" in lower:
         for m in _PROSE.finditer(lower):
             value = line[m.start("value") : m.end("value")].rstrip(_TRAILING)
-            if _password_like(value):
+            if password_like(value):
                 yield m.start("value"), m.start("value") + len(value)
     if "/" in line and " " in line.strip():  # a lone base64 run is not "user/password" prose
         has_word = _CRED_WORD.search(lower) is not None
         for m in _PAIR.finditer(line):
             value = m.group("value").rstrip(_TRAILING)
-            if (has_word or m.group("user").lower() in _USUAL_USERS) and _password_like(value):
+            if (has_word or m.group("user").lower() in _USUAL_USERS) and password_like(value):
                 if (
                     "." in value
                     and value.rsplit(".", 1)[-1].isalpha()
@@ -243,7 +241,7 @@ def _table_spans(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int,
             offset = pos + row.index("|") + 1
             for i, cell in enumerate(row.strip().strip("|").split("|")):
                 value = cell.strip()
-                if i in cols and value and set(value) - set("-: ") and not _PLACEHOLDER.match(value):
+                if i in cols and value and set(value) - set("-: ") and not PLACEHOLDER.match(value):
                     at = text.index(value, offset)
                     yield at, at + len(value)
                 offset += len(cell) + 1
