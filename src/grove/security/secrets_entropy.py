@@ -143,15 +143,16 @@ def entropy_spans(
     """(start, end) of unnamed secrets: tokens named by nearby words, very random standalone tokens, base64 blobs
     and wrapped blocks that decode to secrets. `lower` is `text` lowercased, same length; `matches` its `RUNS`."""
     i = 0
+    plain_until = -1  # candidates of a block that did not decode are looked at one by one
     while i < len(matches):
         m = matches[i]
-        j, tail = _block(text, matches, i)
+        j, tail = _block(text, matches, i) if i > plain_until else (i, None)
         if j > i or tail:
             blob = "".join(x.group(0) for x in matches[i : j + 1]) + (text[tail[0] : tail[1]] if tail else "")
             data = decode(blob)
-            if (
-                data is not None
-            ):  # a wrapped blob is secret or benign as a whole (a certificate, an image, mail)
+            plain_until = j
+            # A wrapped blob is secret or benign as a whole (a private key, or a certificate, an image, mail).
+            if data is not None:
                 if holds_secret(data, redact_text, password_like):
                     yield from (x.span() for x in matches[i : j + 1])
                     if tail:
