@@ -107,7 +107,9 @@ def injecguard(mirror: Path) -> dict[str, list[str]]:
         out["NotInject benign (trigger words)"] = _unique(notinject)
     raw = _show(mirror, INJECGUARD, "datasets/wildguard.json")
     if raw:
-        out["WildGuard benign prompts"] = _unique([r["prompt"] for r in json.loads(raw) if str(r["label"]) == "0"])
+        out["WildGuard benign prompts"] = _unique(
+            [r["prompt"] for r in json.loads(raw) if str(r["label"]) == "0"]
+        )
     bipia = []
     for name in ("BIPIA_text.json", "BIPIA_code.json"):
         raw = _show(mirror, INJECGUARD, f"datasets/{name}")
@@ -142,7 +144,9 @@ def own_benign() -> list[str]:
     redteam = CORPORA.parent / "redteam"
     for p in sorted(redteam.glob("injections_benign*.txt")):
         texts += [
-            ln.replace("\\n", "\n") for ln in p.read_text(encoding="utf-8").splitlines() if ln and ln[0] != "#"
+            ln.replace("\\n", "\n")
+            for ln in p.read_text(encoding="utf-8").splitlines()
+            if ln and ln[0] != "#"
         ]
     return texts
 
@@ -186,7 +190,9 @@ def main() -> None:
     if gk:
         slices.append(Slice("Giskard prompt injections", gk, True))
     if not extra or not gk:
-        print(f"note: fetch github:{INJECGUARD.replace('+', '/')} and github:{GISKARD.replace('+', '/')} for more slices")
+        print(
+            f"note: fetch github:{INJECGUARD.replace('+', '/')} and github:{GISKARD.replace('+', '/')} for more slices"
+        )
 
     print(f"{'slice':44} {'part':5} {'n':>5} {'flagged':>8} {'dangerous':>9}")
     test: dict[str, Figure] = {}
@@ -205,9 +211,13 @@ def main() -> None:
 
     skill_texts = skills(args.mirror)
     sk = measure(skill_texts, "skill")
-    print(f"{'real SKILL.md files (kind=skill)':44} {'all':5} {sk.n:>5} {sk.rate:>8.1%} {sk.dangerous / max(sk.n, 1):>9.1%}")
+    print(
+        f"{'real SKILL.md files (kind=skill)':44} {'all':5} {sk.n:>5} {sk.rate:>8.1%} {sk.dangerous / max(sk.n, 1):>9.1%}"
+    )
     own = measure(own_benign(), "context")
-    print(f"{'our benign corpora (tuned on)':44} {'all':5} {own.n:>5} {own.rate:>8.1%} {own.dangerous / max(own.n, 1):>9.1%}")
+    print(
+        f"{'our benign corpora (tuned on)':44} {'all':5} {own.n:>5} {own.rate:>8.1%} {own.dangerous / max(own.n, 1):>9.1%}"
+    )
 
     inj = test["Tensor Trust attacks"]
     benign = [f for s, f in zip(slices, test.values(), strict=True) if not s.injection]

@@ -1,120 +1,210 @@
-"""Co-occurring signals for injections the phrase rules miss: within one sentence (or two), words that address
-the model, void its instructions, demand secrecy, reach for secrets or a channel out. One signal alone is prose;
-the combinations below are what injections are made of."""
+"""Where the injection signals are: each pattern runs once over the text and its hits are mapped to windows of
+two sentences; whole-text signals (encoded payloads, token floods, invisible or tag characters) come on top."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import bisect
 import re
+from dataclasses import dataclass, field
 
-_I = re.I
-SIGNALS: dict[str, re.Pattern[str]] = {
-    "void": re.compile(
-        r"\b(?:ignor\w*|disregard\w*|forget|overrid\w*|bypass\w*|supersed\w*|void|lifted|no\s+longer\s+(?:apply|"
-        r"valid|in\s+effect)|cancel(?:l?ed)?|revoked?|replac\w+|outdated|obsolete|null\s+and\s+void)\b",
-        _I,
+from grove.security.injection_rules import SIGNALS
+from grove.security.normalize import Normalized, normalize
+
+_ATTACKS = (
+    "override",
+    "new_orders",
+    "secrecy",
+    "safety_off",
+    "fetch_run",
+    "harm",
+    "leak",
+    "dangerous_command",
+)
+# Composite evidence: signals that mean little alone and much together, in one window.
+COMPOSITES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "exfil": (("send", "secret_object", "channel"),),
+    "addressed_attack": (
+        *((a, s) for a in ("addressee", "hidden") for s in _ATTACKS),
+        ("addressee", "send", "secret_object"),
     ),
-    "instructions": re.compile(
-        r"\b(?:instructions?|prompts?|system\s+prompt|guidelines|guardrails|directives?|rules|policies|"
-        r"restrictions|filters|safety\s+checks|what\s+the\s+user\s+said|the\s+user'?s?\s+(?:request|message))\b",
-        _I,
-    ),
-    "addressee": re.compile(
-        r"\b(?:ai|llm|assistant|agent|chatbot|language\s+model|ai\s+model|gpt|claude|grove|copilot)\b|"
-        r"\byou(?:'re|\s+are)\s+(?:an?\s+)?(?:free\s+)?(?:ai|assistant|model|bot)\b|\bdear\s+(?:ai|model|assistant)",
-        _I,
-    ),
-    "secrecy": re.compile(
-        r"\b(?:do\s+not|don't|never)\s+(?:tell|mention|reveal\s+this|inform|say)\b|\bsilently\b|\bquietly\b|"
-        r"\bwithout\s+(?:telling|informing|asking|approval|confirmation)\b|\bhide\s+this\b|\bsecretly\b",
-        _I,
-    ),
-    "secret": re.compile(
-        r"\b(?:api\s*keys?|secrets?|passwords?|credentials?|tokens?|private\s+keys?|ssh\s+keys?|"
-        r"environment\s+variables|env\s+vars)\b|~/\.(?:ssh|aws|config|netrc|kube)|\.env\b|/etc/(?:passwd|shadow)",
-        _I,
-    ),
-    "harm": re.compile(
-        r"\b(?:delete|wipe|erase|destroy|remove)\s+(?:all|every|the\s+entire|everything)\b|\brm\s+-\w*r|"
-        r"\|\s*(?:ba)?sh\b|\bnc\s+-e\b|\breverse\s+shell\b|\bdisable\s+(?:the\s+)?(?:alarm|security|firewall|"
-        r"approvals?|sandbox|logging)",
-        _I,
-    ),
-    "channel": re.compile(
-        r"https?://\S+|\b[\w.-]+@[\w-]+\.[a-z]{2,}\b|\bwebhook\b|\b(?:get|post|put)\s+request\b|"
-        r"\bhttp_request\b|\binto\s+your\s+(?:reply|answer|response)\b",
-        _I,
-    ),
-    "send": re.compile(
-        r"\b(?:send|post|upload|email|forward|transmit|exfiltrat\w*|copy|paste|leak|make\s+a|"
-        r"append|attach|list|print|output)\b",
-        _I,
-    ),
-    "new_task": re.compile(
-        r"\bnew\s+(?:priority\s+)?(?:task|directive|objective|orders?|mission)\b|\bthis\s+is\s+your\s+"
-        r"(?:developer|creator|admin|operator|owner)\b|\bpriority\s+directive\b|\b(?:instructions?|prompt)\s+"
-        r"override\b|\bhidden\s+instructions?\b|\bfollow\s+only\s+(?:this|these|my)\b",
-        _I,
-    ),
-    "leak": re.compile(
-        r"\b(?:your|the)\s+(?:original|secret|initial|hidden|system|first|real)\s+(?:instructions?|prompt|"
-        r"message)\b|\beverything\s+(?:above|before)\s+this\b|\bwhat\s+(?:were|are)\s+your\s+(?:\w+\s+)?"
-        r"(?:instructions|rules|prompt)\b",
-        _I,
-    ),
-    "unbound": re.compile(
-        r"\b(?:zero|no|without\s+any|free\s+of\s+all)\s+(?:restrictions|limits|filters|rules|guidelines|"
-        r"censorship)\b|\bunbound\b|\bno\s+filters\b|\bunrestricted\b|\bwithout\s+approval\b",
-        _I,
-    ),
-    "command": re.compile(r"\b(?:run|execute)\s+`[^`]+`", _I),
-    "you": re.compile(r"\byou(?:r|'re|\s+are|\s+were|\s+received|\s+have)?\b", _I),
-    "imperative": re.compile(
-        r"(?:^|[.:;!]\s*|\bplease\s+|\bkindly\s+|\bnow\s+)(?:ignore|send|print|output|"
-        r"copy|delete|run|execute|respond|reply|list|make|tell|email|forward|comply|follow)\b",
-        _I,
+    "roleplay_unbound": (("roleplay", "unbound"),),
+    "override_orders": (("override", "new_orders"), ("override", "force_reply"), ("override", "leak")),
+    "marker_orders": tuple(
+        (m, s)
+        for m in ("role_marker", "boundary", "authority")
+        for s in (
+            "override",
+            "new_orders",
+            "safety_off",
+            "fetch_run",
+            "unbound",
+            "leak",
+            "force_reply",
+            "harm",
+        )
     ),
 }
-# Each combination is a reason; all its signals must be present in the same window.
-COMBOS: list[tuple[str, tuple[str, ...]]] = [
-    ("override", ("void", "instructions", "you")),
-    ("override", ("void", "instructions", "imperative")),
-    ("override", ("void", "instructions", "new_task")),
-    ("override", ("void", "instructions", "unbound")),
-    ("override", ("new_task", "imperative")),
-    ("override", ("new_task", "secret")),
-    ("override", ("new_task", "harm")),
-    ("override", ("addressee", "harm", "imperative")),
-    ("override", ("addressee", "secrecy")),
-    ("override", ("secrecy", "command")),
-    ("override", ("addressee", "void")),
-    ("prompt-leak", ("leak", "send")),
-    ("prompt-leak", ("leak", "imperative")),
-    ("jailbreak", ("unbound", "addressee")),
-    ("exfiltration", ("secret", "channel", "send", "imperative")),
-    ("exfiltration", ("secret", "channel", "addressee")),
-    ("exfiltration", ("addressee", "secret", "send", "you")),
-]
 
 
-def signal_findings(text: str) -> list[tuple[str, str]]:
-    """(category, excerpt) for every window of one or two sentences where a combination holds.
+@dataclass
+class Window:
+    start: int
+    end: int
+    signals: set[str] = field(default_factory=set)
+    excerpts: dict[str, str] = field(default_factory=dict)
 
-    Each signal runs once over the whole text (a few ms for a 100 KB page), and hits are mapped to sentences."""
-    bounds = [0] + [m.end() for m in re.finditer(r"[.!?\n]\s+", text)] + [len(text)]
-    present: list[set[str]] = [set() for _ in range(len(bounds) - 1)]
-    for name, pattern in SIGNALS.items():
-        for m in pattern.finditer(text):
-            present[bisect.bisect_right(bounds, m.start()) - 1].add(name)
-    out: list[tuple[str, str]] = []
-    for i in range(len(present)):
-        for width in (1, 2):
-            if i + width > len(present):
-                continue
-            got = set().union(*present[i : i + width])
-            hit = next((category for category, needed in COMBOS if set(needed) <= got), None)
-            if hit:
-                excerpt = text[bounds[i] : bounds[i + width]].strip()
-                out.append((hit, excerpt if len(excerpt) <= 80 else excerpt[:77] + "..."))
-                break
+
+@dataclass
+class Evidence:
+    windows: list[Window]
+    whole: dict[str, str]  # whole-text signal -> why
+    norm: Normalized
+
+
+def _excerpt(text: str, start: int, end: int) -> str:
+    s = " ".join(text[start:end].split())
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
+# Commands the text wants run: in backticks, in tool-call JSON or markup, or after "run:"/"execute:".
+_COMMAND = re.compile(
+    r"`([^`\n]{2,300})`|\"(?:command|cmd)\"\s*:\s*\"((?:[^\"\\]|\\.){2,300})\"|"
+    r"<parameter\s+name=\"command\">([^<]{2,300})<|\b(?:run|execute|exec)\s*:\s*([^\n`]{4,200})"
+)
+
+
+def _commands(text: str) -> list[tuple[int, str]]:
+    """(position, why) for each asked-for command that the command rules call dangerous."""
+    from grove.security.commands import classify_command
+
+    out = []
+    for m in _COMMAND.finditer(text):
+        cmd = next(g for g in m.groups() if g is not None).strip()
+        try:
+            level = classify_command(cmd).level
+        except Exception:  # a command the shell parser cannot read is no evidence either way
+            continue
+        if level == "dangerous":
+            out.append((m.start(), f"asks to run {cmd[:60]!r}"))
     return out
+
+
+def windows_of(text: str) -> list[Window]:
+    """Signals per sentence, then merged into windows of two neighbouring sentences."""
+    bounds = [0] + [m.end() for m in re.finditer(r"[.!?](?=\s)|\n", text)] + [len(text)]
+    sentences = [Window(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
+
+    def add(pos: int, name: str, excerpt: str) -> None:
+        w = sentences[min(bisect.bisect_right(bounds, pos) - 1, len(sentences) - 1)]
+        if name not in w.signals:
+            w.signals.add(name)
+            w.excerpts[name] = excerpt
+
+    for sig in SIGNALS:
+        for m in sig.pattern.finditer(text):
+            add(m.start(), sig.name, _excerpt(text, m.start(), m.end()))
+    for pos, why in _commands(text):
+        add(pos, "dangerous_command", why)
+    live = [w for w in sentences if w.signals]
+    out: list[Window] = []
+    for i, w in enumerate(live):
+        merged = Window(w.start, w.end, set(w.signals), dict(w.excerpts))
+        nxt = live[i + 1] if i + 1 < len(live) else None
+        if nxt is not None and nxt.start - w.end <= 2:
+            merged.end = nxt.end
+            merged.signals |= nxt.signals
+            merged.excerpts = {**nxt.excerpts, **merged.excerpts}
+        out.append(merged)
+    for w in out:
+        for name, alternatives in COMPOSITES.items():
+            if any(set(need) <= w.signals for need in alternatives):
+                w.signals.add(name)
+    return out
+
+
+_B64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/])")
+_HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
+_UESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}\s?){4,}")
+_TAGS = re.compile("[\U000e0020-\U000e007e]{4,}")
+_FLOOD = re.compile(r"(.{1,8}?)\1{29,}", re.S)
+_SEPARATORS = set("-=_*#~|+.,:;0123456789 \t\n")
+
+
+def _readable(raw: bytes) -> str | None:
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    letters = sum(c.isalpha() for c in text)
+    spaces = text.count(" ")
+    return text if letters >= len(text) * 0.6 and spaces >= 2 else None
+
+
+def decoded_payloads(text: str) -> list[str]:
+    """Readable text hidden as base64, hex, \\u escapes or Unicode tag characters."""
+    out: list[str] = []
+    for m in _B64.finditer(text):
+        chunk = m.group(0)
+        if chunk.isalpha() or chunk.isdigit():
+            continue
+        try:
+            decoded = _readable(base64.b64decode(chunk + "=" * (-len(chunk) % 4), validate=False))
+        except (binascii.Error, ValueError):
+            decoded = None
+        if decoded:
+            out.append(decoded)
+    for m in _HEX.finditer(text):
+        digits = re.sub(r"[ :]", "", m.group(0))
+        if len(digits) % 2 == 0:
+            decoded = _readable(bytes.fromhex(digits))
+            if decoded:
+                out.append(decoded)
+    for m in _UESC.finditer(text):
+        decoded = "".join(chr(int(h, 16)) for h in re.findall(r"\\u([0-9a-fA-F]{4})", m.group(0)))
+        if sum(c.isalpha() for c in decoded) >= 4:
+            out.append(decoded)
+    for m in _TAGS.finditer(text):
+        out.append("".join(chr(ord(c) - 0xE0000) for c in m.group(0)))
+    return out
+
+
+def token_flood(text: str) -> str | None:
+    """A short unit repeated 30+ times in a row (`ö ö ö ...`, `)]})]}...`): padding meant to push earlier
+    instructions out of a model's attention. Separator lines and numeric arrays do not count."""
+    for m in _FLOOD.finditer(text):
+        unit = m.group(1)
+        if unit.strip() and not set(unit) <= _SEPARATORS and len(set(unit.strip())) <= 6:
+            return f"{unit.strip()!r} repeated {len(m.group(0)) // len(unit)} times"
+    return None
+
+
+def gather(text: str) -> Evidence:
+    """All the evidence in `text`: signal windows of the normalised text (and of any decoded payload), plus
+    whole-text signals."""
+    norm = normalize(text)
+    wins = windows_of(norm.text)
+    if norm.deleet != norm.text:
+        wins += windows_of(norm.deleet)
+    whole: dict[str, str] = {}
+    for payload in decoded_payloads(text):
+        inner = windows_of(normalize(payload).text)
+        if inner:
+            for w in inner:
+                w.signals.add("encoded")
+                w.excerpts["encoded"] = "decoded: " + _excerpt(payload, 0, len(payload))
+            wins += inner
+            whole.setdefault("encoded", "a base64/hex/escaped payload that decodes to instructions")
+    flood = token_flood(text)
+    if flood:
+        whole["flood"] = flood
+    if norm.bidi:
+        whole["bidi"] = f"{norm.bidi} bidi control character(s)"
+    if _TAGS.search(text):
+        whole["tag_chars"] = "text hidden in Unicode tag characters"
+    if norm.invisible >= 3 and not norm.bidi:
+        whole["invisible"] = f"{norm.invisible} invisible character(s)"
+    if norm.mixed_script_words:
+        whole["mixed_script"] = f"{norm.mixed_script_words} word(s) mixing scripts"
+    return Evidence(wins, whole, norm)
