@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -19,6 +20,19 @@ def grove_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GROVE_API_KEY", "GROVE_MODEL"):
         monkeypatch.delenv(var, raising=False)
     return home
+
+
+@pytest.fixture(autouse=True)
+def sandbox_group_may_write(tmp_path: Path) -> Iterator[None]:
+    """As root, file tools act as the sandbox group (64055); projects are group-writable, as the README asks."""
+    if os.geteuid() != 0:
+        yield
+        return
+    os.chown(tmp_path, -1, 64_055)
+    os.chmod(tmp_path, 0o2775)
+    old = os.umask(0o002)
+    yield
+    os.umask(old)
 
 
 @pytest.fixture

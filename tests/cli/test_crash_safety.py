@@ -25,12 +25,12 @@ def _roles(db: Path) -> list[str]:
 
 
 def test_sigkill_mid_tool_call_keeps_every_earlier_message(tmp_path: Path, grove_home: Path) -> None:
-    fifo = tmp_path / "blocks.fifo"
-    os.mkfifo(fifo)  # reading it blocks forever: a tool call that is surely "in the middle"
+    # a search that backtracks for ever (file tools refuse FIFOs now): a tool call that is surely "in the middle"
+    (tmp_path / "slow.txt").write_text("a" * 64 + "!\n")
     steps = tmp_path / "s.yaml"
     steps.write_text(
         "- tool_calls: [{name: write_file, arguments: {path: done.txt, content: first step}}]\n"
-        f"- tool_calls: [{{name: read_file, arguments: {{path: {fifo}}}}}]\n"
+        "- tool_calls: [{name: search_files, arguments: {pattern: '^(a+)+$', glob: slow.txt}}]\n"
         "- text: never reached\n"
     )
     env = {**os.environ, "GROVE_HOME": str(grove_home)}
@@ -54,7 +54,7 @@ def test_sigkill_mid_tool_call_keeps_every_earlier_message(tmp_path: Path, grove
     messages = store.messages(sid)
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
     assert messages[2]["content"] == "wrote 10 bytes to done.txt"
-    assert messages[3]["tool_calls"][0]["function"]["name"] == "read_file"
+    assert messages[3]["tool_calls"][0]["function"]["name"] == "search_files"
     assert (tmp_path / "done.txt").read_text() == "first step"
 
     # resuming answers the lost call with a warning instead of leaving the conversation broken
