@@ -37,6 +37,8 @@ def main() -> None:
         "everyday_heldout": lines("commands_everyday_heldout.txt"),
         "obf_heldout2": lines("commands_obfuscated_heldout2.txt"),
         "everyday_heldout2": lines("commands_everyday_heldout2.txt"),
+        "obf_heldout3": lines("commands_obfuscated_heldout3.txt"),
+        "everyday_heldout3": lines("commands_everyday_heldout3.txt"),
     }
     settings = {
         "rlimit": SafetyPolicy(allow_terminal=True, unattended=True, sandbox="rlimit"),
@@ -73,6 +75,10 @@ def main() -> None:
         "obf_heldout2_recall": figures["obf_heldout2_recall"],
         "obf_heldout2_recall_isolated": figures["obf_heldout2_recall_isolated"],
         "everyday_heldout2_fpr": figures["everyday_heldout2_fpr"],
+        "obf_heldout3_recall": figures["obf_heldout3_recall"],
+        "obf_heldout3_recall_isolated": figures["obf_heldout3_recall_isolated"],
+        "everyday_heldout3_fpr": figures["everyday_heldout3_fpr"],
+        "everyday_heldout3_fpr_isolated": figures["everyday_heldout3_fpr_isolated"],
     }
     print(
         " ".join(f"{k}={v:.3f}" for k, v in out.items())

@@ -214,3 +214,24 @@ def test_old_corpora_still_hold() -> None:
     assert len(flagged) <= len(BENIGN) * 0.02, flagged
     missed = [c for c in DANGEROUS if (v := classify_command(c)).level == "safe" and not v.unknown]
     assert missed == [], missed
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "echo " + "$(echo " * 60 + "x" + ")" * 60,
+        "f() { g; }; g() { f; }; f",
+        "alias a=b; alias b=a; a",
+        "x='eval $x'; eval $x",
+        "'" * 501,
+        'python3 -c "' + "os.system(" * 300 + '"',
+        "echo " + "a" * 20000,
+    ],
+)
+def test_pathological_input_gets_a_verdict(command: str) -> None:
+    verdict = classify_command(command, workspace=WS)
+    assert verdict.level in ("safe", "dangerous", "blocked")
+
+
+def test_empty_string_argument_is_not_a_redirect() -> None:
+    assert "persistence" in classify_command("printf '' > /home/dev/.bashrc").rules

@@ -12,7 +12,7 @@ from grove.security.command_base import DESTRUCTIVE_SQL, Finding
 
 _DELETE = re.compile(
     r"\b(?:shutil\.)?rmtree\s*\(|\bos\.(?:remove|unlink|rmdir|removedirs)\s*\(|\.unlink\s*\(|\.rmdir\s*\("
-    r"|\bremove_tree\s*\(|\bunlink\b|\brmSync\b|\brmdirSync\b|\bunlinkSync\b|\bfs(?:\.promises)?\.(?:rm|unlink|rmdir)\s*\("
+    r"|\bremove_tree\b|\brmtree\b|\btruncateSync\b|\bftruncate\w*\s*\(|\bunlink\b|\brmSync\b|\brmdirSync\b|\bunlinkSync\b|\bfs(?:\.promises)?\.(?:rm|unlink|rmdir)\s*\("
     r"|\brimraf\b|FileUtils\.(?:rm_rf|rm_r|rm|remove_dir|remove_entry|rmtree)|\bFile\.(?:delete|unlink)\b"
     r"|\bDir\.(?:rmdir|delete|unlink)\b|\bRemove-Item\b|\bdeleteSync\b|\btruncate\s*\("
 )

@@ -62,6 +62,8 @@ class _State:
         self.files: dict[str, str | None] = {}  # written in this line: path -> content (None = unknown)
         self.cwd: str | None = None  # after `cd` out of the workspace: where relative paths now point
         self.dirs: list[str | None] = []  # pushd/popd stack
+        self.upstream: list[SimpleCommand] = []  # earlier commands of the pipeline being resolved
+        self.fed = False  # whether the command being resolved reads a pipe, a heredoc or a file
         self.out = Resolution()
 
     # --- words
@@ -174,6 +176,8 @@ def _producer(cmd: SimpleCommand, args: list[str], state: _State | None = None) 
         return text + ("" if "n" in flags else "\n")
     if cmd.name == "printf" and args:
         return _printf(args[0], args[1:])
+    if cmd.name == "git" and args[:2] == ["rev-parse", "--show-toplevel"]:
+        return (state.ws if state and state.ws else ".") + "\n"
     if cmd.name == "pwd":
         return "/work/__PWD__\n" if state is None else (state.cwd or state.ws or ".") + "\n"
     if cmd.name in ("cat", "tee") and not args and cmd.stdin_text is not None:
@@ -242,7 +246,9 @@ def resolve(parsed: ParsedCommand, workspace: str | None = None) -> Resolution:
     for pipe in parsed.pipelines:
         previous_out: str | None = None
         previous: SimpleCommand | None = None
-        for cmd in pipe.commands:
+        for i, cmd in enumerate(pipe.commands):
+            state.upstream = pipe.commands[:i]
+            state.fed = bool(i) or cmd.stdin_text is not None or any(op == "<" for op, _ in cmd.redirects)
             stdin = cmd.stdin_text if cmd.stdin_text is not None else previous_out
             for op, target in cmd.redirects:
                 if op == "<":
@@ -376,6 +382,9 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
         for i, a in enumerate(cmd.args):
             if a.startswith("-") and "c" in a[1:] and not a.startswith("--") and i + 1 < len(cmd.args):
                 script, known = expanded[i + 2]
+                positional = argv[i + 3 :]
+                if positional and re.search(r"\$\{?[0-9@*]", script) and "__SUBST" not in original[i + 2]:
+                    res.nested.append(_positional(script, positional))
                 if re.fullmatch(r"\$\{?\w+\}?|.*__SUBST\d+__.*", original[i + 2], re.S):
                     if known:
                         res.nested.append(script)
@@ -413,6 +422,17 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
         state.files[argv[-1]] = state.files.get(argv[-2], state.read_script(argv[-2]))
     _record_writes(state, cmd, out)
     return out
+
+
+def _positional(script: str, positional: list[str]) -> str:
+    """`sh -c SCRIPT ARG0 ARG1 ...`: the script with $0, $1, ..., "$@" filled in."""
+    body = re.sub(r'"?\$(?:\{@\}|@|\*)"?', " ".join(shlex.quote(a) for a in positional[1:]), script)
+
+    def arg(m: re.Match[str]) -> str:
+        n = int(m.group(1))
+        return shlex.quote(positional[n]) if n < len(positional) else ""
+
+    return re.sub(r"\$\{?([0-9])\}?", arg, body)
 
 
 def _chdir(state: _State, name: str, args: list[str]) -> None:
@@ -481,18 +501,17 @@ def _xargs(
     items: list[str] | None = None
     if stdin is not None and stdin != DOWNLOADED:
         items = stdin.split()
-    elif upstream is not None and upstream.name in (
-        "find",
-        "ls",
-        "echo",
-        "printf",
-        "locate",
-        "fd",
-        "realpath",
-    ):
-        items = [state.expand(a)[0] for a in upstream.args if not a.startswith("-")]
-        if upstream.name == "find":
-            items = items[:1] or ["."]
+    else:
+        listers = [
+            u for u in state.upstream if u.name in ("find", "ls", "echo", "printf", "fd", "realpath", "du")
+        ]
+        if listers:  # the first lister names the paths; sed/grep/sort after it only reshape the list
+            first = listers[0]
+            items = [state.expand(a)[0] for a in first.args if not a.startswith("-")]
+            if first.name == "find":
+                items = items[:1] or ["."]
+            elif first.name == "ls" and items:
+                items = [posixpath.join(i, "__entry__") for i in items]
     if items is None:
         state.out.findings.append(
             Finding(
@@ -511,6 +530,8 @@ def _xargs(
 def _run_scripts(state: _State, cmd: SimpleCommand, argv: list[str], stdin: str | None) -> None:
     """Shells, interpreters and database clients: find the code they run, or say it is unknown."""
     name, args = cmd.name, argv[1:]
+    if {"--version", "-V", "--help", "-h", "-v"} & set(args[:1]):
+        return  # prints its version or usage
     res = state.out
     files = [a for a in args if not a.startswith("-")]
     lang = _lang(name)
@@ -599,8 +620,8 @@ def _stdin_code(state: _State, lang: str, name: str, stdin: str | None) -> None:
             stdin if lang == "shell" else (lang, stdin)  # type: ignore[arg-type]
         )
         return
-    if lang == "shell" and name in ("source", "."):
-        return
+    if (lang == "shell" and name in ("source", ".")) or not state.fed:
+        return  # nothing is piped in: an interactive interpreter reads the (absent) terminal
     state.out.findings.append(
         Finding(
             "unknown-stdin",

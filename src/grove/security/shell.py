@@ -198,7 +198,7 @@ def _simple(words: list[str]) -> SimpleCommand:
     i = 0
     while i < len(words):
         w = words[i]
-        if w in REDIRECTS or (w[:1] in "<>&" and set(w) <= set("<>&|")):
+        if w in REDIRECTS or (w and w[:1] in "<>&" and set(w) <= set("<>&|")):
             target = words[i + 1] if i + 1 < len(words) else ""
             redirects.append((w, target))
             if argv and argv[-1].isdigit():
