@@ -142,6 +142,12 @@ class SecurityConfig:
     ] = 300.0
     sandbox: Literal["auto", "bwrap", "landlock", "rlimit"] = "auto"
     network: Annotated[bool, Field(description="let sandboxed commands reach the network")] = False
+    extra_read_roots: Annotated[
+        list[str], Field(description="folders file tools may read without asking, besides the workspace")
+    ] = field(default_factory=list)
+    extra_write_roots: Annotated[
+        list[str], Field(description="folders file tools may read and write without asking")
+    ] = field(default_factory=list)
     allow_unisolated: Annotated[
         bool,
         Field(description="let unattended runs execute commands and code with NO sandbox isolation"),
