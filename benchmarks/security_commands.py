@@ -1,6 +1,16 @@
 """Command approval by meaning: recall on obfuscated dangerous commands and false positives on everyday ones,
 measured through the policy itself (what is actually stopped), unattended, on a non-isolating (rlimit) and an
-isolating (bwrap) backend. Corpora: tests/security/redteam (frozen before the defence was built).
+isolating (bwrap) backend. Corpora: tests/security/redteam, each frozen (committed) before it was measured.
+
+"Stopped" counts what the policy really refused: an act that cannot be resolved statically ("unknown") counts
+as caught on rlimit (denied there) but as missed on bwrap, where it is allowed to run confined.
+
+Honest generalisation figures are the FIRST measurement of each held-out set (each was then looked at and the
+classes it exposed were fixed, so the figures this script prints now for them are no longer held-out):
+  before the rewrite (3af729c):  obf 34.6% (36/104), held-out 1 37.5% (15/40), everyday FP 0.4% (1/236)
+  held-out 1, first run (4f88117):  39/40 = 97.5% on both backends; everyday held-out 0/48
+  held-out 2, first run (before 22bb8ff):  41/44 = 93.2% rlimit, 36/44 = 81.8% bwrap; everyday 2/49 rlimit, 1/49 bwrap
+  held-out 3, first run (d006b78):  32/35 = 91.4% rlimit, 29/35 = 82.9% bwrap; everyday 2/35 rlimit, 0/35 bwrap
 
 Usage: python benchmarks/security_commands.py [--show-misses]
 """
