@@ -167,3 +167,15 @@ def test_self_labelled_digests_and_yaml_tags_are_not_secrets() -> None:
     sri = "sha384-" + _b64(RNG.randbytes(48))
     for text in (sri, f'<script integrity="{sri}">', "password: !vault |", "secret: !Ref DbSecret"):
         assert redact(text, environ={}) == text, text
+
+
+def test_ordinary_code_and_tables_are_left_alone() -> None:
+    # Found by running redact over this repository's own source and README.
+    for text in (
+        "self.api_key = api_key",
+        "CHARS_PER_TOKEN = 3.4  # cl100k",
+        "pw = m.group(3)",
+        'assert not list(skills_root.glob("shared/.*.tmp"))',
+        "| spec | what |\n|---|---|\n| `openai:gpt` | OpenAI (`OPENAI_API_KEY`) |\n| `local` | the embedded model |",
+    ):
+        assert redact(text, environ={}) == text, text

@@ -36,7 +36,7 @@ _XML = re.compile(
 PLACEHOLDER = re.compile(
     r"^(?:\$\{?\w*\}?.*|<[^>]*>?|\{\{.*|%\(.*|\*+|x{3,}|X{3,}|\.\.\.|…|null|none|nil|true|false|undefined|required|"
     r"optional|changeme|change_?me|replace_?me|example|your[_-].*|my[_-].*|redacted|.*\[redacted\].*|placeholder|"
-    r"env\(.*|os\.environ.*|process\.env.*|getenv.*|secrets?\.\w+.*|settings\.\w+.*|config\.\w+.*|\d{1,6}|str|string|"
+    r"env\(.*|os\.environ.*|process\.env.*|getenv.*|secrets?\.\w+.*|settings\.\w+.*|config\.\w+.*|\d{1,6}|\d+(?:[.,]\d+)+|str|string|"
     r"int|bool|bytes|any|dict|list|password|passwd|secret|token|hidden|masked|\*\*\*.*|.*….*|.*\.\.\.|"
     r".*(?:x{6,}|X{6,}).*)$",
     re.I,
@@ -45,6 +45,7 @@ _GENERIC_KEY = re.compile(r"(?:[a-z]key|_key)[\"']?$", re.I)
 _STRONG_KEY = re.compile(
     r"api|secret|private|access|auth|signing|encryption|master|license|session|client|write|app", re.I
 )
+_IDENTIFIER = re.compile(r"^[a-z_][a-z_]*[a-z]$")
 _CODE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$|^[A-Za-z_]\w*\(|\(")
 
 _URL_CREDS = re.compile(r"([a-z][a-z0-9+.-]{1,20}://)([^\s:/@'\"]*):([^\s@/'\"]+)@", re.I)
@@ -96,7 +97,9 @@ _PROSE = re.compile(
 _PAIR = re.compile(
     r"(?<![\w/.:-])(?P<user>[A-Za-z][\w.@-]{1,40}+)[ \t]?/[ \t]?(?P<value>[^\s/()`'\",]{6,128}+)"
 )
-_CRED_WORD = re.compile(r"cred|login|log in|password|passwd|account|user|pass\b|pwd|admin|root|sign in")
+_CRED_WORD = re.compile(
+    r"cred|login|log in|password|passwd|\baccount\b|\buser|\bpass\b|pwd|\badmin\b|\broot\b|sign in"
+)
 _USUAL_USERS = frozenset(
     {"admin", "root", "administrator", "sa", "postgres", "user", "guest", "test", "demo"}
 )
@@ -139,6 +142,8 @@ def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
         return None  # code (`token = next(tokens)`, `key = settings.api_key`)
     if value.isalpha() and value.islower() and len(value) <= 10:
         return None  # a plain word (`passwd: files`): prose and config, not key material
+    if not quoted and _IDENTIFIER.match(value):
+        return None  # a variable (`self.api_key = api_key`)
     if _GENERIC_KEY.search(name) and not _STRONG_KEY.search(name) and not _looks_random(value):
         return None
     if " " in value and not password_like(value.replace(" ", "")):
@@ -202,13 +207,15 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
     if "pw" in lower or "pass" in lower:
         for m in _PROSE.finditer(lower):
             value = line[m.start("value") : m.end("value")].rstrip(_TRAILING)
-            if password_like(value):
+            if password_like(value) and not _CODE.search(value):
                 yield m.start("value"), m.start("value") + len(value)
     if "/" in line and " " in line.strip():  # a lone base64 run is not "user/password" prose
         has_word = _CRED_WORD.search(lower) is not None
         for m in _PAIR.finditer(line):
             value = m.group("value").rstrip(_TRAILING)
             if (has_word or m.group("user").lower() in _USUAL_USERS) and password_like(value):
+                if value.startswith(".") or "*." in value or ".*" in value:
+                    continue  # a glob or a pattern (`shared/.*.tmp`)
                 if (
                     "." in value
                     and value.rsplit(".", 1)[-1].isalpha()
@@ -216,6 +223,10 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
                 ):
                     continue  # a file name (`src/app.py`)
                 yield m.start("value"), m.start("value") + len(value)
+
+
+_TABLE_RULE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|?)+[ \t]*(?=\n|$)")
+_COLUMN_NAME = re.compile(r"pass|secret|token|key|pwd", re.I)
 
 
 def _table_spans(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
@@ -227,11 +238,13 @@ def _table_spans(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int,
         header = text[start:end]
         if not header.lstrip().startswith("|"):
             continue
+        if not _TABLE_RULE.match(text, end + 1):
+            continue  # a header row is followed by `|---|---|`
         cells = header.strip().strip("|").split("|")
-        cols = {i for i, c in enumerate(cells) if re.search(r"pass|secret|token|key|pwd", c, re.I)}
+        cols = {i for i, c in enumerate(cells) if len(c.strip()) <= 30 and _COLUMN_NAME.search(c)}
         if not cols:
             continue
-        pos = end + 1
+        pos = _TABLE_RULE.match(text, end + 1).end() + 1  # type: ignore[union-attr]
         while pos < len(text):
             nl = text.find("\n", pos)
             row_end = len(text) if nl < 0 else nl
