@@ -25,11 +25,12 @@ class Outcome:
 
 
 def refused_by_scan(code: str, tests: str) -> str | None:
-    """Why the skill scan refuses the code or its tests (both Python), or None."""
+    """Why the skill scan refuses the code or its tests (both Python), or None. Code skills run unattended in plan
+    mode, so anything flagged (caution too) is refused, not only what is dangerous."""
     for what, text in ((CODE_FILE, code), (TEST_FILE, tests)):
         scan = scan_skill_text(text, path=what)
-        if scan.blocked:
-            return f"{what} refused by the content scan: " + scan.why("dangerous")
+        if scan.flagged:
+            return f"{what} refused by the content scan: " + scan.why()
     return None
 
 

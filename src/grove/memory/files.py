@@ -190,7 +190,7 @@ def _check_content(content: str | None, action: str) -> str:
         raise MemoryEditError(f"content may not contain a line holding only '{SEPARATOR}' (the separator)")
     from grove.skills.guard import scan_skill_text
 
-    scan = scan_skill_text(content)
+    scan = scan_skill_text(content, source="memory", injection="refuse")  # no skill: an injection refuses
     if scan.verdict == "dangerous":
         raise MemoryEditError("content refused by the safety scan: " + "; ".join(scan.reasons))
     return content

@@ -36,6 +36,8 @@ CAUTION_RULES = {
     "credential-read": "credential access: reads keys, tokens or password files",
     "secret-print": "credential access: prints secret variables",
     "cover-tracks": "hides its tracks (clears history)",
+    "sql-destroy": "destructive: drops or wipes database data",
+    "cloud-destroy": "destructive: deletes cloud or container resources",
 }
 CREDENTIAL_PATH = re.compile(
     r"\.ssh/(?:id_|identity|[\w.-]*_(?:rsa|ed25519|ecdsa|dsa)\b)|\.aws/credentials|\.netrc|\.git-credentials|"

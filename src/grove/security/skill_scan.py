@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from grove.security.skill_hits import DANGEROUS_RULES, Hit, excerpt, shifted
+from grove.security.skill_hits import DANGEROUS_RULES, Hit, Level, excerpt, shifted
 from grove.security.skill_js import js_hits
 from grove.security.skill_python import python_hits
 from grove.security.skill_shell import shell_hits
@@ -388,16 +388,50 @@ def _pattern_hits(text: str, kind: FileKind) -> list[Hit]:
     return out
 
 
-def _injection_hits(text: str, source: str) -> list[Hit]:
+def _injection_hits(text: str, source: str, keep_level: bool = False) -> list[Hit]:
     """The text-level injection classifier's verdict, at most caution for a skill: instructions to an agent are
-    what a skill is, so a classifier's flag quarantines (the user can allow it) and never refuses alone."""
+    what a skill is, so a classifier's flag quarantines (the user can allow it) and never refuses alone.
+    `keep_level` keeps the classifier's own dangerous verdict (for text that is not a skill, such as memory)."""
     from grove.security.injection import scan_text
 
     result = scan_text(text, source)
     if not getattr(result, "flagged", False):
         return []
+    level: Level = "dangerous" if keep_level and getattr(result, "verdict", "") == "dangerous" else "caution"
     reasons = list(getattr(result, "reasons", []) or [])[:2] or [str(getattr(result, "verdict", "flagged"))]
-    return [Hit("caution", f"possible prompt injection ({r})", 0) for r in reasons]
+    return [Hit(level, f"possible prompt injection ({r})", 0) for r in reasons]
+
+
+_JS_PROSE = re.compile(
+    r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.){20,}\"|'(?:[^'\\\n]|\\.){20,}'|`[^`]{20,}`", re.S
+)
+_SH_PROSE = re.compile(r"(?:^|\s)#[^!\n][^\n]*|\"[^\"\n]{20,}\"|'[^'\n]{20,}'")
+
+
+_PROSE_LIKE = re.compile(
+    r"(?:[A-Za-z,.'-]+ +){4,}[A-Za-z]"
+)  # five words in a row: a sentence, not a URL or a path
+
+
+def _code_prose(code: str, kind: str) -> str:
+    """The prose inside code, which a model reading the file also reads: comments, docstrings, long strings."""
+    if kind == "python":
+        import io
+        import tokenize
+
+        out: list[str] = []
+        try:
+            for tok in tokenize.generate_tokens(io.StringIO(code).readline):
+                if tok.type == tokenize.COMMENT or (
+                    tok.type == tokenize.STRING and _PROSE_LIKE.search(tok.string)
+                ):
+                    out.append(tok.string.strip("#\"' \t"))
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            return ""
+        return "\n".join(out)
+    pattern = _JS_PROSE if kind == "javascript" else _SH_PROSE
+    found = (m.group(0).strip() for m in pattern.finditer(code))
+    return "\n".join(p.strip("/*#\"'` ") for p in found if p.startswith(("/", "#")) or _PROSE_LIKE.search(p))
 
 
 # -- one file, many files ---------------------------------------------------------------------------------------
@@ -408,9 +442,11 @@ def scan_skill_text(
     path: str | Path | None = None,
     source: str = "skill",
     prose: bool = True,
+    injection: Literal["quarantine", "refuse"] = "quarantine",
 ) -> ScanResult:
     """Scan one file of a skill. `kind` is a FileKind ("code" means Python or JavaScript, guessed); with `path`,
-    the kind comes from the file's name and shebang instead. Each reason names its line."""
+    the kind comes from the file's name and shebang instead. Each reason names its line. `injection="refuse"`
+    lets a dangerous injection verdict refuse (for memory, which is no skill); for skills it only quarantines."""
     if path is not None:
         kind = file_kind(path, text)
     elif kind == "code":
@@ -430,8 +466,9 @@ def scan_skill_text(
     elif kind == "javascript":
         hits += js_hits(text)
     hits += _pattern_hits(text, kind)  # type: ignore[arg-type]
-    if prose and kind in ("markdown", "text"):  # prose=False: code findings only (a benchmark's fast pass)
-        hits += _injection_hits(text, source)
+    if prose:  # prose=False: code findings only (a benchmark's fast pass)
+        words = text if kind in ("markdown", "text") else _code_prose(text, kind)
+        hits += _injection_hits(words, source, injection == "refuse") if words.strip() else []
     return _result(hits)
 
 
