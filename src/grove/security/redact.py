@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import string
 
 from grove.security.secrets_context import PLACEHOLDER, context_spans, password_like
 from grove.security.secrets_entropy import RUNS, entropy_spans
@@ -42,12 +43,16 @@ def env_secrets(environ: dict[str, str] | None = None) -> list[str]:
     return sorted(values, key=len, reverse=True)
 
 
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+
+
 def _lowered(text: str) -> str:
-    """`text` lowercased with every character at the same index (a few non-ASCII letters change length)."""
+    """`text` lowercased with every character at the same index (a few non-ASCII letters change length under
+    `str.lower`; every word the detectors look for is ASCII)."""
     lower = text.lower()
-    if len(lower) == len(text):
-        return lower
-    return "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    if len(lower) != len(text):
+        lower = text.replace("\u0130", "I").lower()  # İ is the one letter whose lowercase is two characters
+    return lower if len(lower) == len(text) else text.translate(_ASCII_LOWER)
 
 
 def _spans(text: str, depth: int) -> list[tuple[int, int, str | None]]:
