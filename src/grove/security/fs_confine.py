@@ -130,8 +130,18 @@ class Confinement:
         """Walk `path` (relative to the workspace, absolute, or ~) and check the place it leads to; ask when it is
         outside the roots. Raises Refused."""
         text = _validate(path)
-        with self.acting():
+        try:
+            with self.acting():
+                place = self._walk(text)
+        except PermissionError:
+            # the acting uid cannot get there; walk as grove only to say why it is refused (or needs approval),
+            # then report the permission error: nothing is done with grove's rights
             place = self._walk(text)
+            try:
+                self.check(place, write=write, spelled=path)
+            finally:
+                place.close()
+            raise
         try:
             self.check(place, write=write, spelled=path)
         except BaseException:
