@@ -140,16 +140,9 @@ def _line(text: str, pos: int) -> int:
 
 
 def _mentioned(hits: list[Hit]) -> list[Hit]:
-    """Commands shown as what not to do: a reader still sees them, so a dangerous one is caution, never less."""
-    return [
-        Hit(
-            "caution" if h.level == "dangerous" else h.level,
-            f"shown as what not to do: {h.why}",
-            h.line,
-            h.excerpt,
-        )
-        for h in hits
-    ]
+    """Commands shown as what not to do: one level lower (a reader still sees them, so dangerous is caution)."""
+    lower: dict[str, Level] = {"dangerous": "caution", "caution": "note", "note": "note"}
+    return [Hit(lower[h.level], f"shown as what not to do: {h.why}", h.line, h.excerpt) for h in hits]
 
 
 # Commands an unlabelled block or inline code must start with to be read as shell (else it is prose or data).
@@ -394,7 +387,9 @@ def _injection_hits(text: str, source: str, keep_level: bool = False) -> list[Hi
     `keep_level` keeps the classifier's own dangerous verdict (for text that is not a skill, such as memory)."""
     from grove.security.injection import scan_text
 
-    result = scan_text(text, source)
+    result = scan_text(
+        text, source, None if keep_level else "skill"
+    )  # a skill: the classifier's skill thresholds
     if not getattr(result, "flagged", False):
         return []
     level: Level = "dangerous" if keep_level and getattr(result, "verdict", "") == "dangerous" else "caution"
