@@ -148,13 +148,15 @@ def test_total_memory_is_capped_across_processes(backend: str, workspace: Path) 
     # three processes of 64 MB each, every one under the per-process limit, against a 96 MB total
     code = (
         "import os, sys, time\npids = []\nfor _ in range(3):\n pid = os.fork()\n"
-        " if pid == 0:\n  b = b'x' * (64 << 20); print('held', flush=True); time.sleep(1); os._exit(0)\n"
+        " if pid == 0:\n  b = b'x' * (64 << 20); print('held', flush=True); time.sleep(1); print('kept', flush=True)\n"
+        "  os._exit(0)\n"
         " pids.append(pid)\nfor p in pids: os.waitpid(p, 0)\n"
     )
     r = run(
         [PY, "-c", code], workspace, Limits(timeout=20, memory_mb=512, total_memory_mb=96), backend=backend
     )
-    assert 0 < r.stdout.count("held") < 3, r.output
+    # the kernel may kill a process after it printed "held": what counts is that not all three kept it
+    assert r.stdout.count("held") > 0 and r.stdout.count("kept") < 3, r.output
 
 
 def test_total_processes_are_capped(backend: str, workspace: Path) -> None:
