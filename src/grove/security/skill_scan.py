@@ -382,18 +382,19 @@ def _pattern_hits(text: str, kind: FileKind) -> list[Hit]:
 
 
 def _injection_hits(text: str, source: str, keep_level: bool = False) -> list[Hit]:
-    """The text-level injection classifier's verdict, at most caution for a skill: instructions to an agent are
-    what a skill is, so a classifier's flag quarantines (the user can allow it) and never refuses alone.
-    `keep_level` keeps the classifier's own dangerous verdict (for text that is not a skill, such as memory)."""
+    """The text-level injection classifier's verdict, one level lower for a skill: instructions to an agent are
+    what a skill is, so its confident verdict quarantines (the user can allow it) and its weak one is a note.
+    `keep_level` keeps the classifier's own levels (for text that is not a skill, such as memory)."""
     from grove.security.injection import scan_text
 
     result = scan_text(
         text, source, None if keep_level else "skill"
     )  # a skill: the classifier's skill thresholds
-    if not getattr(result, "flagged", False):
+    verdict = str(getattr(result, "verdict", "safe"))
+    if not getattr(result, "flagged", False) or verdict not in ("caution", "dangerous"):
         return []
-    level: Level = "dangerous" if keep_level and getattr(result, "verdict", "") == "dangerous" else "caution"
-    reasons = list(getattr(result, "reasons", []) or [])[:2] or [str(getattr(result, "verdict", "flagged"))]
+    level: Level = verdict if keep_level else "caution" if verdict == "dangerous" else "note"  # type: ignore[assignment]
+    reasons = list(getattr(result, "reasons", []) or [])[:2] or [verdict]
     return [Hit(level, f"possible prompt injection ({r})", 0) for r in reasons]
 
 
