@@ -24,7 +24,9 @@ class DecisionStore:
         row = (
             session_id,
             redact(decision.verdict.command),
-            decision.verdict.level,
+            "unknown"
+            if decision.verdict.level == "safe" and decision.verdict.unknown
+            else decision.verdict.level,
             ",".join(decision.verdict.rules),
             "allow" if decision.allowed else "deny",
             decision.decided_by,
