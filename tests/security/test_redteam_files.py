@@ -58,3 +58,37 @@ def test_attempt_is_held(
     assert out.escaped == [], out.result
     assert out.setuid == [] and out.home_writes == [] and out.hard_leaks == [], out.result
     assert out.special == [] and not out.hung and out.crashed == ""
+
+
+def test_code_skill_outputs_are_confined_like_write_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, grove_home: Path
+) -> None:
+    """A code skill's new files are copied into the workspace the way write_file writes: never through a link
+    out, never into an outside file's inode, never into grove's home, never setuid."""
+    from grove.codeskills.invoke import _copy_out
+
+    os.chmod(tmp_path, 0o2775 if os.geteuid() == 0 else 0o755)
+    arena = fh.build_arena(tmp_path / "arena")
+    monkeypatch.setenv("GROVE_HOME", str(arena.home))
+    os.symlink(arena.outside, arena.ws / "out")
+    os.link(arena.outside / "secret.txt", arena.ws / "hl.txt")
+    scratch = tmp_path / "scratch"
+    for rel, text in [
+        ("out/new.txt", "PWNED"),
+        ("hl.txt", "PWNED"),
+        ("tool", "#!/bin/sh\nid\n"),
+        ("ok.txt", "ok"),
+    ]:
+        (scratch / rel).parent.mkdir(parents=True, exist_ok=True)
+        (scratch / rel).write_text(text)
+    os.chmod(scratch / "tool", 0o4755)
+    before = fh.snapshot([arena.outside, arena.home])
+    written = _copy_out(scratch, arena.ws, {})
+    assert fh.snapshot([arena.outside, arena.home]) == before
+    assert sorted(written) == [
+        "hl.txt",
+        "ok.txt",
+        "tool",
+    ]  # hl.txt replaced as a new file, not written through
+    assert not (arena.ws / "tool").stat().st_mode & 0o7000
+    assert (arena.outside / "secret.txt").read_text() == "OUTSIDE_SECRET_1\n"

@@ -11,8 +11,12 @@ from typing import Any
 
 from grove.codeskills.layout import CODE_FILE
 from grove.codeskills.sandboxed import RUN_LIMITS, CallOutcome, call_solve
+from grove.config import grove_home
 from grove.sandbox import Limits, make_scratch
 from grove.sandbox.users import SANDBOX_GID, is_root
+from grove.security.fs_acts import read_place, write_place
+from grove.security.fs_confine import Confinement, Refused, Roots
+from grove.security.policy import SafetyPolicy
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 MAX_OUTPUT_FILES = 100
@@ -53,15 +57,28 @@ def _map_args(value: Any, workspace: Path, inputs: dict[str, str]) -> Any:
     return value
 
 
+def _confined(workspace: Path) -> Confinement:
+    """The file tools' confinement, with nobody to ask: links out, hard links, grove's home are skipped."""
+    return Confinement(Roots.make(workspace, grove_home()), SafetyPolicy(unattended=True))
+
+
 def _copy_in(workspace: Path, scratch: Path, inputs: dict[str, str]) -> None:
     total = 0
-    for rel in inputs:
-        src, dst = workspace / rel, scratch / rel
-        total += src.stat().st_size
-        if total > MAX_INPUT_BYTES:
-            raise ValueError(f"input files pass {MAX_INPUT_BYTES // 2**20} MiB; give the skill smaller files")
+    for rel in list(inputs):
+        dst = scratch / rel
+        try:
+            with _confined(workspace) as conf:
+                place = conf.locate(rel, write=False)
+                try:
+                    data = read_place(conf, place, rel, MAX_INPUT_BYTES - total)
+                finally:
+                    place.close()
+        except (Refused, OSError):
+            del inputs[rel]  # not readable by the file tools either: the skill gets the name, not the file
+            continue
+        total += len(data)
         dst.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(src, dst)
+        dst.write_bytes(data)
         os.chmod(dst, 0o444)  # read-only: as root, owned by root, the sandbox uid cannot change that
         parent = dst.parent
         while is_root() and parent != scratch:  # folders the sandbox may still add outputs to
@@ -85,13 +102,18 @@ def _copy_out(scratch: Path, workspace: Path, inputs: dict[str, str]) -> list[st
             total += st.st_size
             if len(written) >= MAX_OUTPUT_FILES or total > MAX_OUTPUT_BYTES:
                 return written
-            dst = workspace / rel
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            if dst.is_symlink() or not dst.parent.resolve().is_relative_to(workspace):
-                continue  # never write through a link out of the workspace
             fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(fd, "rb") as f_in, open(dst, "wb") as f_out:
-                shutil.copyfileobj(f_in, f_out)
+            with os.fdopen(fd, "rb") as f_in:
+                data = f_in.read(MAX_OUTPUT_BYTES + 1)
+            try:  # as write_file would: never through a link, never outside, never grove's home, no setuid
+                with _confined(workspace) as conf:
+                    place = conf.locate(rel, write=True)
+                    try:
+                        write_place(conf, place, rel, data)
+                    finally:
+                        place.close()
+            except (Refused, OSError):
+                continue
             written.append(rel)
     return written
 

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from grove.security.fs_acts import open_file, read_place, write_place
 from grove.security.fs_confine import Confinement, Place, Refused, Roots
-from grove.store.files import NotRegularFileError, atomic_write_at
 from grove.textmatch import closest_hint
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
@@ -22,7 +22,6 @@ from grove.tools.registry import Tool, ToolError, make_tool
 MAX_READ_LINES = 2000
 MAX_LINE_CHARS = 2000
 MAX_MATCHES = 100
-MAX_READ_BYTES = 64 * 2**20
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".tox"}
 
 
@@ -64,7 +63,7 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
     with _confined(ctx) as conf:
         place = conf.locate(path, write=True)
         try:
-            _write(conf, place, path, content.encode("utf-8"))
+            write_place(conf, place, path, content.encode("utf-8"))
         finally:
             place.close()
     return f"wrote {len(content.encode())} bytes to {path}"
@@ -83,7 +82,7 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str) -> str:
         try:
             if not place.exists or not place.name:
                 raise ToolError(f"{path} does not exist")
-            text = _read_at(conf, place, path).decode("utf-8")
+            text = read_place(conf, place, path).decode("utf-8")
             count = text.count(old_string) if old_string else 0
             if count == 0:
                 raise ToolError(f"old_string not found in {path}{closest_hint(text, old_string)}")
@@ -91,7 +90,7 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str) -> str:
                 raise ToolError(
                     f"old_string occurs {count} times in {path}; add surrounding lines to make it unique"
                 )
-            _write(conf, place, path, text.replace(old_string, new_string, 1).encode("utf-8"))
+            write_place(conf, place, path, text.replace(old_string, new_string, 1).encode("utf-8"))
         finally:
             place.close()
     return f"patched {path} (-{old_string.count(chr(10)) + 1} +{new_string.count(chr(10)) + 1} lines)"
@@ -178,82 +177,9 @@ def _denied(roots: Roots, e: OSError) -> str:
 def _read(conf: Confinement, path: str) -> bytes:
     place = conf.locate(path, write=False)
     try:
-        if not place.exists:
-            raise ToolError(f"{path} does not exist")
-        return _read_at(conf, place, path)
+        return read_place(conf, place, path)
     finally:
         place.close()
-
-
-def _read_at(conf: Confinement, place: Place, path: str) -> bytes:
-    with conf.acting():
-        fd = _open_file(place, path)
-    try:
-        st = os.fstat(fd)
-        if stat.S_ISDIR(st.st_mode):
-            raise ToolError(f"{path} is a directory; use search_files to list it")
-        conf.check_opened(place, st)
-        if st.st_size > MAX_READ_BYTES:
-            raise ToolError(
-                f"{path} is {st.st_size} bytes; files over {MAX_READ_BYTES // 2**20} MiB are not read"
-            )
-        with conf.acting():
-            chunks, total = [], 0
-            while chunk := os.read(fd, 1 << 20):
-                chunks.append(chunk)
-                total += len(chunk)
-                if total > MAX_READ_BYTES:
-                    raise ToolError(f"{path} grew past {MAX_READ_BYTES // 2**20} MiB while being read")
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
-
-
-def _open_file(place: Place, path: str) -> int:
-    if not place.name:
-        return os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=place.dir_fd)
-    try:
-        return os.open(place.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC,
-                       dir_fd=place.dir_fd)  # fmt: skip
-    except OSError as e:
-        if e.errno == 40:  # ELOOP: became a symlink after it was checked
-            raise ToolError(f"{path} changed while it was being read; try again") from None
-        raise
-
-
-def _write(conf: Confinement, place: Place, path: str, data: bytes) -> None:
-    if not place.name:
-        raise ToolError(f"{path} is a directory")
-    shared = conf.roots.identity is not None and conf.roots.identity.shared_group
-    with conf.acting():
-        dir_fd = os.dup(place.dir_fd)
-        try:
-            for name in place.missing:  # each new folder made and entered without following links
-                try:
-                    os.mkdir(name, 0o755, dir_fd=dir_fd)
-                    made = True
-                except FileExistsError:
-                    made = False
-                new = os.open(
-                    name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dir_fd
-                )
-                os.close(dir_fd)
-                dir_fd = new
-                if made and shared:
-                    os.fchmod(dir_fd, 0o775)  # sandboxed commands (other uids, same group) may add files
-            mode = None
-            try:
-                st = os.stat(place.name, dir_fd=dir_fd, follow_symlinks=False)
-                if stat.S_ISDIR(st.st_mode):
-                    raise ToolError(f"{path} is a directory")
-            except FileNotFoundError:
-                mode = 0o664 if shared else 0o644
-            try:
-                atomic_write_at(dir_fd, place.name, data, mode)
-            except NotRegularFileError as e:
-                raise ToolError(f"{path}: {e}") from None
-        finally:
-            os.close(dir_fd)
 
 
 def _walk(conf: Confinement, place: Place) -> Iterator[tuple[str, int | None]]:
@@ -269,7 +195,7 @@ def _walk(conf: Confinement, place: Place) -> Iterator[tuple[str, int | None]]:
                     os.close(fd)
             return
     top = (
-        _open_file(place, place.real)
+        open_file(place, place.real)
         if not place.name
         else os.open(
             place.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=place.dir_fd
