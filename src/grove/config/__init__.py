@@ -293,7 +293,7 @@ def load_settings(**overrides: Any) -> Settings:
         where = " or your GROVE_* variables" if env else ""
         raise ConfigError(f"invalid settings ({e}); see `grove config show`{where}") from e
     try:
-        from grove.store.files import atomic_write_text
+        from grove.atomic_files import atomic_write_text
 
         cache.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(cache, json.dumps({"key": key, "settings": to_jsonable(settings)}))
@@ -327,7 +327,7 @@ def set_config_value(key: str, raw_value: str) -> Path:
     """Set a dotted KEY in config.yaml (validated, written atomically). Secrets are refused."""
     import yaml
 
-    from grove.store.files import atomic_write_text
+    from grove.atomic_files import atomic_write_text
 
     if (
         any(w in key.lower() for w in SECRET_WORDS)
