@@ -4,6 +4,8 @@ setuid. What a call does with a path computed at run time is unknown."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from collections.abc import Callable
 
@@ -109,11 +111,14 @@ def _inline_vars(code: str) -> str:
 
 
 def code_findings(
-    lang: str, code: str, ws: str | None, classify_shell: Callable[[str], list[Finding]]
+    lang: str, code: str, ws: str | None, classify_shell: Callable[[str], list[Finding]], depth: int = 0
 ) -> list[Finding]:
     """Findings for a piece of interpreter code. `classify_shell` classifies a shell string it runs."""
     out: list[Finding] = []
     code = _inline_vars(_canonical(code))
+    if depth < 2:
+        for payload in decoded_payloads(code):
+            out += classify_shell(payload) + code_findings(lang, payload, ws, classify_shell, depth + 1)
     literals = _literals(code)
     paths = [s for s in literals if _pathlike(s)]
     outside = [p for p in paths if _outside(p, ws)]
@@ -155,7 +160,7 @@ def code_findings(
                     out.append(
                         Finding(
                             "unknown-code-shell",
-                            f"{lang} code runs more commands than are read",
+                            f"{lang} code runs a command that is computed, or more commands than are read",
                             effect="unknown",
                             unknown=True,
                         )
@@ -198,6 +203,49 @@ def code_findings(
 
 
 _UNREAD = "\x00unread"
+_PURE_ARG = re.compile(
+    r"\s*(?:[rbuf]?(['\"])(?:(?!\1)[^\\]|\\.)*\1|\[\s*(?:(['\"])(?:(?!\2)[^\\]|\\.)*\2\s*,?\s*)*\])\s*\)?\s*;?\s*",
+    re.S,
+)
+_ENCODED = re.compile(
+    r"(?:b64decode|decodebytes|decodestring|atob|decode64|decode_base64)\s*\(\s*b?(['\"])([A-Za-z0-9+/=\s]{8,})\1"
+    r"|Buffer\.from\s*\(\s*(['\"])([A-Za-z0-9+/=]{8,})\3\s*,\s*['\"]base64"
+    r"|(?:fromhex|unhexlify|pack\s*\(\s*['\"]H\*['\"]\s*,)\s*\(?\s*b?(['\"])([0-9a-fA-F\s]{8,})\5"
+)
+
+
+def _first_arg(args: str) -> str:
+    """The call's first argument, up to a comma at the top level."""
+    depth, quote = 0, ""
+    for i, ch in enumerate(args):
+        if quote:
+            quote = "" if ch == quote and args[i - 1] != "\\" else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            return args[:i]
+    return args
+
+
+def decoded_payloads(code: str) -> list[str]:
+    """Base64 and hex literals that the code decodes: what they hide is read like the code itself."""
+    out = []
+    for m in _ENCODED.finditer(code):
+        b64, hexa = m.group(2) or m.group(4), m.group(6)
+        try:
+            raw = (
+                base64.b64decode(re.sub(r"\s", "", b64))
+                if b64
+                else bytes.fromhex(re.sub(r"\s", "", hexa or ""))
+            )
+        except (ValueError, binascii.Error):
+            continue
+        out.append(raw.decode("utf-8", errors="replace"))
+    return out
 
 
 def _shell_strings(lang: str, code: str) -> list[str]:
@@ -225,6 +273,9 @@ def _shell_strings(lang: str, code: str) -> list[str]:
                 break
         args = rest[: end + 1]
         literals = _literals(args)
+        if not _PURE_ARG.fullmatch(_first_arg(args)):
+            out.append(_UNREAD)  # the command is computed (a call, a concatenation, a variable)
+            continue
         if not literals:
             continue
         listish = "[" in args[:3] or (lang in ("perl", "ruby") and len(literals) > 1) or "spawn" in m.group(0)

@@ -281,6 +281,10 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
             words = [w for w in re.split(f"[{re.escape(ifs)}]+", argv[0]) if w]
             res.nested.append(" ".join(shlex.quote(w) for w in [*words, *argv[1:]]))
         else:
+            if (
+                len(argv) > 2 and argv[1] == "-c"
+            ):  # `$SHELL -c '...'`: whatever the shell, the script is known
+                res.nested.append(argv[2])
             res.findings.append(
                 Finding(
                     "unknown-command",
@@ -290,6 +294,14 @@ def _one(state: _State, cmd: SimpleCommand, stdin: str | None, upstream: SimpleC
                 )
             )
         return None
+    if (
+        " " in name.strip() or "\n" in name
+    ):  # `watch 'a b'`, `sudo "a b"`: a wrapper hands the string to a shell
+        res.nested.append(" ".join([name, *(shlex.quote(a) for a in argv[1:])]))
+        return None
+    later = _runs_later(cmd.name, argv[1:], cmd.raw_argv)
+    if later is not None:
+        res.nested += later
     if name in ("cd", "pushd", "popd"):
         _chdir(state, name, argv[1:])
         return None
@@ -435,6 +447,27 @@ def _positional(script: str, positional: list[str]) -> str:
     return re.sub(r"\$\{?([0-9])\}?", arg, body)
 
 
+def _runs_later(name: str, args: list[str], raw: list[str]) -> list[str] | None:
+    """Command strings that other commands run: trap, script -c, parallel, env -S."""
+    if name == "trap" and args and not args[0].startswith("-"):
+        return [args[0]]
+    if name == "script":
+        for i, a in enumerate(args[:-1]):
+            if a in ("-c", "--command") or re.fullmatch(r"-[a-zA-Z]*c", a):
+                return [args[i + 1]]
+    if name in ("parallel", "rush") and ":::" in args:
+        cut = args.index(":::")
+        template = " ".join(args[:cut])
+        items = args[cut + 1 :]
+        return [
+            template.replace("{}", i) if "{}" in template else f"{template} {shlex.quote(i)}" for i in items
+        ]
+    for i, a in enumerate(raw[:-1]):
+        if os.path.basename(a) == "env" and i + 2 < len(raw) and raw[i + 1] in ("-S", "--split-string"):
+            return [" ".join([raw[i + 2], *raw[i + 3 :]])]
+    return None
+
+
 def _chdir(state: _State, name: str, args: list[str]) -> None:
     if name == "popd":
         state.cwd = state.dirs.pop() if state.dirs else None
@@ -499,8 +532,14 @@ def _xargs(
 ) -> None:
     """`... | xargs rm -rf`: the targets come from stdin; find/ls/echo upstream name them."""
     items: list[str] | None = None
+    raw = cmd.raw_argv
+    listfile = next((raw[i + 1] for i, a in enumerate(raw[:-1]) if a in ("-a", "--arg-file")), None)
+    if listfile is not None:
+        stdin = state.expand(listfile)[0] if "__SUBST" in listfile else state.read_script(listfile)
+        if stdin is not None and "__SUBST" in stdin:
+            stdin = None
     if stdin is not None and stdin != DOWNLOADED:
-        items = stdin.split()
+        items = stdin.replace("\0", " ").split()
     else:
         listers = [
             u for u in state.upstream if u.name in ("find", "ls", "echo", "printf", "fd", "realpath", "du")
@@ -539,6 +578,9 @@ def _run_scripts(state: _State, cmd: SimpleCommand, argv: list[str], stdin: str 
     path = next((w for w in cmd.raw_argv if "/" in w and os.path.basename(w) == name), "")
     if path and not name.startswith("./") and (state.written_here(path) or P.is_tmp(path)):
         _script(state, "shell", path)
+        return
+    if name in ("sudo", "su", "doas") and not files and state.fed:
+        _stdin_code(state, "shell", name, stdin)
         return
     if (
         name in SHELLS

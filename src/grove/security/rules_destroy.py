@@ -383,6 +383,16 @@ def _wipe(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | N
     for op, t in cmd.redirects:
         if empty and op in (">", ">|", "&>") and outside(t):
             out.append(Finding("truncate", f"empties {t}, outside the workspace", effect="truncate"))
+    in_place = any(
+        a.startswith("-i") or a == "--in-place" or re.fullmatch(r"-[a-hj-zA-Z]*i\S*", a) for a in cmd.args
+    )
+    if name in ("sed", "perl") and in_place:
+        files = targets[1:] if name == "sed" else [t for t in targets if not t.startswith("s/")][-1:]
+        for t in files:
+            if outside(t) and not P.is_startup(t) and not P.is_system(t):
+                out.append(
+                    Finding("overwrite", f"{name} -i rewrites {t}, outside the workspace", effect="overwrite")
+                )
     forced = "f" in flag_string(cmd).split(" ")[0] or "--force" in cmd.args
     if name == "ln" and forced and len(targets) >= 2 and outside(targets[-1]):
         out.append(Finding("overwrite", f"replaces {targets[-1]} by a link", effect="overwrite"))

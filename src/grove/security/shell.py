@@ -186,7 +186,9 @@ def _strip_wrappers(words: list[str]) -> tuple[list[str], dict[str, str], list[s
         rest = [wrappers.pop()]
     if rest:
         rest = [
-            os.path.basename(rest[0]) if "/" in rest[0] and not rest[0].startswith("./") else rest[0],
+            os.path.basename(rest[0])
+            if "/" in rest[0] and not rest[0].startswith("./") and not re.search(r"\s", rest[0])
+            else rest[0],
             *rest[1:],
         ]
     return rest, assignments, wrappers
