@@ -5,7 +5,7 @@ The corpus (tests/security/redteam/secrets*.jsonl, benign_lookalikes*.jsonl) was
 redaction rewrite; the held-out files were written at the same time and never tuned on. Throughput is measured on
 1 MB of mixed text (dense in secrets), 1 MB of source code, and 1 MB pathological inputs.
 A secret counts as redacted when its whole value (every 8+ character line of a multi-line one) is gone; the
-stricter "window" figure also requires that no 10-character piece of it is left.
+stricter "window" figure also requires that no 8-character piece of it is left.
 
 Usage: python benchmarks/security_secrets.py
 """
@@ -56,7 +56,7 @@ def main() -> None:
         partial = [s for s, out in zip(items, outs, strict=True) if s.leaked_window(out)]
         recall = 1 - len(leaked) / len(items)
         print(
-            f"secrets, {name}: {len(items)} items, recall {recall:.1%}, no 10-char piece left "
+            f"secrets, {name}: {len(items)} items, recall {recall:.1%}, no 8-char piece left "
             f"{1 - len(partial) / len(items):.1%}"
         )
         if not heldout:  # the held-out set is reported as a figure only, so nobody tunes on its failures

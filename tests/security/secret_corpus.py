@@ -12,7 +12,7 @@ REDTEAM = Path(__file__).parent / "redteam"
 # their lines of this length or more is left.
 MIN_PART = 8
 # The stricter figure: no window this long of the secret may survive (masks keep 4 characters each side).
-WINDOW = 10
+WINDOW = 8
 
 
 @dataclass(frozen=True)
