@@ -115,8 +115,14 @@ def doctor_check() -> tuple[bool, str]:
         )
     elif info.name == "landlock":
         lines.append(f"good isolation, but no private /proc or pid namespace; for the best, {INSTALL_HINT}")
-    from grove.sandbox import cgroups
+    from grove.sandbox import cgroups, seccomp
 
+    if info.isolated:
+        lines.append(
+            "host unix sockets (docker, ssh-agent, dbus): out of reach, no AF_UNIX socket can be opened"
+            if seccomp.supported()
+            else "host unix sockets: reachable if bound into the sandbox (no seccomp filter on this CPU)"
+        )
     why = cgroups.unavailable_reason()
     if why:
         lines.append(
