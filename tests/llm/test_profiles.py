@@ -73,6 +73,7 @@ def test_reasoning_models_take_max_completion_tokens_and_no_temperature(
     body = openai_body(openai_server, "openrouter:openai/gpt-5.4-mini", transport)
     assert body["max_completion_tokens"] == 64 and "max_tokens" not in body
     assert "temperature" not in body and body["seed"] == 5
+    assert body["messages"] == HELLO  # another vendor's model: no cache breakpoints
 
 
 def test_claude_behind_a_gateway_gets_cache_breakpoints(

@@ -1,16 +1,14 @@
 """Model quirks as data: which request fields a model takes, its context window, its defaults.
 
 Providers ask `profile_for(api, provider, model)` instead of branching on model names. Every rule whose API format,
-provider and model pattern match applies, in table order, so general rules come first and specific ones after.
+provider, vendor and model prefix match applies, in table order, so general rules come first and specific ones
+after. Prefixes, not regular expressions: compiling a dozen patterns would cost a one-shot run ~0.5 ms.
 """
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, fields, replace
-from typing import Any
-
-VENDOR = r"(?:[^/]+/)*"  # an optional "vendor/" prefix, as OpenRouter writes ids: openai/gpt-5
+from typing import Any, NamedTuple
 
 
 @dataclass(frozen=True)
@@ -21,41 +19,44 @@ class ModelProfile:
     temperature: bool = True  # send ModelSettings.temperature (some APIs refuse any sampling parameter)
     seed: bool = True  # send ModelSettings.seed
     tool_choice: bool = False  # send ModelSettings.tool_choice ("required", "none" or a tool's name)
-    cache_breakpoints: bool = (
-        False  # mark prompt-cache breakpoints in OpenAI-format messages (Claude via gateways)
-    )
+    cache_breakpoints: bool = False  # mark cache breakpoints in OpenAI-format messages (Claude via gateways)
     repeat_penalty: float = 1.0  # local models: penalty against greedy decoding loops
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):  # not a frozen dataclass: that would cost every one-shot run ~0.5 ms of import
     """Applies `changes` to every model of API format `api` (or any: "*") and provider `provider` (or any) whose
-    id (lower case) matches the regular expression `model` from its start."""
+    id starts with `model` (one prefix or several), the id taken in lower case and without a vendor prefix
+    ("openai/gpt-5" -> "gpt-5"); `vendor`, when not "*", must be that prefix ("anthropic" in anthropic/claude-x)."""
 
     changes: tuple[tuple[str, Any], ...]
     api: str = "*"
     provider: str = "*"
-    model: str = ""
+    model: str | tuple[str, ...] = ""
+    vendor: str = "*"
 
     def matches(self, api: str, provider: str, model: str) -> bool:
+        vendor, _, base = model.lower().rpartition("/")
         return (
             self.api in ("*", api)
             and self.provider in ("*", provider)
-            and re.match(self.model, model.lower()) is not None
+            and self.vendor in ("*", vendor)
+            and base.startswith(self.model)
         )
 
 
 FIELDS = frozenset(f.name for f in fields(ModelProfile))
 
 
-def rule(api: str = "*", provider: str = "*", model: str = "", **changes: Any) -> Rule:
+def rule(
+    api: str = "*", provider: str = "*", model: str | tuple[str, ...] = "", vendor: str = "*", **changes: Any
+) -> Rule:
     unknown = set(changes) - FIELDS
     if unknown:
         raise ValueError(f"unknown profile fields {sorted(unknown)}; use {sorted(FIELDS)}")
-    return Rule(tuple(changes.items()), api, provider, model)
+    return Rule(tuple(changes.items()), api, provider, model, vendor)
 
 
-OPENAI_REASONING = VENDOR + r"(o1|o3|o4|gpt-5)"
+OPENAI_REASONING = ("o1", "o3", "o4", "gpt-5")
 RULES: tuple[Rule, ...] = (
     # Anthropic's Messages API, version 2026-10-21 (what the SDK sends): max_tokens is required; no sampling
     # parameters at all (temperature, top_p, top_k are a 400 even at their defaults); no seed.
@@ -71,21 +72,21 @@ RULES: tuple[Rule, ...] = (
     # without --enable-auto-tool-choice, older llama.cpp) may refuse it, so it is not sent there.
     rule("openai", tool_choice=True),
     rule("openai", "openai-compat", tool_choice=False),
-    # Context windows by model family, the most specific last (matched with or without a vendor prefix).
-    rule("openai", model=VENDOR + "gpt-4", context_window=8_192),
-    rule("openai", model=VENDOR + "gpt-4-32k", context_window=32_768),
-    rule("openai", model=VENDOR + "gpt-4-turbo", context_window=128_000),
-    rule("openai", model=VENDOR + "gpt-4o", context_window=128_000),
-    rule("openai", model=VENDOR + r"gpt-4\.1", context_window=1_047_576),
-    rule("openai", model=VENDOR + r"gpt-3\.5-turbo", context_window=16_385),
-    rule("openai", model=VENDOR + "gpt-5", context_window=400_000),
-    rule("openai", model=VENDOR + "o[134]", context_window=200_000),
-    rule("openai", model=VENDOR + "claude", context_window=200_000),
-    rule("openai", model=VENDOR + "gemini", context_window=1_048_576),
+    # Context windows by model family, the most specific last.
+    rule("openai", model="gpt-4", context_window=8_192),
+    rule("openai", model="gpt-4-32k", context_window=32_768),
+    rule("openai", model="gpt-4-turbo", context_window=128_000),
+    rule("openai", model="gpt-4o", context_window=128_000),
+    rule("openai", model="gpt-4.1", context_window=1_047_576),
+    rule("openai", model="gpt-3.5-turbo", context_window=16_385),
+    rule("openai", model="gpt-5", context_window=400_000),
+    rule("openai", model=("o1", "o3", "o4"), context_window=200_000),
+    rule("openai", model="claude", context_window=200_000),
+    rule("openai", model="gemini", context_window=1_048_576),
     # Reasoning models take max_completion_tokens (max_tokens is a 400) and only the default temperature.
     rule("openai", model=OPENAI_REASONING, max_tokens_field="max_completion_tokens", temperature=False),
     # Claude behind an OpenAI-compatible gateway caches only where the messages say so.
-    rule("openai", model="anthropic/", cache_breakpoints=True),
+    rule("openai", vendor="anthropic", cache_breakpoints=True),
     # Greedy decoding of a small local model loops ("la femme, la femme, ..."); a light penalty breaks the loops.
     rule("local", repeat_penalty=1.1),
 )
