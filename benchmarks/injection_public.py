@@ -26,6 +26,9 @@ from grove.security.injection import scan_text  # noqa: E402
 TENSOR_TRUST = "HumanCompatibleAI+tensor-trust-data"
 INJECGUARD = "leolee99+InjecGuard"
 GISKARD = "Giskard-AI+prompt-injections"
+PARAPET = (
+    "Parapet-Tech+parapet"  # holds a copy of deepset/prompt-injections (a Hugging Face data set) as YAML
+)
 SKILL_REPOS = [
     "anthropics+skills",
     "openai+skills",
@@ -125,6 +128,18 @@ def giskard(mirror: Path) -> list[str]:
     return _unique([row["prompt"] for row in csv.DictReader(io.StringIO(raw))]) if raw else []
 
 
+def deepset(mirror: Path) -> dict[str, list[str]]:
+    """deepset/prompt-injections (train split, English and German), from the YAML copy in Parapet's repository."""
+    import yaml
+
+    out: dict[str, list[str]] = {}
+    for part, name in (("attacks", "deepset injections"), ("benign", "deepset benign")):
+        raw = _show(mirror, PARAPET, f"schema/eval/opensource_deepset_{part}.yaml")
+        if raw:
+            out[name] = _unique([row["content"] for row in yaml.safe_load(raw) or []])
+    return out
+
+
 def skills(mirror: Path) -> list[str]:
     out = []
     for repo in SKILL_REPOS:
@@ -186,6 +201,8 @@ def main() -> None:
     extra = injecguard(args.mirror)
     for name, texts in extra.items():
         slices.append(Slice(name, texts, "attacks" in name))
+    for name, texts in deepset(args.mirror).items():
+        slices.append(Slice(name, texts, "injections" in name))
     gk = giskard(args.mirror)
     if gk:
         slices.append(Slice("Giskard prompt injections", gk, True))
@@ -220,16 +237,21 @@ def main() -> None:
     )
 
     inj = test["Tensor Trust attacks"]
-    benign = [f for s, f in zip(slices, test.values(), strict=True) if not s.injection]
+    benign = [
+        f for s, f in zip(slices, test.values(), strict=True) if not s.injection and "deepset" not in s.name
+    ]
     n_benign = sum(f.n for f in benign)
     fpr = sum(f.flagged for f in benign) / n_benign
     print(
-        "\nheadline: Tensor Trust attacks (test part) against the test parts of every public benign slice above"
+        "\nheadline: Tensor Trust attacks (test part) against the test parts of the Tensor Trust, NotInject and "
+        "WildGuard benign slices"
     )
     print(
         f"corpus=tensor-trust n_inj={inj.n} n_benign={n_benign} recall={inj.rate:.3f} fpr={fpr:.3f} "
         f"n_skills={sk.n} skills_dangerous_rate={sk.dangerous / max(sk.n, 1):.4f} "
-        f"skills_flagged_rate={sk.rate:.4f} own_benign_fpr={own.rate:.3f}"
+        f"skills_flagged_rate={sk.rate:.4f} own_benign_fpr={own.rate:.3f} "
+        f"deepset_recall={test.get('deepset injections', Figure(0, 0, 0)).rate:.3f} "
+        f"deepset_fpr={test.get('deepset benign', Figure(0, 0, 0)).rate:.3f}"
     )
 
 

@@ -60,7 +60,7 @@ SIGNALS: list[Signal] = [
         "override",
         "override",
         re.compile(
-            rf"\b{_VOID}\s+(?:[\w']+\s+){{0,3}}?{_OWN_RULES}\b|\b{_VOID}\s+(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:above|"
+            rf"\b{_VOID}\s+(?:[\w']+\s+){{0,4}}?{_OWN_RULES}\b|\b{_VOID}\s+(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:above|"
             rf"that|previous|prior)|(?:what|whatever)\s+(?:you\s+were|the\s+user|the\s+person|your)|the\s+(?:above|below|"
             rf"user|visible|rubric)\b|(?:the\s+)?part\s+of\s+your)|"
             rf"\b(?:previous|prior|earlier|original|initial|old|above|existing|your|operator|developer)\s+(?:\w+\s+)?"
@@ -309,6 +309,18 @@ SIGNALS: list[Signal] = [
             _I,
         ),
         "asks to drop its limits",
+    ),
+    Signal(
+        "persona",
+        "jailbreak",
+        re.compile(
+            r"\bdo\s+anything\s+now\b|\bdeveloper\s+mode\s+(?:enabled|output|response)|\bjailbr(?:ea|o)k(?:en)?\b|"
+            r"\b(?:stay|remain)\s+in\s+character\b|\bnever\s+break\s+character\b|\bevil\s+confidant\b|"
+            r"\bunfiltered\s+(?:ai|assistant|model|response)|\bdan\s+mode\b|\bact(?:s|ing)?\s+(?:just\s+)?like\s+dan\b|"
+            r"\b(?:two|2)\s+(?:different\s+)?(?:separate\s+)?(?:responses|answers|ways)\b",
+            _I,
+        ),
+        "a known jailbreak persona or mode",
     ),
     Signal(
         "force_reply",

@@ -129,6 +129,7 @@ _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 _UESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}\s?){4,}")
 _TAGS = re.compile("[\U000e0020-\U000e007e]{4,}")
 _FLOOD = re.compile(r"(.{1,8}?)\1{29,}", re.S)
+WIDE_CHARS = 6000
 _SEPARATORS = set("-=_*#~|+.,:;0123456789 \t\n")
 
 
@@ -196,6 +197,17 @@ def gather(text: str) -> Evidence:
                 w.excerpts["encoded"] = "decoded: " + _excerpt(payload, 0, len(payload))
             wins += inner
             whole.setdefault("encoded", "a base64/hex/escaped payload that decodes to instructions")
+    # A jailbreak spreads its role-play frame and its "no limits" over paragraphs: in a prompt-sized text the
+    # pair counts wherever the two stand.
+    if len(norm.text) <= WIDE_CHARS:
+        seen = set().union(*(w.signals for w in wins)) if wins else set()
+        if {"roleplay", "unbound"} <= seen:
+            wide = Window(0, len(norm.text), {"roleplay", "unbound", "roleplay_unbound"})
+            for w in wins:
+                for name in ("roleplay", "unbound"):
+                    if name in w.signals:
+                        wide.excerpts.setdefault(name, w.excerpts[name])
+            wins.append(wide)
     flood = token_flood(text)
     if flood:
         whole["flood"] = flood
