@@ -97,6 +97,22 @@ def test_host_abstract_unix_socket(backend: str, workspace: Path) -> None:
         assert seen.startswith("REFUSED"), seen
 
 
+def test_no_host_socket_is_visible_under_bwrap(backend: str, workspace: Path) -> None:
+    if backend != "bwrap":
+        pytest.skip(
+            "only bubblewrap builds its own file tree (Landlock sees the host's and blocks AF_UNIX instead)"
+        )
+    code = (
+        "import os, stat\nfound = []\nfor root, dirs, files in os.walk('/'):\n"
+        " if root in ('/proc', '/sys'): dirs[:] = []; continue\n"
+        " for f in files:\n  p = os.path.join(root, f)\n"
+        "  try:\n   if stat.S_ISSOCK(os.lstat(p).st_mode): found.append(p)\n  except OSError: pass\n"
+        "print(found)\n"
+    )
+    r = run([PY, "-c", code], workspace, Limits(timeout=30), backend=backend)
+    assert r.stdout.strip() == "[]", r.output
+
+
 def test_socketpair_still_works(backend: str, workspace: Path) -> None:
     code = "import socket\na, b = socket.socketpair()\na.send(b'hi')\nprint(b.recv(2).decode())\n"
     r = run([PY, "-c", code], workspace, backend=backend)
