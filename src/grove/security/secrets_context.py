@@ -66,18 +66,9 @@ _CLI_FLAG = re.compile(
     r"|\b(?:docker|podman|nerdctl|helm\s+registry)\s+login\b[^\n]{0,200}?\s-p\s|\bredis-cli\b[^\n]{0,200}?\s-a\s"
     r"|\bmysql(?:dump|admin)?\b[^\n]{0,200}?\s-p(?=\S)|\bsshpass\s+-p\s?)['\"]?(?P<value>[^\s\"']{4,})"
 )
-_CLI_WORDS = (
-    "--pass",
-    "--token",
-    "--api",
-    "--secret",
-    "--auth",
-    "--access",
-    "--client",
-    "login",
-    "redis-cli",
-    "mysql",
-    "sshpass",
+# Only lines with one of these words can hold a command-line secret.
+_CLI_GATE = re.compile(
+    r"--pass|--token|--api|--secret|--auth|--access|--client|login|redis-cli|mysql|sshpass"
 )
 _NETRC = re.compile(r"\bmachine[ \t]+\S{1,256}[^\n]{0,200}?\bpassword[ \t]+(\S+)", re.I)
 # `- name: DB_PASS` then `value: "..."` (Kubernetes and compose env lists).
@@ -194,7 +185,7 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
         for m in _COOKIE_PAIR.finditer(line, at):
             if m.group(1).lower() not in _COOKIE_ATTRS and not PLACEHOLDER.match(m.group(2)):
                 yield m.span(2)
-    if any(w in lower for w in _CLI_WORDS):
+    if _CLI_GATE.search(lower):
         for m in _CLI_FLAG.finditer(line):
             if not PLACEHOLDER.match(m.group("value")):
                 yield m.span("value")
@@ -210,10 +201,14 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
             if password_like(value) and not _CODE.search(value):
                 yield m.start("value"), m.start("value") + len(value)
     if "/" in line and " " in line.strip():  # a lone base64 run is not "user/password" prose
-        has_word = _CRED_WORD.search(lower) is not None
+        has_word: bool | None = None  # looked up only when a pair shows up
         for m in _PAIR.finditer(line):
             value = m.group("value").rstrip(_TRAILING)
-            if (has_word or m.group("user").lower() in _USUAL_USERS) and password_like(value):
+            if not password_like(value):
+                continue
+            if has_word is None:
+                has_word = _CRED_WORD.search(lower) is not None
+            if has_word or m.group("user").lower() in _USUAL_USERS:
                 if value.startswith(".") or "*." in value or ".*" in value:
                     continue  # a glob or a pattern (`shared/.*.tmp`)
                 if (

@@ -86,8 +86,12 @@ def _compile() -> dict[str, list[re.Pattern[str]]]:
 
 
 _BY_PREFIX = _compile()
-# Longest first, so `sk-ant-` is tried before `sk-`; a failed long prefix falls back to the shorter ones.
+# Longest first, so `sk-ant-` is tried before `sk-`; a failed long prefix falls back to the shorter ones. Keyed by
+# their first two characters so each run of token characters is checked against a handful.
 _PREFIXES = tuple(sorted((p for p in _BY_PREFIX if p[-1] not in ".="), key=len, reverse=True))
+_BY_HEAD: dict[str, tuple[str, ...]] = {}
+for _p in _PREFIXES:
+    _BY_HEAD[_p[:2]] = (*_BY_HEAD.get(_p[:2], ()), _p)
 # Formats with a dot or `=` inside do not start a run of token characters: each is searched for on its own,
 # only when its literal occurs.
 _DOTTED = [(p, pats) for p, pats in _BY_PREFIX.items() if p[-1] in ".=" or p.startswith("https://")]
@@ -108,12 +112,13 @@ def format_spans(text: str, runs: list[re.Match[str]]) -> Iterator[tuple[int, in
     """(start, end) of every token in a known format. `runs` are the text's runs of token characters."""
     for run in runs:
         token = run.group(0)
-        if not token.startswith(_PREFIXES):
+        if token[0] in "/+":
             token = token.lstrip("/+")  # `https://ghp_...@github.com`
-            if not token.startswith(_PREFIXES):
-                continue
+        heads = _BY_HEAD.get(token[:2])
+        if heads is None:
+            continue
         start = run.start() + (len(run.group(0)) - len(token))
-        for prefix in _PREFIXES:
+        for prefix in heads:
             if token.startswith(prefix):
                 end = _match(text, start, prefix)
                 if end > 0:
