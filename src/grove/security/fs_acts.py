@@ -7,8 +7,8 @@ import errno
 import os
 import stat
 
+from grove.atomic_files import NotRegularFileError, atomic_write_at
 from grove.security.fs_confine import Confinement, Place, Refused
-from grove.store.files import NotRegularFileError, atomic_write_at
 
 MAX_READ_BYTES = 64 * 2**20
 _FILE_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
