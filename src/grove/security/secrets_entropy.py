@@ -54,6 +54,7 @@ _CLASSES = str.maketrans(
 )
 _CLASS_RUN = re.compile(r"A+|a+|0+|[^Aa0]+")
 _UPPER, _LOWER, _DIGITS = set(string.ascii_uppercase), set(string.ascii_lowercase), set(string.digits)
+_HEX_CHARS = set(string.hexdigits)
 
 
 def _transitions(token: str) -> float:
@@ -65,14 +66,16 @@ def _transitions(token: str) -> float:
 
 def _is_random(token: str, hex_ok: bool) -> bool:
     """Shape of key material: long enough, letters and digits, not a slug, path, UUID or identifier."""
-    if _UUID.match(token) or len(_WORD_SEGMENT.findall(token)) >= 2:
-        return False
     chars = set(token)
     if not chars & _DIGITS or not (chars & _LOWER or chars & _UPPER):
         return False
-    if _HEX.match(token):
-        return hex_ok and len(token) >= 32 and entropy(token) >= 3.0
-    return entropy(token) >= min(4.2, math.log2(len(token)) - 0.7) and _transitions(token) >= 0.3
+    if chars <= _HEX_CHARS:
+        return hex_ok and len(token) >= 32 and len(chars) >= 10 and entropy(token) >= 3.0
+    if len(chars) < min(len(token) // 2, 16):
+        return False  # too few distinct characters for key material (words, repeated patterns)
+    if _UUID.match(token) or len(_WORD_SEGMENT.findall(token)) >= 2:
+        return False
+    return _transitions(token) >= 0.3 and entropy(token) >= min(4.2, math.log2(len(token)) - 0.7)
 
 
 def _very_random(token: str) -> bool:
