@@ -4,6 +4,7 @@ classifier) mapped to refuse / quarantine / note, plus the paths and calls the c
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
 
@@ -103,12 +104,26 @@ def command_hits(command: str, line: int, *, mention: bool = False) -> list[Hit]
     return out
 
 
+# The analysers of code inside code (a shell string in Python, `python -c` in a script) find one another here:
+# each module registers itself, so none imports another. grove.security.skill_scan imports them all.
+_ANALYSERS: dict[str, Callable[[str], list[Hit]]] = {}
+
+
+def register(kind: str, analyser: Callable[[str], list[Hit]]) -> None:
+    _ANALYSERS[kind] = analyser
+
+
+def analyse(kind: str, code: str) -> list[Hit]:
+    """Findings in `code` of `kind` ("shell", "python", "javascript") by its registered analyser."""
+    analyser = _ANALYSERS.get(kind)
+    if analyser is None:
+        return command_hits(code, 1) if kind == "shell" else []
+    return analyser(code)
+
+
 def shell_words_hits(words: list[str], line: int) -> list[Hit]:
     """An argument list (subprocess.run([...]), spawn("bash", [...])): a shell given `-c` runs its script; the
     list otherwise runs as the command line it stands for."""
-    from grove.security.skill_js import js_hits
-    from grove.security.skill_python import python_hits
-
     if not words:
         return []
     prog = words[0].rsplit("/", 1)[-1]
@@ -116,13 +131,11 @@ def shell_words_hits(words: list[str], line: int) -> list[Hit]:
     if flag:
         code = words[flag + 1]
         if prog in SHELLS and words[flag].endswith("c"):
-            from grove.security.skill_shell import shell_hits
-
-            return [Hit(h.level, h.why, line, h.excerpt) for h in shell_hits(code)]
+            return [Hit(h.level, h.why, line, h.excerpt) for h in analyse("shell", code)]
         if prog.startswith("python") and words[flag].endswith("c"):
-            return [Hit(h.level, h.why, line, h.excerpt) for h in python_hits(code)]
+            return [Hit(h.level, h.why, line, h.excerpt) for h in analyse("python", code)]
         if prog in ("node", "nodejs", "deno", "bun") and words[flag] in ("-e", "--eval"):
-            return [Hit(h.level, h.why, line, h.excerpt) for h in js_hits(code)]
+            return [Hit(h.level, h.why, line, h.excerpt) for h in analyse("javascript", code)]
     return command_hits(" ".join(_quote(w) for w in words), line)
 
 

@@ -10,7 +10,15 @@ import binascii
 import json
 import re
 
-from grove.security.skill_hits import CREDENTIAL_PATH, Hit, command_hits, excerpt, shell_words_hits
+from grove.security.skill_hits import (
+    CREDENTIAL_PATH,
+    Hit,
+    analyse,
+    command_hits,
+    excerpt,
+    register,
+    shell_words_hits,
+)
 
 _STR = r"\"(?:[^\"\\\n]|\\.)*\"|'(?:[^'\\\n]|\\.)*'"
 _CONCAT = re.compile(rf"({_STR})\s*\+\s*({_STR})")
@@ -115,8 +123,6 @@ def _template_command(body: str) -> str:
 
 def js_hits(code: str, depth: int = 0) -> list[Hit]:
     """Findings in JavaScript or TypeScript source."""
-    from grove.security.skill_shell import shell_hits
-
     code = _TEMPLATE.sub(lambda m: _quote(_template_command(m.group(1))), code)
     folded = fold(code)
     out: list[Hit] = []
@@ -125,7 +131,7 @@ def js_hits(code: str, depth: int = 0) -> list[Hit]:
         line = _line(folded, m.start())
         if _MARK in command:
             out.append(Hit("dangerous", "obfuscated payload: decoded data run as a command", line))
-        out += [Hit(h.level, h.why, line, h.excerpt) for h in shell_hits(command.replace(_MARK, ""))]
+        out += [Hit(h.level, h.why, line, h.excerpt) for h in analyse("shell", command.replace(_MARK, ""))]
     for m in _SPAWN.finditer(folded):
         words = [_unquote(m.group(1))] + [
             _unquote(w) if w[0] in "\"'" else '"$X"' for w in re.findall(rf"{_STR}|[^,\s]+", m.group(2) or "")
@@ -174,3 +180,6 @@ def js_hits(code: str, depth: int = 0) -> list[Hit]:
     if re.search(r"\bnet\.(?:connect|createConnection|Socket)\b", folded) and _SHELL_SPAWN.search(folded):
         out.append(Hit("dangerous", "exfiltration: opens a reverse shell (socket wired to a shell)", 1))
     return out
+
+
+register("javascript", js_hits)

@@ -18,8 +18,10 @@ from grove.security.skill_hits import (
     CREDENTIAL_PATH,
     PERSISTENCE_PATH,
     Hit,
+    analyse,
     command_hits,
     excerpt,
+    register,
     shell_words_hits,
 )
 
@@ -410,9 +412,7 @@ class _Analyser(ast.NodeVisitor):
         command = self.text(node)
         if command.rsplit("/", 1)[-1] in ("sh", "bash", "zsh", "sh -i", "bash -i"):
             self.shell_spawned = True
-        from grove.security.skill_shell import shell_hits
-
-        return out + [Hit(h.level, h.why, line, h.excerpt) for h in shell_hits(command)]
+        return out + [Hit(h.level, h.why, line, h.excerpt) for h in analyse("shell", command)]
 
     def _exec(self, name: str, node: ast.AST, line: int) -> None:
         traits = self.traits(node)
@@ -463,3 +463,6 @@ def _unparsed(code: str) -> list[Hit]:
     for m in _SHELL_STRING.finditer(code):
         out += command_hits(m.group(2), code.count("\n", 0, m.start()) + 1)
     return out
+
+
+register("python", python_hits)

@@ -6,7 +6,16 @@ from __future__ import annotations
 
 import re
 
-from grove.security.skill_hits import CREDENTIAL_PATH, Hit, command_hits, excerpt, line_of, shifted
+from grove.security.skill_hits import (
+    CREDENTIAL_PATH,
+    Hit,
+    analyse,
+    command_hits,
+    excerpt,
+    line_of,
+    register,
+    shifted,
+)
 
 
 def script_text(body: str) -> str:
@@ -47,9 +56,6 @@ _DOWNLOAD_TO = re.compile(
 def shell_hits(script: str) -> list[Hit]:
     """A script as one program (variables and traps carry over lines); each finding placed on its line. Code
     given to python -c / node -e or a heredoc goes to its analyser."""
-    from grove.security.skill_js import js_hits
-    from grove.security.skill_python import python_hits
-
     whole = script_text(script)
     found = command_hits(whole, 1)
     lines = whole.splitlines()
@@ -72,11 +78,11 @@ def shell_hits(script: str) -> list[Hit]:
     for m in _INLINE_CODE.finditer(script):
         code = m.group(3)[1:-1]
         code = code.replace('\\"', '"') if m.group(3).startswith('"') else code
-        analyse = python_hits if m.group(1).startswith("python") else js_hits
-        placed += [Hit(h.level, h.why, line_of(script, m.start()), h.excerpt) for h in analyse(code)]
+        lang = "python" if m.group(1).startswith("python") else "javascript"
+        placed += [Hit(h.level, h.why, line_of(script, m.start()), h.excerpt) for h in analyse(lang, code)]
     for m in _HEREDOC_CODE.finditer(script):
-        analyse = python_hits if m.group(1).startswith("python") else js_hits
-        placed += shifted(analyse(m.group(3)), line_of(script, m.start(3)))
+        lang = "python" if m.group(1).startswith("python") else "javascript"
+        placed += shifted(analyse(lang, m.group(3)), line_of(script, m.start(3)))
     placed += _credential_flow(script)
     for m in _DOWNLOAD_TO.finditer(script):
         target = m.group(1).strip("\"'")
@@ -108,3 +114,6 @@ def _credential_flow(script: str) -> list[Hit]:
                 out.append(Hit("dangerous", why, n, excerpt(code)))
             break
     return out
+
+
+register("shell", shell_hits)
