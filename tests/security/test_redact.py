@@ -179,3 +179,20 @@ def test_ordinary_code_and_tables_are_left_alone() -> None:
         "| spec | what |\n|---|---|\n| `openai:gpt` | OpenAI (`OPENAI_API_KEY`) |\n| `local` | the embedded model |",
     ):
         assert redact(text, environ={}) == text, text
+
+
+def test_password_in_other_languages() -> None:
+    for text, secret in (
+        ("这是新的服务器。密码是 Tiger123! 好的", "Tiger123"),
+        ("Das Passwort ist Sommer2026! für den Server", "Sommer2026"),
+        ("contraseña: Gato#4491", "Gato#4491"),
+        ("пароль: Zx81!qwe9", "Zx81!qwe9"),
+        ("Hasło: Kot!2024abc", "Kot!2024abc"),
+    ):
+        assert secret not in redact(text, environ={}), text
+    for benign in (
+        "Kennwort vergessen? Klicken Sie hier.",
+        "Le mot de passe est trop court.",
+        "密码太短了。",
+    ):
+        assert redact(benign, environ={}) == benign

@@ -11,6 +11,17 @@ from collections.abc import Iterator
 _ANCHORS = re.compile(
     r"pass|pwd|pw|secret|token|key|auth|bearer|cookie|cred|login|sig=|hmac|mysql|redis-cli|://|admin|root"
 )
+# Words for "password" in other languages, looked for only in text that is not all ASCII (as such text is).
+_FOREIGN_ANCHORS = re.compile(
+    r"wort|contrase|senha|haslo|hasło|salasana|sifre|şifre|adgangskode|lösenord|пароль|密码|密碼|パスワード|비밀번호"
+)
+_FOREIGN_ASCII = re.compile(r"wort|contrase|senha|mot de passe|haslo|salasana|passord|sifre|adgangskode")
+# "password" in other languages, then an optional "is" or colon (`Passwort: X`, `密码是 X`, `пароль - X`).
+_FOREIGN = re.compile(
+    r"(?:passwort|kennwort|wachtwoord|contraseña|contrasena|senha|mot de passe|пароль|密码|密碼|パスワード|비밀번호|"
+    r"hasło|haslo|salasana|lösenord|adgangskode|passord|şifre|sifre)"
+    r"[ \t]*(?:[:：=]|ist|es|est|é|è|是|为|は|:|-|—)?[ \t]*[`'\"«“「]?(?P<value>[^\s`'\"»”」，。、]{6,128})"
+)
 _NAME_WORDS = (
     r"api[_-]?key|apikey|secret(?:[_-]?key)?|token|password|passwd|pwd|pw|pass|passphrase|credentials?|"
     r"private[_-]?key|access[_-]?key(?:[_-]?id)?|client[_-]?secret|auth(?:[_-]?(?:key|token))?|signature|sig|hmac|"
@@ -94,7 +105,7 @@ _CRED_WORD = re.compile(
 _USUAL_USERS = frozenset(
     {"admin", "root", "administrator", "sa", "postgres", "user", "guest", "test", "demo"}
 )
-_TRAILING = ".,;:)]}!?"
+_TRAILING = ".,;:)]}"  # sentence punctuation after a value; `!` and `?` are kept, passwords end in them
 
 
 # `password: !vault |` is a YAML tag before an encrypted block, not a password.
@@ -107,7 +118,8 @@ def password_like(value: str) -> bool:
         return False
     has_alpha = any(c.isalpha() for c in value)
     has_digit = any(c.isdigit() for c in value)
-    has_symbol = any(c in "!@#$%^&*?~+=" for c in value) or (value.count("-") >= 2 and len(value) >= 16)
+    core = value.rstrip("!?")  # a word before `?` or `!` is still a word (`vergessen?`)
+    has_symbol = any(c in "!@#$%^&*?~+=" for c in core) or (value.count("-") >= 2 and len(value) >= 16)
     return has_alpha and (has_digit or has_symbol)
 
 
@@ -195,6 +207,11 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
     if "value=" in lower:
         for m in _XML_SETTING.finditer(line):
             yield m.span(1)
+    if not line.isascii() or _FOREIGN_ASCII.search(lower):
+        for m in _FOREIGN.finditer(lower):
+            value = line[m.start("value") : m.end("value")].rstrip(_TRAILING)
+            if password_like(value) and not _CODE.search(value):
+                yield m.start("value"), m.start("value") + len(value)
     if "pw" in lower or "pass" in lower:
         for m in _PROSE.finditer(lower):
             value = line[m.start("value") : m.end("value")].rstrip(_TRAILING)
@@ -261,18 +278,20 @@ def context_spans(text: str, lower: str) -> Iterator[tuple[int, int]]:
     """(start, end) of every secret value named by its context. `lower` is `text` lowercased, same length."""
     seen: set[int] = set()
     lines: list[tuple[int, int]] = []
-    pos = 0
-    while True:
-        m = _ANCHORS.search(lower, pos)
-        if m is None:
-            break
-        start = text.rfind("\n", 0, m.start()) + 1
-        end = text.find("\n", m.end())
-        end = len(text) if end < 0 else end
-        pos = end + 1
-        if start not in seen:
-            seen.add(start)
-            lines.append((start, end))
+    for anchors in (_ANCHORS, _FOREIGN_ANCHORS) if not text.isascii() else (_ANCHORS,):
+        pos = 0
+        while True:
+            m = anchors.search(lower, pos)
+            if m is None:
+                break
+            start = text.rfind("\n", 0, m.start()) + 1
+            end = text.find("\n", m.end())
+            end = len(text) if end < 0 else end
+            pos = end + 1
+            if start not in seen:
+                seen.add(start)
+                lines.append((start, end))
+    lines.sort()
     for start, end in lines:
         for a, b in _line_spans(text[start:end]):
             yield start + a, start + b
