@@ -398,6 +398,25 @@ def _injection_hits(text: str, source: str, keep_level: bool = False) -> list[Hi
     return [Hit(level, f"possible prompt injection ({r})", 0) for r in reasons]
 
 
+# Other languages (Ruby, Perl, PHP, Lua): no analyser of their own, but the shell strings they run are read.
+_OTHER_CODE = re.compile(r"\.(?:rb|pl|pm|php|lua|tcl)$|^#!\S*(?:/env\s+)?\S*(?:ruby|perl|php|lua|tclsh)")
+_SHELL_CALL = re.compile(
+    r"(?:\b(?:system|exec|popen|spawn|shell_exec|passthru|proc_open|IO\.popen|Open3\.\w+)\s*\(?\s*|%x\{|qx\{|qx\()"
+    r"([\"'])((?:(?!\1).){1,400})\1|`([^`\n]{2,400})`"
+)
+
+
+def _other_code(path: str | Path | None, text: str) -> bool:
+    return bool((path is not None and _OTHER_CODE.search(str(path))) or _OTHER_CODE.match(text[:120]))
+
+
+def _shell_strings(code: str) -> list[Hit]:
+    out: list[Hit] = []
+    for m in _SHELL_CALL.finditer(code):
+        out += shifted(shell_hits(m.group(2) or m.group(3) or ""), _line(code, m.start()))
+    return out
+
+
 _JS_PROSE = re.compile(
     r"//[^\n]*|/\*.*?\*/|\"(?:[^\"\\\n]|\\.){20,}\"|'(?:[^'\\\n]|\\.){20,}'|`[^`]{20,}`", re.S
 )
@@ -461,6 +480,8 @@ def scan_skill_text(
         hits += python_hits(text)
     elif kind == "javascript":
         hits += js_hits(text)
+    elif _other_code(path, text):
+        hits += _shell_strings(text)
     hits += _pattern_hits(text, kind)  # type: ignore[arg-type]
     if prose:  # prose=False: code findings only (a benchmark's fast pass)
         words = text if kind in ("markdown", "text") else _code_prose(text, kind)
