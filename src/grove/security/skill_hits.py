@@ -95,7 +95,8 @@ def command_hits(command: str, line: int, *, mention: bool = False) -> list[Hit]
             level: Level = "dangerous"
             why = DANGEROUS_RULES.get(f.rule, f.description)
         elif f.rule == "credential-read" and not CREDENTIAL_PATH.search(command):
-            level, why = "note", f.description  # `source .env`: a project's own settings, read where they live
+            # `source .env`: a project's own settings, read where they live
+            level, why = "note", f.description
         elif f.rule in CAUTION_RULES:
             level, why = "caution", CAUTION_RULES[f.rule]
         else:
