@@ -56,7 +56,10 @@ def write_place(conf: Confinement, place: Place, path: str, data: bytes) -> None
         raise Refused(f"{path} is a directory")
     shared = conf.roots.identity is not None and conf.roots.identity.shared_group
     with conf.acting():
-        dir_fd = os.dup(place.dir_fd)
+        try:  # the same folder opened for reading, so the rename can be synced (a path-only fd cannot)
+            dir_fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=place.dir_fd)
+        except PermissionError:
+            dir_fd = os.dup(place.dir_fd)
         try:
             for name in place.missing:  # each new folder made and entered without following links
                 try:
