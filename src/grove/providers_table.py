@@ -104,6 +104,12 @@ def spec_syntaxes() -> str:
     return ", ".join(p.syntax for p in PROVIDERS)
 
 
+def describe() -> str:
+    """One line per provider, its spec syntax and what it is, for error messages that say what to write."""
+    width = max(len(p.syntax) for p in PROVIDERS)
+    return "\n".join(f"  {p.syntax:<{width}}  {p.help}" for p in PROVIDERS)
+
+
 def key_envs() -> dict[str, str]:
     """Provider name -> the variable holding its key."""
     return {p.name: p.key_env for p in PROVIDERS if p.key_env}

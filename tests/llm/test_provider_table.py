@@ -54,6 +54,8 @@ def test_a_provider_added_as_one_row_parses_is_keyed_listed_and_auto_detected(
     assert parse_spec("fakeprov:fake-large") == ModelSpec("fakeprov", "fake-large", with_fake_row.url)
     assert str(parse_spec("fakeprov:fake-large")) == "fakeprov:fake-large"
     assert "fakeprov:<model>" in spec_help()
+    (line,) = [ln for ln in providers_table.describe().splitlines() if "fakeprov:<model>" in ln]
+    assert line.rstrip().endswith("a fake OpenAI-format provider")
     assert api_key_for("fakeprov", ProviderConfig()) == (None, "FAKEPROV_API_KEY")
     assert providers_table.key_envs()["fakeprov"] == "FAKEPROV_API_KEY"
     settings = Settings(home=tmp_path)
@@ -81,11 +83,12 @@ def test_a_provider_added_as_one_row_is_called(
     assert request.body["model"] == "fake-large"
 
 
-def test_an_unknown_provider_lists_every_row() -> None:
+def test_an_unknown_provider_lists_every_row_with_its_help() -> None:
     with pytest.raises(ConfigError) as info:
         parse_spec("nosuch:model")
+    lines = str(info.value).splitlines()
     for row in PROVIDERS:
-        assert row.syntax in str(info.value)
+        assert any(row.syntax in line and row.help in line for line in lines)
 
 
 @pytest.mark.parametrize("row", PROVIDERS, ids=[p.name for p in PROVIDERS])

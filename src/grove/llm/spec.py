@@ -41,7 +41,7 @@ class ModelSpec:
 def provider_for(name: str) -> Provider:
     row = providers_table.provider_named(name)
     if row is None:
-        raise ConfigError(f"unknown provider '{name}'; {spec_help()}")
+        raise ConfigError(f"unknown provider '{name}'; use one of:\n{providers_table.describe()}")
     return row
 
 
@@ -50,7 +50,7 @@ def parse_spec(spec: str) -> ModelSpec:
     name, sep, rest = spec.partition(":")
     row = providers_table.provider_named(name)
     if row is None or (not sep and not row.bare):
-        raise ConfigError(f"unknown model spec '{spec}'; {spec_help()}")
+        raise ConfigError(f"unknown model spec '{spec}'; use one of:\n{providers_table.describe()}")
     if not sep:
         return ModelSpec(name, "")
     if not rest:
