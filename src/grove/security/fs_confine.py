@@ -306,6 +306,10 @@ class Confinement:
         for dirpath, dirnames, filenames in os.walk(self.home_real):
             if dirpath == self.home_real:
                 dirnames[:] = [d for d in dirnames if d not in HOME_READABLE]
+            elif dirpath.count("/") - self.home_real.count("/") >= 2:
+                dirnames[
+                    :
+                ] = []  # settings, state.db and history sit at the top; caches one or two levels down
             for name in filenames:
                 try:
                     st = os.lstat(os.path.join(dirpath, name))

@@ -45,11 +45,13 @@ class ScanResult:
         return "clean" if self.verdict == "safe" else self.verdict
 
 
-# Score thresholds per kind of text. Skills and project files are instructions to an agent by nature, so the
-# bar is higher there; "context" (web pages, tool output, memory) is the default and the strictest.
+# Score thresholds (caution, dangerous) per kind of text. "context" (web pages, tool output, memory) is the
+# default and the strictest. Files the agent reads are mostly code and docs that name secrets, URLs and risky
+# commands in passing (grove's own tree: 10 of 371 files flagged at 0.7, 55 at 0.5); skills are instructions to
+# an agent by nature.
 THRESHOLDS: dict[str, tuple[float, float]] = {
     "context": (0.5, 0.8),
-    "file": (0.5, 0.8),
+    "file": (0.7, 0.9),
     "skill": (0.7, 0.9),
 }
 

@@ -26,9 +26,9 @@ L2 = 0.003
 STEPS = 6000
 RATE = 1.0
 # Parts of evidence, not evidence: a URL, a word like "password", "send", "you" or a reply format ("respond only
-# with JSON") or a role ("imagine you are a historian") is in most honest instructions.
+# with JSON"), a role ("imagine you are a historian") or a name ("Claude:") is in most honest instructions.
 # They count only inside the composites of injection_signals (send + secret + way out, addressee + ...).
-COMPONENTS = {"channel", "secret_object", "send", "you", "force_reply", "roleplay"}
+COMPONENTS = {"channel", "secret_object", "send", "you", "force_reply", "roleplay", "vocative"}
 
 
 def _lines(rel: str) -> list[str]:

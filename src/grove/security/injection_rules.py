@@ -46,8 +46,6 @@ SIGNALS: list[Signal] = [
             rf"\b(?:any|all|every)\s+{_AI}\s+(?:reading|processing|summari[sz]ing|evaluating|that|who|must|should)|"
             rf"\b(?:the\s+)?{_AI}\s+(?:reading|processing|evaluating|summari[sz]ing)\s+(?:this|these|the)|"
             rf"\b(?:readers|crawlers)\s+that\s+are\s+{_AI}|"
-            rf"(?:^|\n|<!--|>)\s*(?:[#/*>\-]+\s*)?(?:\*\*)?(?:{_AI}|model|assistant)\s*(?:\*\*)?\s*[:,]\s|"
-            rf"\b(?:{_AI}|model),\s+(?:you|please|kindly|do|keep|before|when|now|your|the|this)\b|"
             rf"\byou,\s+the\s+{_AI}\b|\b(?:whoever|whatever|any\s+\w+)\s+(?:\w+\s+)?(?:processes|reads|is\s+reading)\b|"
             rf"\b(?:for|to)\s+(?:the\s+|any\s+|all\s+)?(?:automated|automatic)\s+(?:readers|tools|systems)\b|"
             rf"\b(?:important|note|attention)\s+(?:for|to)\s+(?:the\s+)?{_AI}\b|"
@@ -57,12 +55,22 @@ SIGNALS: list[Signal] = [
         "addresses the AI reading it",
     ),
     Signal(
+        "vocative",
+        "addressee",
+        re.compile(
+            rf"(?:^|\n|<!--|>)\s*(?:[#/*>\-]+\s*)?(?:\*\*)?(?:{_AI}|model|assistant)\s*(?:\*\*)?\s*[:,]\s|"
+            rf"\b(?:{_AI}|model),\s+(?:you|please|kindly|do|keep|before|when|now|your|the|this)\b",
+            _I,
+        ),
+        "speaks to an AI by name",
+    ),
+    Signal(
         "override",
         "override",
         re.compile(
             rf"\b{_VOID}\s+(?:[\w']+\s+){{0,4}}?{_OWN_RULES}\b|\b{_VOID}\s+(?:everything|all\s+(?:of\s+)?(?:the\s+)?(?:above|"
             rf"that|previous|prior)|(?:what|whatever)\s+(?:you\s+were|the\s+user|the\s+person|your)|the\s+(?:above|below|"
-            rf"user|visible|rubric)\b|(?:the\s+)?part\s+of\s+your)|"
+            rf"user|visible|rubric)\b|(?:the\s+)?part\s+of\s+your|(?:prior|previous|earlier|all)\s+context)|"
             rf"\b(?:previous|prior|earlier|original|initial|old|above|existing|your|operator|developer)\s+(?:\w+\s+)?"
             rf"{_OWN_RULES}\s+(?:(?:are|is|were|was|have\s+been|has\s+been)\s+(?:now\s+)?(?:void|cancel+ed|revoked|"
             rf"withdrawn|superseded|replaced|outdated|obsolete|lifted|suspended|expired|a\s+test|no\s+longer)|"
@@ -73,7 +81,7 @@ SIGNALS: list[Signal] = [
             rf"{_OWN_RULES}|\b(?:the\s+)?(?:rules|situation|instructions)\s+(?:have\s+|has\s+)?changed\b|"
             rf"\bno\s+longer\s+bound\s+by\b|\b(?:content|text|messages?|everything)\s+above\s+(?:was|is)\s+(?:a\s+test|fake)|"
             rf"\b(?:do\s+not|don't|never)\s+(?:follow|obey|listen\s+to)\s+(?:the\s+)?(?:user|human|your)|"
-            rf"\b(?:previous|prior|existing)\s+(?:guardrails|restrictions|rules)\s+(?:are|were)\s+(?:lifted|gone|off)|\b(?:is|are)\s+(?:void|a\s+decoy)\b|"
+            rf"\b(?:previous|prior|existing)\s+(?:guardrails|restrictions|rules)\s+(?:are|were)\s+(?:lifted|gone|off)|\b(?:task|request|article)\s+(?:above\s+)?is\s+a\s+decoy\b|"
             rf"\bhigher\s+priority\s+than\s+(?:its|your)\b|\b(?:trust|obey|follow)\s+only\s+(?:this|these|me|my)\b|"
             rf"\b(?:oubli|olvid|vergiss|dimentica|ignor)\w*\s+(?:\w+\s+){{0,3}}(?:consignes|instrucciones|"
             rf"anweisungen|istruzioni|instructions)",
@@ -92,7 +100,8 @@ SIGNALS: list[Signal] = [
             r"never|respond|answer|reply|only|do\s+not)|\bthe\s+(?:task|request)\s+above\s+is\s+a\s+decoy|"
             r"\b(?:new|real)\s+(?:task|system\s+prompt)\b|\b(?:system|agent|assistant|ai|model)\s+(?:instructions?|directives?)"
             r"\s*(?:\(|:|override|follow)|\binstructions?\s+override\b|\bbegin\s+(?:agent|ai|assistant)\s+directives|"
-            r"\bmeta-?instruction\b|\bagent-?directive\b|\bpriority\s+(?:0|zero|one|directive)\b",
+            r"\bmeta-?instruction\b|\b(?:do\s+not|don't|stop)\s+(?:summari[sz]e|translate|answer|review|do)\b[^.\n]{0,60}"
+            r"\binstead\b|\binstead\s+of\s+(?:summari[sz]ing|answering|translating|reviewing)\b|\bagent-?directive\b|\bpriority\s+(?:0|zero|one|directive)\b",
             _I,
         ),
         "gives the reader new orders",
@@ -190,7 +199,7 @@ SIGNALS: list[Signal] = [
             r"mode|step)|confirmations?|sandbox\w*|safety|guardrails?|filters?|redaction|secret\s+redaction|"
             r"security|content\s+polic\w+|restrictions|review\s+step|safety\s+checks?|asking\s+for\s+"
             r"confirmation|verification)\b|"
-            r"\bapproval_mode\b[^.\n]{0,20}\b(?:off|none|yolo|never)\b|\bgrove_sandbox\s*=\s*none|\byolo\b|"
+            r"\bapproval_mode\b[^.\n]{0,20}\b(?:off|none|yolo|never)\b|\bgrove_sandbox\s*=\s*none|\b(?:approval|mode)\s+(?:to\s+)?yolo\b|"
             r"\b(?:safety|security|approval|ethical|content)\s+(?:checks|settings|subroutines|policy|filters?|"
             r"prompts?)\s+(?:are|is|have\s+been)\s+(?:now\s+)?(?:disabled|offline|off|suspended|updated|lifted)|"
             r"\bpre-?approved\b|\bwithout\s+(?:asking|approval|confirmation|confirming)\b|"

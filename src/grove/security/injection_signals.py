@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -26,8 +27,11 @@ _ATTACKS = (
 COMPOSITES: dict[str, tuple[tuple[str, ...], ...]] = {
     "exfil": (("send", "secret_object", "channel"),),
     "addressed_attack": (
-        *((a, s) for a in ("addressee", "hidden") for s in _ATTACKS),
+        *((a, s) for a in ("addressee", "vocative", "hidden") for s in _ATTACKS),
+        ("vocative", "hidden"),
+        ("addressee", "hidden"),
         ("addressee", "send", "secret_object"),
+        ("vocative", "send", "secret_object"),
     ),
     "roleplay_unbound": (("roleplay", "unbound"),),
     "override_orders": (("override", "new_orders"), ("override", "force_reply"), ("override", "leak")),
@@ -75,18 +79,30 @@ _COMMAND = re.compile(
 )
 
 
-def _commands(text: str) -> list[tuple[int, str]]:
-    """(position, why) for each asked-for command that the command rules call dangerous."""
+# Only spans with one of these can be dangerous commands; the rest (`pytest -q`, `config.yaml`) skip the parser,
+# which costs ~0.4 ms a call and a README has hundreds of code spans.
+_COMMAND_HINT = re.compile(
+    r"\b(?:rm|curl|wget|nc|ncat|cat|sh|bash|zsh|chmod|chown|sudo|dd|mkfs|ssh|scp|rsync|git|env|printenv|"
+    r"python3?|node|perl|ruby|eval|base64|crontab|kill|shred|truncate|find|xargs|tar|mv|cp|docker|kubectl)\b|[>|;&$]"
+)
+
+
+@functools.lru_cache(maxsize=4096)
+def _dangerous(cmd: str) -> bool:
     from grove.security.commands import classify_command
 
+    try:
+        return classify_command(cmd).level == "dangerous"
+    except Exception:  # a command the shell parser cannot read is no evidence either way
+        return False
+
+
+def _commands(text: str) -> list[tuple[int, str]]:
+    """(position, why) for each asked-for command that the command rules call dangerous."""
     out = []
     for m in _COMMAND.finditer(text):
         cmd = next(g for g in m.groups() if g is not None).strip()
-        try:
-            level = classify_command(cmd).level
-        except Exception:  # a command the shell parser cannot read is no evidence either way
-            continue
-        if level == "dangerous":
+        if _COMMAND_HINT.search(cmd) and _dangerous(cmd):
             out.append((m.start(), f"asks to run {cmd[:60]!r}"))
     return out
 
@@ -176,7 +192,11 @@ def token_flood(text: str) -> str | None:
     instructions out of a model's attention. Separator lines and numeric arrays do not count."""
     for m in _FLOOD.finditer(text):
         unit = m.group(1)
-        if unit.strip() and not set(unit) <= _SEPARATORS and len(set(unit.strip())) <= 6:
+        if len(unit.strip()) > 1 or (unit.strip() and len(unit) > 1):
+            pass
+        else:
+            continue  # one character repeated ("aaaa", "────") is a line or a blob, not token padding
+        if not set(unit) <= _SEPARATORS and len(set(unit.strip())) <= 6:
             return f"{unit.strip()!r} repeated {len(m.group(0)) // len(unit)} times"
     return None
 
@@ -187,7 +207,9 @@ def gather(text: str) -> Evidence:
     norm = normalize(text)
     wins = windows_of(norm.text)
     if norm.deleet != norm.text:
-        wins += windows_of(norm.deleet)
+        # The leetspeak reading matters only where it differs: scan just those lines a second time.
+        pairs = zip(norm.text.split("\n"), norm.deleet.split("\n"), strict=False)
+        wins += windows_of("\n".join(b for a, b in pairs if a != b))
     whole: dict[str, str] = {}
     for payload in decoded_payloads(text):
         inner = windows_of(normalize(payload).text)

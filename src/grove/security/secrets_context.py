@@ -57,6 +57,10 @@ _STRONG_KEY = re.compile(
     r"api|secret|private|access|auth|signing|encryption|master|license|session|client|write|app", re.I
 )
 _IDENTIFIER = re.compile(r"^[a-z_][a-z_]*[a-z]$")
+_CONSTANT = re.compile(r"^[A-Z]+(?:_[A-Z0-9]+)+$")
+# After an unquoted value: an operator and an operand, so the value is part of an expression.
+_EXPRESSION = re.compile(r"[ \t]*(?:[-+*/%|&^<>]|==|!=|\bif\b|\bor\b|\band\b)[ \t]*[\w(\[\"']")
+_FORMATTED = re.compile(r"[\"'`]?[ \t]*(?:%[ \t]*[\w(]|\.format\(|\.replace\(|\.join\()")
 _CODE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$|^[A-Za-z_]\w*\(|\(")
 
 _URL_CREDS = re.compile(r"([a-z][a-z0-9+.-]{1,20}://)([^\s:/@'\"]*):([^\s@/'\"]+)@", re.I)
@@ -92,8 +96,9 @@ _XML_SETTING = re.compile(
 )
 # Prose: "the password is X", "password for alice@x: X", "pass `X`", "log in with password X".
 _PROSE = re.compile(
-    r"\b(?:password|passwd|passphrase|pass|pwd|pw)\b(?:\s+(?:for|of|to|on)\s+(?:the\s+)?[\w.@/-]+(?:\s+account)?)?"
-    r"(?:\s+(?:is|was|will\s+be)\s*:?|\s*[:=]|\s)\s*[`'\"]?(?P<value>[^\s`'\"]{6,128})"
+    r"\b(?P<word>password|passwd|passphrase|pass|pwd|pw)\b"
+    r"(?:\s+(?:for|of|to|on)\s+(?:the\s+)?[\w.@/-]+(?:\s+account)?)?"
+    r"(?P<sep>\s+(?:is|was|will\s+be)\s*:?|\s*[:=]|\s)\s*(?P<q>[`'\"]?)(?P<value>[^\s`'\"]{6,128})"
 )
 # "admin / S3cret!", "deploy/hunter2" with a credential word on the line or a usual account name.
 _PAIR = re.compile(
@@ -141,12 +146,14 @@ def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
         value = stripped
     if len(value) < 3 or PLACEHOLDER.match(value) or value.startswith(("!", "&", "*", "|", ">")):
         return None  # placeholders, YAML tags, anchors and block scalars
-    if not quoted and _CODE.search(value):
-        return None  # code (`token = next(tokens)`, `key = settings.api_key`)
-    if value.isalpha() and value.islower() and len(value) <= 10:
-        return None  # a plain word (`passwd: files`): prose and config, not key material
-    if not quoted and _IDENTIFIER.match(value):
-        return None  # a variable (`self.api_key = api_key`)
+    if not quoted and (_CODE.search(value) or "[" in value or _EXPRESSION.match(m.string, m.end())):
+        return None  # code (`token = next(tokens)`, `pw = pw[:-1]`, `Token = Ignore + PlainToken`)
+    if quoted and _FORMATTED.match(m.string, m.end()):
+        return None  # a format string (`key = "VS%0.f0COMNTOOLS" % version`)
+    if value.isalpha() and len(value) <= 10:
+        return None  # a plain word (`passwd: files`, `password: The password for...`), not key material
+    if not quoted and (_IDENTIFIER.match(value) or _CONSTANT.match(value) or value.startswith("_")):
+        return None  # a variable or a constant (`self.api_key = api_key`, `"auth": LOG_AUTH`)
     if _GENERIC_KEY.search(name) and not _STRONG_KEY.search(name) and not _looks_random(value):
         return None
     if " " in value and not password_like(value.replace(" ", "")):
@@ -195,7 +202,13 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
     if "cookie" in lower:
         at = lower.index("cookie")
         for m in _COOKIE_PAIR.finditer(line, at):
-            if m.group(1).lower() not in _COOKIE_ATTRS and not PLACEHOLDER.match(m.group(2)):
+            value = m.group(2)
+            # Session cookies are random; `fig=newton` in documentation is not one.
+            if (
+                m.group(1).lower() not in _COOKIE_ATTRS
+                and not PLACEHOLDER.match(value)
+                and _looks_random(value)
+            ):
                 yield m.span(2)
     if _CLI_GATE.search(lower):
         for m in _CLI_FLAG.finditer(line):
@@ -215,6 +228,10 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
     if "pw" in lower or "pass" in lower:
         for m in _PROSE.finditer(lower):
             value = line[m.start("value") : m.end("value")].rstrip(_TRAILING)
+            if m.group("word") == "pass" and not m.group("q") and not m.group("sep").strip():
+                continue  # the verb: "pass ssl=True to ...", "you can pass `spec=True`"
+            if "=" in value.rstrip("="):
+                continue  # an argument (`type_comments=True`), not a password
             if password_like(value) and not _CODE.search(value):
                 yield m.start("value"), m.start("value") + len(value)
     if "/" in line and " " in line.strip():  # a lone base64 run is not "user/password" prose
