@@ -169,8 +169,8 @@ def _denied(roots: Roots, e: OSError) -> str:
         return f"permission denied: {e.filename or ''}"
     return (
         f"permission denied for uid {who.uid} (grove runs as root; file tools act with the rights of uid {who.uid}, "
-        f"group {who.gid}, as sandboxed commands do). The user can give that group access: "
-        f"`chgrp -R {who.gid} DIR && chmod -R g+rwX DIR`"
+        f"group {who.gid}, as sandboxed commands do). If this is in the user's project, they can give that group "
+        f"access: `chgrp -R {who.gid} DIR && chmod -R g+rwX DIR`"
     )
 
 
