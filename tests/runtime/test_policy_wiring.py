@@ -90,3 +90,19 @@ def test_smart_mode_asks_the_judge_model(
         assert result.startswith("exit=")  # it ran (and failed: no git repo here), it was not refused
     else:
         assert "denied by the smart judge" in result
+
+
+def test_code_skills_are_refused_unattended_without_isolation(settings: Settings, workspace: Path) -> None:
+    from grove.tools.code_skills import tools as code_skill_tools
+
+    create = ToolRegistry(code_skill_tools()).get("skill_code_create")
+    assert create is not None
+    code = "def solve(x: int) -> int:\n    return x + 1\n"
+    tests = "from skill import solve\n\ndef test_one():\n    assert solve(1) == 2\n"
+    args = {"name": "add-one", "description": "Add one to a number.", "code": code, "tests": tests}
+    policy = SafetyPolicy(unattended=True, sandbox="rlimit")
+    refused = create.call(ToolContext(workspace, policy=policy, settings=settings), args)
+    assert not refused.ok and "--allow-unisolated" in refused.content
+    policy = SafetyPolicy(unattended=True, sandbox="rlimit", allow_unisolated=True)
+    allowed = create.call(ToolContext(workspace, policy=policy, settings=settings), args)
+    assert allowed.ok, allowed.content

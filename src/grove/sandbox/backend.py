@@ -148,3 +148,19 @@ def doctor_check() -> tuple[bool, str]:
                 "in a world-readable place such as /opt"
             )
     return info.name != "rlimit", "\n".join(lines)
+
+
+def resolve_backend(name: str | None) -> BackendInfo:
+    """The backend a run asks for by name (None: the best this machine has); an unavailable one is an error."""
+    if name is None:
+        return detect_backend()
+    if name not in BACKENDS:
+        raise ValueError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
+    detected = detect_backend()
+    if name == detected.name:
+        return detected
+    if name == "rlimit":
+        return BackendInfo("rlimit", "requested explicitly: NO ISOLATION, only resource limits")
+    if name == "landlock" and landlock_info() is not None:
+        return landlock_info()  # type: ignore[return-value]
+    raise ValueError(f"sandbox backend {name!r} is not available here ({detected.reason})")

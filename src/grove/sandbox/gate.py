@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grove.sandbox.backend import INSTALL_HINT, BackendInfo
+from grove.sandbox.backend import INSTALL_HINT, BackendInfo, resolve_backend
 
 OPT_IN = "`--allow-unisolated` (or `grove config set security.allow_unisolated true`)"
 
@@ -19,3 +19,8 @@ def refusal_for_unattended(info: BackendInfo, allow_unisolated: bool) -> str | N
         f"{info.reason}), so the command could read and change anything the user can. To fix: {INSTALL_HINT}, "
         f"or use a Linux kernel with Landlock; or, accepting that risk, allow it with {OPT_IN}"
     )
+
+
+def refusal_for_policy(backend: str | None, unattended: bool, allow_unisolated: bool) -> str | None:
+    """The same check before work that will run code later (a code skill's tests): None = may go ahead."""
+    return refusal_for_unattended(resolve_backend(backend), allow_unisolated) if unattended else None

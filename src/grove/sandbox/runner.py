@@ -15,7 +15,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from grove.sandbox import cgroups, landlock, seccomp
-from grove.sandbox.backend import BACKENDS, BackendInfo, detect_backend, landlock_info
+from grove.sandbox.backend import BackendInfo, resolve_backend
 from grove.sandbox.bwrap import bwrap_argv
 from grove.sandbox.diskwatch import POLL, DiskWatch
 from grove.sandbox.gate import refusal_for_unattended
@@ -129,7 +129,7 @@ def run(
     ws = Path(workspace).resolve()
     if not ws.is_dir():
         raise ValueError(f"workspace {ws} is not a directory; create it first")
-    info = _backend(backend)
+    info = resolve_backend(backend)
     refusal = refusal_for_unattended(info, allow_unisolated) if unattended else None
     if refusal:
         out, err = (refusal, "") if merge_stderr else ("", refusal)
@@ -284,21 +284,6 @@ def _memfd(name: str, data: bytes) -> int:
     os.write(fd, data)
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
-
-
-def _backend(name: str | None) -> BackendInfo:
-    if name is None:
-        return detect_backend()
-    if name not in BACKENDS:
-        raise ValueError(f"unknown sandbox backend {name!r}; choose one of {', '.join(BACKENDS)}")
-    detected = detect_backend()
-    if name == detected.name:
-        return detected
-    if name == "rlimit":
-        return BackendInfo("rlimit", "requested explicitly: NO ISOLATION, only resource limits")
-    if name == "landlock" and landlock_info() is not None:
-        return landlock_info()  # type: ignore[return-value]
-    raise ValueError(f"sandbox backend {name!r} is not available here ({detected.reason})")
 
 
 def _collect(

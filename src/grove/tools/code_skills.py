@@ -29,7 +29,15 @@ def _manager(ctx: ToolContext) -> Any:
 
 
 def _backend(ctx: ToolContext) -> str | None:
-    return None if ctx.policy.sandbox == "auto" else ctx.policy.sandbox
+    """The sandbox backend for this session's code; refuses (ToolError) when nobody can be asked and the
+    backend does not isolate, unless the user accepted that risk (security.allow_unisolated)."""
+    from grove.sandbox.gate import refusal_for_policy
+
+    backend = None if ctx.policy.sandbox == "auto" else ctx.policy.sandbox
+    refusal = refusal_for_policy(backend, ctx.policy.unattended, ctx.policy.allow_unisolated)
+    if refusal:
+        raise ToolError(refusal)
+    return backend
 
 
 def skill_code_create(ctx: ToolContext, name: str, description: str, code: str, tests: str) -> str:
