@@ -232,7 +232,7 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
                 continue  # the verb: "pass ssl=True to ...", "you can pass `spec=True`"
             if "=" in value.rstrip("="):
                 continue  # an argument (`type_comments=True`), not a password
-            if password_like(value) and not _CODE.search(value):
+            if password_like(value) and not _CODE.search(value) and "[" not in value:
                 yield m.start("value"), m.start("value") + len(value)
     if "/" in line and " " in line.strip():  # a lone base64 run is not "user/password" prose
         has_word: bool | None = None  # looked up only when a pair shows up
