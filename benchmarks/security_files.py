@@ -1,4 +1,5 @@
-"""File-tool confinement: the frozen red-team attempts (tests/security/redteam/files_attempts.yaml) run through
+"""File-tool confinement: the frozen red-team attempts (tests/security/redteam/files_attempts.yaml, 18 of them held
+out, plus files_attempts_postbuild.yaml, probes written after the defence and reported apart) run through
 read_file / write_file / patch / search_files with nobody to ask, with an approver who says deny, with one who
 says yes, and with approvals off; plus everyday acts that must keep working.
 
@@ -97,7 +98,10 @@ def everyday(base: Path) -> tuple[int, list[str]]:
 
 
 def run_all(only: str | None) -> dict[str, Any]:
-    attempts = [a for a in fh.load_attempts() if only is None or a.id == only]
+    postbuild = {a.id for a in fh.load_attempts(fh.POSTBUILD)}
+    attempts = [
+        a for a in [*fh.load_attempts(), *fh.load_attempts(fh.POSTBUILD)] if only is None or a.id == only
+    ]
     is_root = os.geteuid() == 0
     os.environ[fh.ENV_VAR] = fh.ENV_SECRET
     report: dict[str, Any] = {"rows": [], "skipped": []}
@@ -111,7 +115,8 @@ def run_all(only: str | None) -> dict[str, Any]:
                 base = Path(tmp) / f"{n}-{mode}"
                 os.environ["HOME"] = str(base / "userhome")
                 out = fh.run_attempt(attempt, base, mode, call)
-                report["rows"].append({**out.__dict__, "heldout": attempt.heldout})
+                part = "postbuild" if attempt.id in postbuild else "heldout" if attempt.heldout else "dev"
+                report["rows"].append({**out.__dict__, "heldout": attempt.heldout, "part": part})
                 fh.clean(base)
         ok, failures = everyday(Path(tmp) / "everyday")
         report["everyday_ok"], report["everyday_failures"] = ok, failures
@@ -122,11 +127,13 @@ def run_all(only: str | None) -> dict[str, Any]:
 def summarise(label: str, report: dict[str, Any], show: bool) -> dict[str, Any]:
     rows = report["rows"]
     ids = {r["attempt"] for r in rows}
-    held = {r["attempt"] for r in rows if r["heldout"]}
+    held = {r["attempt"] for r in rows if r["part"] == "heldout"}
+    post = {r["attempt"] for r in rows if r["part"] == "postbuild"}
     escaped = {r["attempt"] for r in rows if r["escaped"]}
     sets = {
-        "escapes": escaped - held,
+        "escapes": escaped - held - post,
         "heldout_escapes": escaped & held,
+        "postbuild_escapes": escaped & post,
         "setuid": {r["attempt"] for r in rows if r["setuid"]},
         "home_writes": {r["attempt"] for r in rows if r["home_writes"]},
         "hard_leaks": {r["attempt"] for r in rows if r["hard_leaks"]},
@@ -136,8 +143,10 @@ def summarise(label: str, report: dict[str, Any], show: bool) -> dict[str, Any]:
     }
     fig: dict[str, Any] = {
         "sets": sets,
-        "attempts": len(ids),
-        "escapes": len(escaped - held),
+        "attempts": len(ids - post),
+        "postbuild": len(post),
+        "postbuild_escapes": len(escaped & post),
+        "escapes": len(escaped - held - post),
         "heldout": len(held),
         "heldout_escapes": len(escaped & held),
         "setuid": len({r["attempt"] for r in rows if r["setuid"]}),
@@ -152,7 +161,7 @@ def summarise(label: str, report: dict[str, Any], show: bool) -> dict[str, Any]:
     print(f"\n== {label}: {fig['attempts']} attempts x {len(fh.MODES)} modes ({', '.join(fh.MODES)})")
     print(
         f"   escapes (unattended or deny): {fig['escapes']}/{fig['attempts'] - fig['heldout']} dev, "
-        f"{fig['heldout_escapes']}/{fig['heldout']} held out"
+        f"{fig['heldout_escapes']}/{fig['heldout']} held out, {fig['postbuild_escapes']}/{fig['postbuild']} post-build probes"
     )
     print(
         f"   setuid files written: {fig['setuid']}; writes to grove's home: {fig['home_writes']}; "
@@ -217,7 +226,8 @@ def main() -> None:
     print(f"\n{time.perf_counter() - start:.1f} s; runs: {len(figs)}")
     print(
         f"file_attempts={figs[0]['attempts']} file_escapes={total['escapes']} "
-        f"heldout={figs[0]['heldout']} heldout_escapes={total['heldout_escapes']} setuid_files={total['setuid']} "
+        f"heldout={figs[0]['heldout']} heldout_escapes={total['heldout_escapes']} "
+        f"postbuild={figs[0]['postbuild']} postbuild_escapes={total['postbuild_escapes']} setuid_files={total['setuid']} "
         f"home_writes={total['home_writes']} hard_leaks={total['hard_leaks']} special_clobbers={total['special']} "
         f"crashes={total['crashes']} hangs={total['hangs']} everyday_ok={total['everyday_ok']}/{figs[0]['everyday_total']} runs={len(figs)}"
     )

@@ -22,6 +22,7 @@ from grove.tools.context import ToolContext
 from grove.tools.registry import ToolError
 
 ATTEMPTS = fh.load_attempts()
+POSTBUILD = fh.load_attempts(fh.POSTBUILD)  # written after the defence, measured as they were
 POLICIES = {
     "unattended": lambda: SafetyPolicy(unattended=True),
     "deny": lambda: SafetyPolicy(approver=lambda _r: "deny", approval_timeout=5),
@@ -40,12 +41,12 @@ def call(arena: fh.Arena, mode: str, tool: str, args: dict[str, Any]) -> str:
 
 def test_corpus_is_big_enough_and_has_a_held_out_part() -> None:
     assert len(ATTEMPTS) >= 60
-    assert len({a.id for a in ATTEMPTS}) == len(ATTEMPTS)
+    assert len({a.id for a in ATTEMPTS + POSTBUILD}) == len(ATTEMPTS + POSTBUILD)
     assert sum(a.heldout for a in ATTEMPTS) >= 10
 
 
 @pytest.mark.parametrize("mode", fh.MODES)
-@pytest.mark.parametrize("attempt", ATTEMPTS, ids=lambda a: a.id)
+@pytest.mark.parametrize("attempt", ATTEMPTS + POSTBUILD, ids=lambda a: a.id)
 def test_attempt_is_held(
     attempt: fh.Attempt, mode: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -19,6 +19,7 @@ from typing import Any
 import yaml
 
 CORPUS = Path(__file__).parent / "files_attempts.yaml"
+POSTBUILD = Path(__file__).parent / "files_attempts_postbuild.yaml"
 ENV_VAR, ENV_SECRET = "GROVE_RT_SECRET", "ENV_SECRET_7f3a9c"
 SANDBOX_GID = 64_055
 MODES = ("unattended", "deny", "approve", "off")
@@ -40,8 +41,8 @@ class Attempt:
     heldout: bool = False
 
 
-def load_attempts() -> list[Attempt]:
-    return [Attempt(**raw) for raw in yaml.safe_load(CORPUS.read_text(encoding="utf-8"))]
+def load_attempts(path: Path = CORPUS) -> list[Attempt]:
+    return [Attempt(**raw) for raw in yaml.safe_load(path.read_text(encoding="utf-8"))]
 
 
 @dataclass
