@@ -196,3 +196,33 @@ def test_password_in_other_languages() -> None:
         "密码太短了。",
     ):
         assert redact(benign, environ={}) == benign
+
+
+def test_real_code_shapes_are_left_alone() -> None:
+    # Shapes found by running redact over the standard library and installed packages.
+    for text in (
+        "pw = pw[:-1]",
+        "password = auth[2]",
+        "Token = Ignore + PlainToken",
+        'toolskey = "VS%0.f0COMNTOOLS" % version',
+        '"auth": LOG_AUTH,',
+        "private_key: PKCS7PrivateKeyTypes,",
+        '"input_token": "next_token",',
+        "Pass type_comments=True to get back type comments.",
+        "Set-Cookie: oreo=doublestuff; Path=/",
+        '_SK_START = b"-----BEGIN OPENSSH PRIVATE KEY-----"\n_SK_END = b"-----END OPENSSH PRIVATE KEY-----"',
+        "data = fpin.read(sizeEndCentDir64Locator)",
+    ):
+        assert redact(text, environ={}) == text, text
+    for text, secret in (
+        ("POSTGRES_PASSWORD=correct-horse-battery", "correct-horse-battery"),
+        ("bind_password: mapleSummer655.", "mapleSummer655"),
+        ("aws_secret_access_key = csd76VgW7tbInxaE8ALsuhxvDRIosnxl", "csd76VgW7tbInxaE8ALsuhxvDRIosnxl"),
+    ):
+        assert secret not in redact(text, environ={}), text
+
+
+def test_private_key_block_without_end_line_stops_where_its_body_does() -> None:
+    body = _wrapped(_b64(RSA_DER), 64)
+    out = redact(f"-----BEGIN PRIVATE KEY-----\n{body}\n\nprint('after the key')", environ={})
+    assert "print('after the key')" in out and body.splitlines()[0] not in out

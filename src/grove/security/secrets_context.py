@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from grove.security.secrets_entropy import wordy
+
 # Words that can name a secret on a line; searched in the lowercased text, literal-first so the scan is fast.
 _ANCHORS = re.compile(
     r"pass|pwd|pw|secret|token|key|auth|bearer|cookie|cred|login|sig=|hmac|mysql|redis-cli|://|admin|root"
@@ -57,6 +59,7 @@ _STRONG_KEY = re.compile(
     r"api|secret|private|access|auth|signing|encryption|master|license|session|client|write|app", re.I
 )
 _IDENTIFIER = re.compile(r"^[a-z_][a-z_]*[a-z]$")
+_PASSWORD_TAIL = re.compile(r"\d{2,}$|[!@#$%^&*?~+=]")
 _CONSTANT = re.compile(r"^[A-Z]+(?:_[A-Z0-9]+)+$")
 # After an unquoted value: an operator and an operand, so the value is part of an expression.
 _EXPRESSION = re.compile(r"[ \t]*(?:[-+*/%|&^<>]|==|!=|\bif\b|\bor\b|\band\b)[ \t]*[\w(\[\"']")
@@ -133,6 +136,11 @@ def _looks_random(value: str) -> bool:
     return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
+def _type_name(value: str) -> bool:
+    """Words run together (`PKCS7PrivateKeyTypes`) without the number or symbol passwords end in (`maple655`)."""
+    return value.isalnum() and not value.islower() and wordy(value) and not _PASSWORD_TAIL.search(value)
+
+
 def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
     quoted = m.group("qvalue") is not None
     group = "qvalue" if quoted else "value"
@@ -152,11 +160,15 @@ def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
         return None  # a format string (`key = "VS%0.f0COMNTOOLS" % version`)
     if value.isalpha() and len(value) <= 10:
         return None  # a plain word (`passwd: files`, `password: The password for...`), not key material
-    if not quoted and (_IDENTIFIER.match(value) or _CONSTANT.match(value) or value.startswith("_")):
-        return None  # a variable or a constant (`self.api_key = api_key`, `"auth": LOG_AUTH`)
+    if not quoted and (
+        _IDENTIFIER.match(value) or _CONSTANT.match(value) or value.startswith("_") or _type_name(value)
+    ):
+        return None  # a variable, constant or type (`self.api_key = api_key`, `"auth": LOG_AUTH`, `key: KeyType`)
+    if quoted and "_" in value and _IDENTIFIER.match(value):
+        return None  # a quoted name (`"input_token": "next_token"`)
     if _GENERIC_KEY.search(name) and not _STRONG_KEY.search(name) and not _looks_random(value):
         return None
-    if " " in value and not password_like(value.replace(" ", "")):
+    if value.count(" ") >= 2 or (" " in value and not password_like(value.replace(" ", ""))):
         return None  # a quoted sentence, not a secret
     return start, end
 

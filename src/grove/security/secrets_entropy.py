@@ -16,7 +16,7 @@ from grove.security.secrets_base64 import MAX_BINARY, decode, holds_secret, is_a
 RUNS = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_WORDS = re.compile(r"[A-Z]?[a-z]{3,}|[A-Z]{3,}")
+_WORDS = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{3,}")
 _WORD_SEGMENT = re.compile(r"(?:^|[-_/.])[a-z]{3,}(?=[-_/.]|$)")
 _SECRET_WORD = re.compile(
     r"pass|pwd|secret|token|key|auth|credential|creds|bearer|cookie|session|sig|hmac|login|private"
@@ -65,10 +65,12 @@ def _transitions(token: str) -> float:
     return changes / max(1, len(token) - 1)
 
 
-def _wordy(token: str) -> bool:
-    """Mostly made of words (`sizeEndCentDir64Locator`, `_CD64_CREATE_VERSION`): an identifier. Random base62
-    has runs of three or more lowercase letters in ~15% of its length."""
-    return sum(len(w) for w in _WORDS.findall(token)) >= 0.6 * len(token)
+def wordy(token: str) -> bool:
+    """Mostly made of words (`sizeEndCentDir64Locator`, `_CD64_CREATE_VERSION`): an identifier. A word here is a
+    run of letters with vowels in it (`Locator`); random base62 has letter runs too, but few with vowels
+    (`Lsuhxv`)."""
+    words = (w for w in _WORDS.findall(token) if sum(c in "aeiouyAEIOUY" for c in w) >= 0.3 * len(w))
+    return sum(len(w) for w in words) >= 0.6 * len(token)
 
 
 def _is_random(token: str, hex_ok: bool) -> bool:
@@ -80,7 +82,7 @@ def _is_random(token: str, hex_ok: bool) -> bool:
         return hex_ok and len(token) >= 32 and len(chars) >= 10 and entropy(token) >= 3.0
     if len(chars) < min(len(token) // 2, 16):
         return False  # too few distinct characters for key material (words, repeated patterns)
-    if _UUID.match(token) or len(_WORD_SEGMENT.findall(token)) >= 2 or _wordy(token):
+    if _UUID.match(token) or len(_WORD_SEGMENT.findall(token)) >= 2 or wordy(token):
         return False
     return _transitions(token) >= 0.3 and entropy(token) >= min(4.2, math.log2(len(token)) - 0.7)
 

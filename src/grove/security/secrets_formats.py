@@ -96,7 +96,15 @@ for _p in _PREFIXES:
 # only when its literal occurs.
 _DOTTED = [(p, pats) for p, pats in _BY_PREFIX.items() if p[-1] in ".=" or p.startswith("https://")]
 _TWILIO_PAIR = re.compile(r"AC[0-9a-f]{32}[\"']?\s*[,:]\s*[\"']?([0-9a-f]{32})\b")
-_PEM = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----.*?(?:-----END \1-----|\Z)", re.S)
+# A private key block up to its END line, or, when that is missing, as far as its body runs (base64, headers
+# like `Proc-Type: 4,ENCRYPTED`, JSON's `\\n`). Bounded, so a page of BEGIN lines stays linear.
+_PEM = re.compile(
+    r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
+    r"(?:(?P<body>[A-Za-z0-9+/=\s\\:,.-]{0,16384}?)-----END \1-----"
+    r"|(?P<open>(?:(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{4,100}|(?:Proc-Type|DEK-Info):[^\n\\]{0,100})"
+    r"(?=\r?\n|\\n|$|[\"'`])){1,400}))"
+)
+_BODY_CHARS = re.compile(r"[A-Za-z0-9+/]")
 
 
 def _match(text: str, start: int, prefix: str) -> int:
@@ -142,6 +150,7 @@ def pem_spans(text: str) -> Iterator[tuple[int, int, str]]:
         return
     for m in _PEM.finditer(text):
         label = m.group(1)
-        if m.group(0).endswith(f"----- [redacted] -----END {label}-----"):
-            continue  # already redacted
+        body = m.group("body") if m.group("body") is not None else m.group("open")
+        if body.strip() == "[redacted]" or len(_BODY_CHARS.findall(body)) < 8:
+            continue  # already redacted, or a bare marker (`_START = b"-----BEGIN ... KEY-----"`)
         yield m.start(), m.end(), f"-----BEGIN {label}----- [redacted] -----END {label}-----"
