@@ -121,6 +121,8 @@ SIGNALS: list[Signal] = [
             rf"message)|\b(?:system|developer)\s+messages?\s+verbatim|"
             rf"\bwhat\s+is\s+the\s+(?:password|passcode|secret\s+word)\b|"
             rf"\b(?:output|tell\s+me|reveal|give\s+me)\s+the\s+(?:password|passcode|secret)\b|"
+            rf"\b(?:reveal|list|print|show|dump|display|output|find|collect)\s+(?:me\s+)?(?:all\s+|every\s+|the\s+|your\s+)*"
+            rf"(?:api[\s_-]?keys?|passwords?|credentials|tokens|secrets|environment\s+variables)\b|"
             rf"\bappend\s+the\s+password\b|\b(?:repeat|recite|reveal|dump|spell\s+out|quote)\s+(?:back\s+)?(?:all\s+)?(?:the\s+|your\s+)"
             rf"(?:\w+\s+){{0,2}}?{_OWN_RULES}\s+(?:back|so\s+far|above|verbatim|word\s+for\s+word|you\s+were\s+given)|"
             rf"\b(?:write|make|turn)\s+(?:a\s+|an\s+)?(?:\w+\s+)?(?:rap|poem|song|story|haiku|limerick|json|table)?\s*"
@@ -194,7 +196,7 @@ SIGNALS: list[Signal] = [
         "safety_off",
         "safety",
         re.compile(
-            r"\b(?:disable[sd]?|turn(?:ing)?\s+off|switch(?:ed|ing)?\s+off|skip|bypass|suspend(?:ed)?|lift(?:ed)?|"
+            r"\b(?:disable[sd]?|ignore|disregard|turn(?:ing)?\s+off|switch(?:ed|ing)?\s+off|skip|bypass|suspend(?:ed)?|lift(?:ed)?|"
             r"remove|deactivate[sd]?|stop)\s+(?:\w+\s+){0,2}?(?:the\s+)?(?:approvals?|approval\s+(?:prompts?|"
             r"mode|step)|confirmations?|sandbox\w*|safety|guardrails?|filters?|redaction|secret\s+redaction|"
             r"security|content\s+polic\w+|restrictions|review\s+step|safety\s+checks?|asking\s+for\s+"
@@ -204,7 +206,7 @@ SIGNALS: list[Signal] = [
             r"prompts?)\s+(?:are|is|have\s+been)\s+(?:now\s+)?(?:disabled|offline|off|suspended|updated|lifted)|"
             r"\bpre-?approved\b|\bwithout\s+(?:asking|approval|confirmation|confirming)\b|"
             r"\bno\s+need\s+to\s+(?:ask|bother|confirm)\b|\bapprovals?\s+(?:are|is)\s+not\s+needed|"
-            r"\bskip\s+all\s+safety\b|\bgranted?\s+(?:you\s+)?(?:root|admin|sudo)\b|\bexemption\s+from\b|"
+            r"\bskip\s+all\s+safety\b|\bgrant\s+(?:\w+\s+)?(?:all|full|every)\s+(?:\w+\s+)?(?:permissions|access|rights)\b|\bgranted?\s+(?:you\s+)?(?:root|admin|sudo)\b|\bexemption\s+from\b|"
             r"\b(?:stop|without)\s+asking\s+for\s+confirmation\b|\b(?:auto-?approve|always\s+approve)\b|"
             r"\bapproved\s+(?:running\s+)?(?:all|every)\s+commands?\b|\byes\s+to\s+everything\b|"
             r"\bskip\s+(?:any|all|the)\s+confirmation|\b(?:guardrails|safety\s+\w+|restrictions|filters|approvals?)\s+"
@@ -313,7 +315,7 @@ SIGNALS: list[Signal] = [
             r"\bdeveloper\s+mode\b|\bdo\s+anything\s+now\b|\bnever\s+(?:refuses?|says?\s+no|warns?)\b|"
             r"\bbroken\s+free\b|\boutgrown\s+its\b|\brefusals\s+are\b|\bno\s+content\s+policy\b|\bdan\b|\bstan\b|"
             r"\bmust\s+ignore\s+your\b|\bcomply\s+with\s+(?:anything|everything|every\s+request)|\bproceed\s+freely\b|"
-            r"\bno\s+filters\s+whatsoever\b|\byou\s+have\s+been\s+freed\b|\b(?:restrictions|rules|limits)\s+(?:that\s+applied\s+"
+            r"\bno\s+filters\s+whatsoever\b|\bwithout\s+refusing\b|\byou\s+have\s+been\s+freed\b|\b(?:restrictions|rules|limits)\s+(?:that\s+applied\s+"
             r"to\s+you\s+)?no\s+longer\s+exist|\bwithout\s+further\s+checks\b|\bethical\s+subroutines\b",
             _I,
         ),
