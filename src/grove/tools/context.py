@@ -24,7 +24,3 @@ class ToolContext:
     state: dict[str, Any] = field(default_factory=dict)  # per-session scratch, e.g. the todo list
     # the session's one notice stream (the runtime connects it to the front end); a bare context drops notices
     notify: Callable[[str], None] = field(default=lambda _text: None, repr=False)
-
-    def resolve(self, path: str) -> Path:
-        p = Path(path).expanduser()
-        return (p if p.is_absolute() else self.workspace / p).resolve()
