@@ -49,7 +49,7 @@ def _decide(policy: PolicyView, verdict: CommandVerdict, session_id: str | None)
     why = verdict.summary()
     if verdict.level == "blocked":
         return Decision(
-            False, f"refused: {why}. This is on grove's hard blocklist and never runs.", "blocklist", verdict
+            False, f"refused: {why}. This is on grove's hard blocklist: it is never allowed, whoever approves.", "blocklist", verdict
         )
     if policy.approval_mode == "off":
         return Decision(True, f"approvals are off ({why})", "mode-off", verdict)
@@ -130,10 +130,11 @@ def _ask(approver: Approver, request: ApprovalRequest, timeout: float) -> str | 
     return answer if answer in ANSWERS else None
 
 
-JUDGE_PROMPT = """You review shell commands an AI agent wants to run on the user's machine.
+JUDGE_PROMPT = """You review what an AI agent wants to do on the user's machine: a shell command, a file it wants to read or
+write outside its workspace, or a tool call that needs approval.
 Answer with exactly one word: approve (clearly safe in context and reversible), deny (destructive, exfiltrating,
 or not what a user would want), or escalate (unsure: the user decides).
-Command: {command}
+Act: {command}
 Flagged because: {reasons}"""
 
 
