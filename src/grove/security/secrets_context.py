@@ -38,7 +38,7 @@ _WORD_REST = re.compile(r"[A-Za-z0-9_.-]*+")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 _ASSIGN = re.compile(
     r"""(?P<rest>[A-Za-z0-9_.-]*+["']?)"""
-    r"""(?P<sep>[ \t]*(?:=>|:=|=|:|->)[ \t]*)"""
+    r"""(?P<sep>[ \t]*(?:=>|:=|=|:(?!:)|->)[ \t]*)"""
     r"""(?:(?P<q>["'`])(?P<qvalue>[^"'`\n]{3,200})(?P=q)|(?P<value>[^\s"'`,;&}{)\]]{3,}))""",
 )
 _NAME_TAIL = re.compile(r"(?:" + _NAME_WORDS + r")[\"']?$", re.I)
@@ -50,7 +50,7 @@ PLACEHOLDER = re.compile(
     r"^(?:\$\{?\w*\}?.*|<[^>]*>?|\{\{.*|%\(.*|\*+|x{3,}|X{3,}|\.\.\.|…|null|none|nil|true|false|undefined|required|"
     r"optional|changeme|change_?me|replace_?me|example|your[_-].*|my[_-].*|redacted|.*\[redacted\].*|placeholder|"
     r"env\(.*|os\.environ.*|process\.env.*|getenv.*|secrets?\.\w+.*|settings\.\w+.*|config\.\w+.*|\d{1,6}|\d+(?:[.,]\d+)+|str|string|"
-    r"int|bool|bytes|any|dict|list|password|passwd|secret|token|hidden|masked|\*\*\*.*|.*….*|.*\.\.\.|"
+    r"int|bool|bytes|any|dict|list|password|passwd|secret|token|hidden|masked|.*\*\*\*.*|.*….*|.*\.\.\.|#[0-9a-f]{3,8}|%[-#0-9.]*[sdrfxi].*|"
     r".*(?:x{6,}|X{6,}).*)$",
     re.I,
 )
@@ -60,6 +60,7 @@ _STRONG_KEY = re.compile(
 )
 _IDENTIFIER = re.compile(r"^[a-z_][a-z_]*[a-z]$")
 _PASSWORD_TAIL = re.compile(r"\d{2,}$|[!@#$%^&*?~+=]")
+_TITLE_WORDS = re.compile(r"^[A-Z][a-z]+(?:[- ][A-Z][a-z]+)+$")
 _CONSTANT = re.compile(r"^[A-Z]+(?:_[A-Z0-9]+)+$")
 # After an unquoted value: an operator and an operand, so the value is part of an expression.
 _EXPRESSION = re.compile(r"[ \t]*(?:[-+*/%|&^<>]|==|!=|\bif\b|\bor\b|\band\b)[ \t]*[\w(\[\"']")
@@ -164,8 +165,8 @@ def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
         _IDENTIFIER.match(value) or _CONSTANT.match(value) or value.startswith("_") or _type_name(value)
     ):
         return None  # a variable, constant or type (`self.api_key = api_key`, `"auth": LOG_AUTH`, `key: KeyType`)
-    if quoted and "_" in value and _IDENTIFIER.match(value):
-        return None  # a quoted name (`"input_token": "next_token"`)
+    if quoted and (("_" in value and _IDENTIFIER.match(value)) or _TITLE_WORDS.match(value)):
+        return None  # a quoted name (`"input_token": "next_token"`, `"Access-Control-Allow-Credentials"`)
     if _GENERIC_KEY.search(name) and not _STRONG_KEY.search(name) and not _looks_random(value):
         return None
     if value.count(" ") >= 2 or (" " in value and not password_like(value.replace(" ", ""))):
@@ -224,7 +225,10 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
                 yield m.span(2)
     if _CLI_GATE.search(lower):
         for m in _CLI_FLAG.finditer(line):
-            if not PLACEHOLDER.match(m.group("value")):
+            value = m.group("value")
+            if not PLACEHOLDER.match(value) and not (
+                value.isalpha() and value.islower()
+            ):  # `--password options`
                 yield m.span("value")
     if "machine" in lower:
         for m in _NETRC.finditer(line):

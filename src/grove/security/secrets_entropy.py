@@ -16,6 +16,7 @@ from grove.security.secrets_base64 import MAX_BINARY, decode, holds_secret, is_a
 RUNS = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_VOWELS = frozenset("aeiouyAEIOUY")
 _WORDS = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{3,}")
 _WORD_SEGMENT = re.compile(r"(?:^|[-_/.])[a-z]{3,}(?=[-_/.]|$)")
 _SECRET_WORD = re.compile(
@@ -67,9 +68,10 @@ def _transitions(token: str) -> float:
 
 def wordy(token: str) -> bool:
     """Mostly made of words (`sizeEndCentDir64Locator`, `_CD64_CREATE_VERSION`): an identifier. A word here is a
-    run of letters with vowels in it (`Locator`); random base62 has letter runs too, but few with vowels
-    (`Lsuhxv`)."""
-    words = (w for w in _WORDS.findall(token) if sum(c in "aeiouyAEIOUY" for c in w) >= 0.3 * len(w))
+    run of letters with a vowel in every five (`Locator`); random base62 has letter runs too, but few like that."""
+    words = (
+        w for w in _WORDS.findall(token) if len(w) >= 3 and sum(c in _VOWELS for c in w) >= max(1, len(w) / 5)
+    )
     return sum(len(w) for w in words) >= 0.6 * len(token)
 
 
