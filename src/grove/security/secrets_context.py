@@ -226,9 +226,8 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
     if _CLI_GATE.search(lower):
         for m in _CLI_FLAG.finditer(line):
             value = m.group("value")
-            if not PLACEHOLDER.match(value) and not (
-                value.isalpha() and value.islower()
-            ):  # `--password options`
+            # A lowercase word after the flag is prose ("via the --password option"), not its value.
+            if not PLACEHOLDER.match(value) and not (value.strip("`").isalpha() and value.islower()):
                 yield m.span("value")
     if "machine" in lower:
         for m in _NETRC.finditer(line):
