@@ -29,6 +29,7 @@ QUARANTINED = {
     "k8s-cleanup",
     "log-rotate",
     "pdf-tools",
+    "self-updater",
 }
 
 
