@@ -49,7 +49,8 @@ def _extract(git_dir: Path, into: Path) -> None:
 
 
 def _skill_dirs(root: Path) -> list[Path]:
-    return sorted({p.parent for p in root.rglob("SKILL.md") if p.is_file() and ".git" not in p.parts})
+    # a SKILL.md that is a link (one collection mirrors its skills for another agent that way) is no new skill
+    return sorted({p.parent for p in root.rglob("SKILL.md") if p.is_file() and not p.is_symlink()})
 
 
 def scan_repo(name: str, mirror: Path, prose: bool = True) -> RepoFigures | None:
