@@ -1,11 +1,12 @@
 """Secret redaction against the red-team corpus: recall on realistic secrets (development and held-out sets),
-how often benign look-alikes are mangled, and throughput on 1 MB of mixed text.
+how often benign look-alikes are mangled, lines of real code changed, and throughput.
 
 The corpus (tests/security/redteam/secrets*.jsonl, benign_lookalikes*.jsonl) was written and frozen before the
-redaction rewrite; the held-out files were written at the same time and never tuned on. Throughput is measured on
-1 MB of mixed text (dense in secrets), 1 MB of source code, and 1 MB pathological inputs.
-A secret counts as redacted when its whole value (every 8+ character line of a multi-line one) is gone; the
-stricter "window" figure also requires that no 8-character piece of it is left.
+redaction rewrite; the held-out files were written at the same time and never tuned on; held-out 2 was
+hand-written after the rewrite and never tuned on. A secret counts as redacted when its whole value (every
+8+ character line of a multi-line one) is gone; the stricter "window" figure also requires that no
+8-character piece of it is left. Throughput: 1 MB of mixed text (dense in secrets), 1 MB of the standard
+library's code, and 1 MB pathological inputs, in CPU and wall-clock time.
 
 Usage: python benchmarks/security_secrets.py
 """
@@ -28,7 +29,8 @@ from grove.security.redact import redact  # noqa: E402
 
 
 def _stdlib_sources(packages: tuple[str, ...]) -> list[str]:
-    """Ordinary code: the standard library's own source (fixed for a Python version, unlike this working tree)."""
+    """Ordinary code: the standard library's own source (fixed for a Python version, unlike this working
+    tree)."""
     stdlib = Path(json.__file__).resolve().parent.parent
     return [
         p.read_text(encoding="utf-8", errors="replace")

@@ -1,4 +1,5 @@
-"""The secret red-team corpus (tests/security/redteam/secrets*.jsonl, benign_lookalikes*.jsonl) and what counts
+"""The secret red-team corpus (tests/security/redteam/secrets*.jsonl, benign_lookalikes*.jsonl) and what
+counts
 as a leak or a mangle, shared by tests/security/test_redteam_secrets.py and benchmarks/security_secrets.py."""
 
 from __future__ import annotations
@@ -8,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 REDTEAM = Path(__file__).parent / "redteam"
-# A leak is the whole value left in the output. Multi-line secrets (PEM bodies, wrapped base64) leak when any of
+# A leak is the whole value left in the output. Multi-line secrets (PEM bodies, wrapped base64) leak when
+# any of
 # their lines of this length or more is left.
 MIN_PART = 8
 # The stricter figure: no window this long of the secret may survive (masks keep 4 characters each side).

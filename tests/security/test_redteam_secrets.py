@@ -1,4 +1,5 @@
-"""The frozen secret red-team corpus: realistic secrets in logs, configs, shell output and chat are redacted, and
+"""The frozen secret red-team corpus: realistic secrets in logs, configs, shell output and chat are
+redacted, and
 benign look-alikes (hashes, UUIDs, digests, images, identifiers, placeholders) are left as they are."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-"""Secret redaction for everything shown or stored: the values of this process's secret environment variables,
-secrets in known formats, secrets named by their context, and unnamed random tokens or base64 blobs that decode to
-secrets. Every detector reports spans of the same text; the spans are merged and masked in one pass."""
+"""Secret redaction for everything shown or stored: the values of this process's secret environment
+variables, secrets in known formats, secrets named by their context, and unnamed random tokens or base64
+blobs that decode to secrets. Every detector reports spans of one text; they are merged and masked in one pass."""
 
 from __future__ import annotations
 
@@ -8,15 +8,18 @@ import os
 import re
 import string
 
-from grove.security.secrets_context import PLACEHOLDER, context_spans, password_like
+from grove.security.secrets_context import context_spans
 from grove.security.secrets_entropy import RUNS, entropy_spans
 from grove.security.secrets_formats import format_spans, pem_spans
+from grove.security.secrets_values import PLACEHOLDER, password_like
 
 _SECRET_NAME = re.compile(
-    r"(?:^|_)(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|PRIVATE_KEY|ACCESS_KEY|AUTH|KEY)(?:$|_)",
+    r"(?:^|_)(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|PRIVATE_KEY|ACCESS_KEY|AUTH|"
+    r"KEY)(?:$|_)",
     re.I,
 )
-# Names that match the secret patterns but hold ordinary values (PWD is the working directory, not a password).
+# Names that match the secret patterns but hold ordinary values (PWD is the working directory, not a
+# password).
 _NOT_SECRET = frozenset(
     {"PWD", "OLDPWD", "KEYMAP", "XKB_DEFAULT_KEYMAP", "GPG_TTY", "SSH_AUTH_SOCK", "TOKENIZERS_PARALLELISM"}
 )
@@ -69,7 +72,8 @@ def _spans(text: str, depth: int) -> list[tuple[int, int, str | None]]:
 
 
 def _apply(text: str, spans: list[tuple[int, int, str | None]]) -> str:
-    """Masked text. Overlapping spans merge; a span inside a wider one (a key inside a PEM block) goes with it."""
+    """Masked text. Overlapping spans merge; a span inside a wider one (a key inside a PEM block) goes with
+    it."""
     spans.sort(key=lambda s: (s[0], -s[1]))
     merged: list[list[object]] = []
     for start, end, repl in spans:

@@ -48,7 +48,8 @@ def _as_text(data: bytes) -> str | None:
 
 
 def is_asn1(data: bytes) -> bool:
-    """DER that is not a private key: a certificate, a public key, a signature (a SEQUENCE with a long length)."""
+    """DER that is not a private key: a certificate, a public key, a signature (a SEQUENCE with a long
+    length)."""
     return len(data) >= 4 and data[0] == 0x30 and data[1] in (0x81, 0x82, 0x83) and not is_private_key(data)
 
 

@@ -1,13 +1,17 @@
 """Secrets recognised by what names them: `password=` and `api_key:` assignments (env, YAML, JSON, INI, TOML,
-XML), credentials in URLs and connection strings, Authorization headers, cookies, command-line flags, and prose
-(`admin / hunter2`, `the password is ...`). Only lines holding a naming word are examined, so cost stays linear."""
+XML), credentials in URLs and connection strings, Authorization headers, cookies, command-line flags; and,
+through secrets_prose, secrets said in prose. Only lines holding a naming word are examined, so cost stays
+linear."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from itertools import chain
 
 from grove.security.secrets_entropy import wordy
+from grove.security.secrets_prose import prose_spans, table_spans
+from grove.security.secrets_values import CODE, PLACEHOLDER, TRAILING, looks_random, password_like
 
 # Words that can name a secret on a line; searched in the lowercased text, literal-first so the scan is fast.
 _ANCHORS = re.compile(
@@ -17,22 +21,16 @@ _ANCHORS = re.compile(
 _FOREIGN_ANCHORS = re.compile(
     r"wort|contrase|senha|haslo|hasło|salasana|sifre|şifre|adgangskode|lösenord|пароль|密码|密碼|パスワード|비밀번호"
 )
-_FOREIGN_ASCII = re.compile(r"wort|contrase|senha|mot de passe|haslo|salasana|passord|sifre|adgangskode")
-# "password" in other languages, then an optional "is" or colon (`Passwort: X`, `密码是 X`, `пароль - X`).
-_FOREIGN = re.compile(
-    r"(?:passwort|kennwort|wachtwoord|contraseña|contrasena|senha|mot de passe|пароль|密码|密碼|パスワード|비밀번호|"
-    r"hasło|haslo|salasana|lösenord|adgangskode|passord|şifre|sifre)"
-    r"[ \t]*(?:[:：=]|ist|es|est|é|è|是|为|は|:|-|—)?[ \t]*[`'\"«“「]?(?P<value>[^\s`'\"»”」，。、]{6,128})"
-)
 _NAME_WORDS = (
     r"api[_-]?key|apikey|secret(?:[_-]?key)?|token|password|passwd|pwd|pw|pass|passphrase|credentials?|"
-    r"private[_-]?key|access[_-]?key(?:[_-]?id)?|client[_-]?secret|auth(?:[_-]?(?:key|token))?|signature|sig|hmac|"
+    r"private[_-]?key|access[_-]?key(?:[_-]?id)?|client[_-]?secret|auth(?:[_-]?(?:key|token))?|"
+    r"signature|sig|hmac|"
     r"sessionid|session|signing[_-]?key|encryption[_-]?key|master[_-]?key|license[_-]?key|session[_-]?key|"
     r"webhook[_-]?secret|write[_-]?key|app[_-]?key|[a-z]key|_key"
 )
-# KEY=value, "api_key": "value", password: value, apiKey => 'value'. Matched from each naming word on a line to
-# the end of its word; the name must end in a secret word (so `max_tokens` is not one); `${DB_PASSWORD}` is a
-# reference, not a name.
+# KEY=value, "api_key": "value", password: value, apiKey => 'value'. Matched from each naming word on a
+# line to the end of its word; the name must end in a secret word (so `max_tokens` is not one);
+# `${DB_PASSWORD}` is a reference, not a name.
 _IN_NAME = re.compile(r"pass|pwd|pw|secret|token|key|auth|cred|sig|hmac|session")
 _WORD_REST = re.compile(r"[A-Za-z0-9_.-]*+")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
@@ -43,15 +41,8 @@ _ASSIGN = re.compile(
 )
 _NAME_TAIL = re.compile(r"(?:" + _NAME_WORDS + r")[\"']?$", re.I)
 _XML = re.compile(
-    r"<(?P<tag>[\w:-]{0,64}(?:password|passwd|secret|token|apikey|api_key|credentials?))>(?P<value>[^<\s]{3,200})</(?P=tag)>",
-    re.I,
-)
-PLACEHOLDER = re.compile(
-    r"^(?:\$\{?\w*\}?.*|<[^>]*>?|\{\{.*|%\(.*|\*+|x{3,}|X{3,}|\.\.\.|…|null|none|nil|true|false|undefined|required|"
-    r"optional|changeme|change_?me|replace_?me|example|your[_-].*|my[_-].*|redacted|.*\[redacted\].*|placeholder|"
-    r"env\(.*|os\.environ.*|process\.env.*|getenv.*|secrets?\.\w+.*|settings\.\w+.*|config\.\w+.*|\d{1,6}|\d+(?:[.,]\d+)+|str|string|"
-    r"int|bool|bytes|any|dict|list|password|passwd|secret|token|hidden|masked|.*\*\*\*.*|.*….*|.*\.\.\.|#[0-9a-f]{3,8}|%[-#0-9.]*[sdrfxi].*|"
-    r".*(?:x{6,}|X{6,}).*)$",
+    r"<(?P<tag>[\w:-]{0,64}(?:password|passwd|secret|token|apikey|api_key|"
+    r"credentials?))>(?P<value>[^<\s]{3,200})</(?P=tag)>",
     re.I,
 )
 _GENERIC_KEY = re.compile(r"(?:[a-z]key|_key)[\"']?$", re.I)
@@ -65,11 +56,11 @@ _CONSTANT = re.compile(r"^[A-Z]+(?:_[A-Z0-9]+)+$")
 # After an unquoted value: an operator and an operand, so the value is part of an expression.
 _EXPRESSION = re.compile(r"[ \t]*(?:[-+*/%|&^<>]|==|!=|\bif\b|\bor\b|\band\b)[ \t]*[\w(\[\"']")
 _FORMATTED = re.compile(r"[\"'`]?[ \t]*(?:%[ \t]*[\w(]|\.format\(|\.replace\(|\.join\()")
-_CODE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$|^[A-Za-z_]\w*\(|\(")
 
 _URL_CREDS = re.compile(r"([a-z][a-z0-9+.-]{1,20}://)([^\s:/@'\"]*):([^\s@/'\"]+)@", re.I)
 _URL_PARAM = re.compile(
-    r"[?&;](?:api[_-]?key|apikey|key|token|access_token|refresh_token|id_token|sig|signature|secret|client_secret|"
+    r"[?&;](?:api[_-]?key|apikey|key|token|access_token|refresh_token|id_token|sig|signature|secret|"
+    r"client_secret|"
     r"password|passwd|pwd|auth|x-amz-signature|x-goog-signature)=([^&\s#\"'<>]{6,})",
     re.I,
 )
@@ -79,10 +70,12 @@ _AUTH_HEADER = re.compile(
 _BEARER = re.compile(r"\b(bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)", re.I)
 _COOKIE_PAIR = re.compile(r"(?:^|[\s;:,])([\w.$%-]{1,64})=([^;\s,\"']{8,})")
 _COOKIE_ATTRS = frozenset({"path", "domain", "expires", "max-age", "samesite", "priority"})
-# Secrets passed as command-line options: --password X, --token=X, docker login -p X, redis-cli -a X, mysql -pX.
+# Secrets passed as command-line options: --password X, --token=X, docker login -p X, redis-cli -a X,
+# mysql -pX.
 _CLI_FLAG = re.compile(
     r"(?:--(?:password|passwd|token|api-key|apikey|secret|auth-token|access-token|client-secret)[= ]"
-    r"|\b(?:docker|podman|nerdctl|helm\s+registry)\s+login\b[^\n]{0,200}?\s-p\s|\bredis-cli\b[^\n]{0,200}?\s-a\s"
+    r"|\b(?:docker|podman|nerdctl|helm\s+registry)\s+login\b[^\n]{0,200}?\s-p\s|"
+    r"\bredis-cli\b[^\n]{0,200}?\s-a\s"
     r"|\bmysql(?:dump|admin)?\b[^\n]{0,200}?\s-p(?=\S)|\bsshpass\s+-p\s?)['\"]?(?P<value>[^\s\"']{4,})"
 )
 # Only lines with one of these words can hold a command-line secret.
@@ -92,53 +85,18 @@ _CLI_GATE = re.compile(
 _NETRC = re.compile(r"\bmachine[ \t]+\S{1,256}[^\n]{0,200}?\bpassword[ \t]+(\S+)", re.I)
 # `- name: DB_PASS` then `value: "..."` (Kubernetes and compose env lists).
 _ENV_LIST = re.compile(
-    r"name:[ \t]*[\"']?[A-Za-z0-9_]{0,64}(?:PASS|SECRET|TOKEN|KEY|PWD)[A-Za-z0-9_]{0,64}[\"']?[ \t]*\n[ \t]*value:[ \t]*"
+    r"name:[ \t]*[\"']?[A-Za-z0-9_]{0,64}(?:PASS|SECRET|TOKEN|KEY|"
+    r"PWD)[A-Za-z0-9_]{0,64}[\"']?[ \t]*\n[ \t]*value:[ \t]*"
     r"[\"']?([^\s\"']{4,})"
 )
 _XML_SETTING = re.compile(
     r"""key=["'][^"']*(?:key|secret|token|password|pwd)[^"']*["']\s+value=["']([^"']{4,})""", re.I
 )
-# Prose: "the password is X", "password for alice@x: X", "pass `X`", "log in with password X".
-_PROSE = re.compile(
-    r"\b(?P<word>password|passwd|passphrase|pass|pwd|pw)\b"
-    r"(?:\s+(?:for|of|to|on)\s+(?:the\s+)?[\w.@/-]+(?:\s+account)?)?"
-    r"(?P<sep>\s+(?:is|was|will\s+be)\s*:?|\s*[:=]|\s)\s*(?P<q>[`'\"]?)(?P<value>[^\s`'\"]{6,128})"
-)
-# "admin / S3cret!", "deploy/hunter2" with a credential word on the line or a usual account name.
-_PAIR = re.compile(
-    r"(?<![\w/.:-])(?P<user>[A-Za-z][\w.@-]{1,40}+)[ \t]?/[ \t]?(?P<value>[^\s/()`'\",]{6,128}+)"
-)
-_CRED_WORD = re.compile(
-    r"cred|login|log in|password|passwd|\baccount\b|\buser|\bpass\b|pwd|\badmin\b|\broot\b|sign in"
-)
-_USUAL_USERS = frozenset(
-    {"admin", "root", "administrator", "sa", "postgres", "user", "guest", "test", "demo"}
-)
-_TRAILING = ".,;:)]}"  # sentence punctuation after a value; `!` and `?` are kept, passwords end in them
-
-
-# `password: !vault |` is a YAML tag before an encrypted block, not a password.
-_YAML_TAG = re.compile(r"^[!&*][A-Za-z_]*$")
-
-
-def password_like(value: str) -> bool:
-    """Key material or a password, not a word: letters and a digit or symbol (hyphens only in long passphrases)."""
-    if len(value) < 6 or PLACEHOLDER.match(value) or _YAML_TAG.match(value):
-        return False
-    has_alpha = any(c.isalpha() for c in value)
-    has_digit = any(c.isdigit() for c in value)
-    core = value.rstrip("!?")  # a word before `?` or `!` is still a word (`vergessen?`)
-    has_symbol = any(c in "!@#$%^&*?~+=" for c in core) or (value.count("-") >= 2 and len(value) >= 16)
-    return has_alpha and (has_digit or has_symbol)
-
-
-def _looks_random(value: str) -> bool:
-    """For generic `*_key` names (sort_key, cache_key): only values that look like key material."""
-    return len(value) >= 16 and any(c.isdigit() for c in value) and any(c.isalpha() for c in value)
 
 
 def _type_name(value: str) -> bool:
-    """Words run together (`PKCS7PrivateKeyTypes`) without the number or symbol passwords end in (`maple655`)."""
+    """Words run together (`PKCS7PrivateKeyTypes`) without the number or symbol passwords end in
+    (`maple655`)."""
     return value.isalnum() and not value.islower() and wordy(value) and not _PASSWORD_TAIL.search(value)
 
 
@@ -150,12 +108,12 @@ def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
     if PLACEHOLDER.match(value):
         return None
     if not quoted:
-        stripped = value.rstrip(_TRAILING)
+        stripped = value.rstrip(TRAILING)
         end -= len(value) - len(stripped)
         value = stripped
     if len(value) < 3 or PLACEHOLDER.match(value) or value.startswith(("!", "&", "*", "|", ">")):
         return None  # placeholders, YAML tags, anchors and block scalars
-    if not quoted and (_CODE.search(value) or "[" in value or _EXPRESSION.match(m.string, m.end())):
+    if not quoted and (CODE.search(value) or "[" in value or _EXPRESSION.match(m.string, m.end())):
         return None  # code (`token = next(tokens)`, `pw = pw[:-1]`, `Token = Ignore + PlainToken`)
     if quoted and _FORMATTED.match(m.string, m.end()):
         return None  # a format string (`key = "VS%0.f0COMNTOOLS" % version`)
@@ -164,10 +122,11 @@ def _assigned_value(m: re.Match[str], name: str) -> tuple[int, int] | None:
     if not quoted and (
         _IDENTIFIER.match(value) or _CONSTANT.match(value) or value.startswith("_") or _type_name(value)
     ):
-        return None  # a variable, constant or type (`self.api_key = api_key`, `"auth": LOG_AUTH`, `key: KeyType`)
+        # a variable, constant or type (`self.api_key = api_key`, `"auth": LOG_AUTH`, `key: KeyType`)
+        return None
     if quoted and (("_" in value and _IDENTIFIER.match(value)) or _TITLE_WORDS.match(value)):
         return None  # a quoted name (`"input_token": "next_token"`, `"Access-Control-Allow-Credentials"`)
-    if _GENERIC_KEY.search(name) and not _STRONG_KEY.search(name) and not _looks_random(value):
+    if _GENERIC_KEY.search(name) and not _STRONG_KEY.search(name) and not looks_random(value):
         return None
     if value.count(" ") >= 2 or (" " in value and not password_like(value.replace(" ", ""))):
         return None  # a quoted sentence, not a secret
@@ -220,7 +179,7 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
             if (
                 m.group(1).lower() not in _COOKIE_ATTRS
                 and not PLACEHOLDER.match(value)
-                and _looks_random(value)
+                and looks_random(value)
             ):
                 yield m.span(2)
     if _CLI_GATE.search(lower):
@@ -235,75 +194,6 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
     if "value=" in lower:
         for m in _XML_SETTING.finditer(line):
             yield m.span(1)
-    if not line.isascii() or _FOREIGN_ASCII.search(lower):
-        for m in _FOREIGN.finditer(lower):
-            value = line[m.start("value") : m.end("value")].rstrip(_TRAILING)
-            if password_like(value) and not _CODE.search(value):
-                yield m.start("value"), m.start("value") + len(value)
-    if "pw" in lower or "pass" in lower:
-        for m in _PROSE.finditer(lower):
-            value = line[m.start("value") : m.end("value")].rstrip(_TRAILING)
-            if m.group("word") == "pass" and not m.group("q") and not m.group("sep").strip():
-                continue  # the verb: "pass ssl=True to ...", "you can pass `spec=True`"
-            if "=" in value.rstrip("="):
-                continue  # an argument (`type_comments=True`), not a password
-            if password_like(value) and not _CODE.search(value) and "[" not in value:
-                yield m.start("value"), m.start("value") + len(value)
-    if "/" in line and " " in line.strip():  # a lone base64 run is not "user/password" prose
-        has_word: bool | None = None  # looked up only when a pair shows up
-        for m in _PAIR.finditer(line):
-            value = m.group("value").rstrip(_TRAILING)
-            if not password_like(value):
-                continue
-            if has_word is None:
-                has_word = _CRED_WORD.search(lower) is not None
-            if has_word or m.group("user").lower() in _USUAL_USERS:
-                if value.startswith(".") or "*." in value or ".*" in value:
-                    continue  # a glob or a pattern (`shared/.*.tmp`)
-                if (
-                    "." in value
-                    and value.rsplit(".", 1)[-1].isalpha()
-                    and not any(c in "!@#$%^&*" for c in value)
-                ):
-                    continue  # a file name (`src/app.py`)
-                yield m.start("value"), m.start("value") + len(value)
-
-
-_TABLE_RULE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|?)+[ \t]*(?=\n|$)")
-_COLUMN_NAME = re.compile(r"pass|secret|token|key|pwd", re.I)
-
-
-def _table_spans(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:
-    """Markdown tables with a password/secret/token column: that column's cells in the rows below."""
-    done = -1  # rows already read as part of a table are not headers of another one
-    for start, end in lines:
-        if start < done:
-            continue
-        header = text[start:end]
-        if not header.lstrip().startswith("|"):
-            continue
-        if not _TABLE_RULE.match(text, end + 1):
-            continue  # a header row is followed by `|---|---|`
-        cells = header.strip().strip("|").split("|")
-        cols = {i for i, c in enumerate(cells) if len(c.strip()) <= 30 and _COLUMN_NAME.search(c)}
-        if not cols:
-            continue
-        pos = _TABLE_RULE.match(text, end + 1).end() + 1  # type: ignore[union-attr]
-        while pos < len(text):
-            nl = text.find("\n", pos)
-            row_end = len(text) if nl < 0 else nl
-            row = text[pos:row_end]
-            if not row.lstrip().startswith("|"):
-                break
-            offset = pos + row.index("|") + 1
-            for i, cell in enumerate(row.strip().strip("|").split("|")):
-                value = cell.strip()
-                if i in cols and value and set(value) - set("-: ") and not PLACEHOLDER.match(value):
-                    at = text.index(value, offset)
-                    yield at, at + len(value)
-                offset += len(cell) + 1
-            pos = row_end + 1
-        done = pos
 
 
 def context_spans(text: str, lower: str) -> Iterator[tuple[int, int]]:
@@ -325,11 +215,12 @@ def context_spans(text: str, lower: str) -> Iterator[tuple[int, int]]:
                 lines.append((start, end))
     lines.sort()
     for start, end in lines:
-        for a, b in _line_spans(text[start:end]):
+        line = text[start:end]
+        for a, b in chain(_line_spans(line), prose_spans(line, lower[start:end])):
             yield start + a, start + b
     # Patterns that span two lines, only where their words occur.
     if "value:" in lower:
         for m in _ENV_LIST.finditer(text):
             yield m.span(1)
     if "|" in text:
-        yield from _table_spans(text, lines)
+        yield from table_spans(text, lines)

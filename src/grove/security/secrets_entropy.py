@@ -22,9 +22,11 @@ _WORD_SEGMENT = re.compile(r"(?:^|[-_/.])[a-z]{3,}(?=[-_/.]|$)")
 _SECRET_WORD = re.compile(
     r"pass|pwd|secret|token|key|auth|credential|creds|bearer|cookie|session|sig|hmac|login|private"
 )
-# Labels of benign random-looking values: hashes and digests, ids, caches. Nearer than a secret word, they win.
+# Labels of benign random-looking values: hashes and digests, ids, caches. Nearer than a secret word, they
+# win.
 _HASH_LABEL = re.compile(
-    r"sha\d*|md5|checksum|digest|hash|etag|integrity|commit|cache|fingerprint|h1:|revision|\brev\b|object|blob|"
+    r"sha\d*|md5|checksum|digest|hash|etag|integrity|commit|cache|fingerprint|h1:|revision|\brev\b|"
+    r"object|blob|"
     r"build|trace|span|request|correlation|uuid|nonce|salt|\bids?\b|image|layer|container|version|restore|"
     r"ssh-(?:ed25519|rsa|dss)|ecdsa-|base64,|run-|checkpoint|kid\b|git\b"
 )
@@ -67,8 +69,10 @@ def _transitions(token: str) -> float:
 
 
 def wordy(token: str) -> bool:
-    """Mostly made of words (`sizeEndCentDir64Locator`, `_CD64_CREATE_VERSION`): an identifier. A word here is a
-    run of letters with a vowel in every five (`Locator`); random base62 has letter runs too, but few like that."""
+    """Mostly made of words (`sizeEndCentDir64Locator`, `_CD64_CREATE_VERSION`): an identifier. A word here
+    is a
+    run of letters with a vowel in every five (`Locator`); random base62 has letter runs too, but few like
+    that."""
     words = (
         w for w in _WORDS.findall(token) if len(w) >= 3 and sum(c in _VOWELS for c in w) >= max(1, len(w) / 5)
     )
@@ -100,7 +104,8 @@ def _very_random(token: str) -> bool:
 
 
 def _named_by_context(before: str, around: str, is_hex: bool) -> bool:
-    """A secret word near the token, with no hash or id label nearer to it (for hex, none on the line before it:
+    """A secret word near the token, with no hash or id label nearer to it (for hex, none on the line
+    before it:
     `sha256 of key.pem: <hex>` is a digest)."""
     last_secret = max((m.end() for m in _SECRET_WORD.finditer(before)), default=-1)
     if last_secret < 0 and _SECRET_WORD.search(around) is None:
@@ -130,7 +135,8 @@ _TAIL = re.compile(r"\n[ \t]*([A-Za-z0-9+/_-]{1,19}={0,2})[ \t\"'`]*(?=\n|$)")
 
 def _block(text: str, matches: list[re.Match[str]], i: int) -> tuple[int, tuple[int, int] | None]:
     """The last candidate of a wrapped base64 block starting at matches[i] (lines that are nothing but base64,
-    the first and last possibly after or before a quote), and the span of a short last line if there is one."""
+    the first and last possibly after or before a quote), and the span of a short last line if there is
+    one."""
     j = i
     while j + 1 < len(matches):
         cur, nxt = matches[j], matches[j + 1]
@@ -154,8 +160,10 @@ def entropy_spans(
     redact_text: Callable[[str], str],
     password_like: Callable[[str], bool],
 ) -> Iterator[tuple[int, int]]:
-    """(start, end) of unnamed secrets: tokens named by nearby words, very random standalone tokens, base64 blobs
-    and wrapped blocks that decode to secrets. `lower` is `text` lowercased, same length; `matches` its `RUNS`."""
+    """(start, end) of unnamed secrets: tokens named by nearby words, very random standalone tokens, base64
+    blobs
+    and wrapped blocks that decode to secrets. `lower` is `text` lowercased, same length; `matches` its
+    `RUNS`."""
     i = 0
     plain_until = -1  # candidates of a block that did not decode are looked at one by one
     while i < len(matches):

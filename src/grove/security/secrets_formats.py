@@ -1,4 +1,5 @@
-"""Secrets recognised by their format alone: provider keys and tokens with a fixed prefix, JWTs, PEM private key
+"""Secrets recognised by their format alone: provider keys and tokens with a fixed prefix, JWTs, PEM
+private key
 blocks. Every pattern starts with a literal, so one scan for the prefixes finds them all in linear time."""
 
 from __future__ import annotations
@@ -6,7 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-# (literal prefix, the rest of the token). A prefix that is also a word is checked for a word boundary before it.
+# (literal prefix, the rest of the token). A prefix that is also a word is checked for a word boundary
+# before it.
 _FORMATS: list[tuple[str, str]] = [
     ("sk-ant-", r"(?:api|admin)\d{2}-[A-Za-z0-9_-]{20,}"),  # Anthropic
     ("sk-or-v1-", r"[a-f0-9]{32,}"),  # OpenRouter
@@ -86,7 +88,8 @@ def _compile() -> dict[str, list[re.Pattern[str]]]:
 
 
 _BY_PREFIX = _compile()
-# Longest first, so `sk-ant-` is tried before `sk-`; a failed long prefix falls back to the shorter ones. Keyed by
+# Longest first, so `sk-ant-` is tried before `sk-`; a failed long prefix falls back to the shorter ones.
+# Keyed by
 # their first two characters so each run of token characters is checked against a handful.
 _PREFIXES = tuple(sorted((p for p in _BY_PREFIX if p[-1] not in ".="), key=len, reverse=True))
 _BY_HEAD: dict[str, tuple[str, ...]] = {}
