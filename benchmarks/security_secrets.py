@@ -98,7 +98,8 @@ def main() -> None:
         if out != text:
             changed += sum(1 for a, b in zip(text.splitlines(), out.splitlines(), strict=False) if a != b)
     print(
-        f"this repository's source and docs: {changed} of {total} lines changed (examples of secrets in comments)"
+        f"this repository's source and docs: {changed} of {total} lines changed"
+        " (examples of secrets in comments)"
     )
     figures["repo_lines_changed"] = changed
     # The standard library (no tests): real code with a handful of example secrets in its docs.

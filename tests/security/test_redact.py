@@ -176,7 +176,8 @@ def test_ordinary_code_and_tables_are_left_alone() -> None:
         "CHARS_PER_TOKEN = 3.4  # cl100k",
         "pw = m.group(3)",
         'assert not list(skills_root.glob("shared/.*.tmp"))',
-        "| spec | what |\n|---|---|\n| `openai:gpt` | OpenAI (`OPENAI_API_KEY`) |\n| `local` | the embedded model |",
+        "| spec | what |\n|---|---|\n| `openai:gpt` | OpenAI (`OPENAI_API_KEY`) |\n"
+        "| `local` | the embedded model |",
     ):
         assert redact(text, environ={}) == text, text
 

@@ -1,6 +1,7 @@
 """Secret redaction for everything shown or stored: the values of this process's secret environment
 variables, secrets in known formats, secrets named by their context, and unnamed random tokens or base64
-blobs that decode to secrets. Every detector reports spans of one text; they are merged and masked in one pass."""
+blobs that decode to secrets. Every detector reports spans of one text; they are merged and masked in one
+pass."""
 
 from __future__ import annotations
 
