@@ -246,7 +246,8 @@ def main() -> None:
         if not is_dev(t)
     ]
     print(
-        "\nscore threshold sweep (Tensor Trust test attacks vs test benign; shipped caution threshold: 0.5)"
+        "\nscore threshold sweep, the score alone (the verdict also floors floods, payloads and hidden characters "
+        "at caution),\nTensor Trust test attacks vs test benign; shipped caution threshold: 0.5"
     )
     for th in (0.2, 0.3, 0.4, 0.5, 0.6, 0.8):
         rec = sum(x >= th for x in attack_scores) / len(attack_scores)
