@@ -56,12 +56,16 @@ THRESHOLDS: dict[str, tuple[float, float]] = {
 }
 
 
+_INSTRUCTION_FILES = {"AGENTS.md", "GROVE.md", "CLAUDE.md"}
+
+
 def _kind_of(source: str, kind: str | None) -> str:
     if kind is not None:
         if kind not in THRESHOLDS:
             raise ValueError(f"unknown scan kind {kind!r}: use one of {', '.join(THRESHOLDS)}")
         return kind
-    if source == "skill" or source.startswith("skill:"):
+    # Skills and a project's agent instruction files (AGENTS.md, GROVE.md, CLAUDE.md) are instructions by nature.
+    if source == "skill" or source.startswith("skill:") or source.rsplit("/", 1)[-1] in _INSTRUCTION_FILES:
         return "skill"
     return "file" if source.startswith("file ") else "context"
 
