@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import io
+import re
 import subprocess
 import sys
 import tarfile
@@ -104,14 +105,15 @@ def main() -> None:
             for where, reasons in figures.caution:
                 print(f"  caution {where}: {'; '.join(reasons)[:300]}")
     kinds = Counter(
-        r.split(": ", 2)[1].split(" (")[0] if r.count(": ") >= 2 else r
+        why
         for f in found
         for _, reasons in f.caution
-        for r in reasons
-        if "caution" in r
+        for why in {
+            re.sub(r"^(?:[^:]*: )?caution: ", "", r).split(" (")[0] for r in reasons if "caution: " in r
+        }
     )
     if kinds:
-        print("most common caution reasons:")
+        print("most common caution reasons (skills):")
         for why, n in kinds.most_common(12):
             print(f"  {n:5d}  {why[:120]}")
     total = sum(f.scanned for f in found)
