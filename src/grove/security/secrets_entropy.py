@@ -200,12 +200,16 @@ def entropy_spans(
         if _in_url(text, start, line_start):
             continue
         before = lower[max(line_start, start - 80) : start]
-        around = ""
+        # a token alone on its line is named by the line above ("$ cat ~/.config/tool/token") or the one below
+        # ("^ that's the access token"); each is judged on its own, so a label in one cannot veto the other
+        arounds = []
         if not text[line_start:start].strip(" \t\"'`$>"):
-            around += lower[max(0, line_start - 120) : line_start]  # the line above names a token on its own
+            arounds.append(lower[max(0, line_start - 120) : line_start])
         if not text[end:line_end].strip(" \t\"'`,;.)"):
-            around += lower[line_end : line_end + 80]  # "^ that's the access token"
-        if _named_by_context(before, around, _HEX.match(bare) is not None) or (
+            arounds.append(lower[line_end : line_end + 80])
+        is_hex = _HEX.match(bare) is not None
+        named = any(_named_by_context(before, around, is_hex) for around in arounds or [""])
+        if named or (
             _very_random(bare) and _HASH_LABEL.search(before[-24:]) is None and not _is_key_blob(data)
         ):
             yield start, end

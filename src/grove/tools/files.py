@@ -40,7 +40,7 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int = 500) ->
     lines = data.decode("utf-8", errors="replace").splitlines()
     start = max(offset, 1) - 1
     limit = max(1, min(limit, MAX_READ_LINES))
-    chunk = lines[start : start + limit]
+    chunk = _redacted(lines[start : start + limit])
     body = "\n".join(f"{start + i + 1:>6}|{ln[:MAX_LINE_CHARS]}" for i, ln in enumerate(chunk))
     if start + limit < len(lines):
         body += f"\n[{len(lines) - start - limit} more lines; read on with offset={start + limit + 1}]"
@@ -51,6 +51,28 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int = 500) ->
     from grove.security.injection import screen
 
     return screen(body, source=f"file {path}")  # planted instructions come back as quoted data
+
+
+def _redacted(lines: list[str]) -> list[str]:
+    """The lines with secrets masked before they get numbers: a number in front of every line hides the context
+    (a table's header, the command above a token) that tells a secret from other text. Masked block by block
+    (blocks end at blank lines); a block whose line count masking changes (a private key becomes one line) is
+    left as it is, so the numbers never lie, and the conversation's own redaction sees it numbered."""
+    from grove.security.redact import redact
+
+    out: list[str] = []
+    block: list[str] = []
+    for line in [*lines, ""]:
+        if line.strip():
+            block.append(line)
+            continue
+        if block:
+            text = "\n".join(block)
+            clean = redact(text)
+            out += clean.split("\n") if clean.count("\n") == text.count("\n") else block
+            block = []
+        out.append(line)
+    return out[: len(lines)]
 
 
 def write_file(ctx: ToolContext, path: str, content: str) -> str:
