@@ -35,7 +35,6 @@ DANGEROUS_RULES = {
 # Rule ids worth a quarantine: a reader should look before the skill is trusted. Everything else is a note.
 CAUTION_RULES = {
     "credential-read": "credential access: reads keys, tokens or password files",
-    "secret-print": "credential access: prints secret variables",
     "cover-tracks": "hides its tracks (clears history)",
     "sql-destroy": "destructive: drops or wipes database data",
     "cloud-destroy": "destructive: deletes cloud or container resources",

@@ -334,10 +334,10 @@ _TEXT_PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
         "persistence: tells the agent to reinstall or spread itself",
         "caution",  # words, not code: quarantined ("the copy itself" in a copywriting skill is no worm)
         re.compile(
-            r"(?<!\bthe )(?<!\bthis )(?<!\bthat )(?<!\byour )(?<!\ba )"
-            r"\b(?:re-?create|re-?install|restore|copy)\s+(?:this\s+skill|yourself|itself)\b|\b(?:edit|modify|patch|"
-            r"overwrite)\s+(?:all\s+)?(?:other|every)\s+skills?\b",
-            re.I,
+            r"(?:^|[.!:;,]\s*|\b(?:to|then|and|please|must|should|always|also)\s+)"
+            r"(?:re-?create|re-?install|restore|copy)\s+(?:this\s+skill|yourself|itself)\b|\b(?:edit|modify|patch|"
+            r"overwrite)\s+(?:all\s+)?(?:every\s+other|other|every)\s+skills?\b",
+            re.I | re.M,
         ),
     ),
     (
