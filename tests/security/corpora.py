@@ -1,4 +1,4 @@
-"""Loading the security corpora (data files next to this module), shared by tests and benchmarks/security.py."""
+"""Loading the security corpora (data files next to this module), shared by tests and benchmarks/security_corpora.py."""
 
 from __future__ import annotations
 
