@@ -6,18 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
-
-from grove.cli.main import main
-
-
-def grove(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    out = capsys.readouterr()
-    return code, out.out, out.err
+from tests.clirun import grove
 
 
 def script(tmp_path: Path, steps: str, name: str = "s.yaml") -> str:

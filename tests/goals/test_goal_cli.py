@@ -6,18 +6,12 @@ import json
 from pathlib import Path
 
 import pytest
-
-from grove.cli.main import main
+from tests.clirun import grove as run_grove
 
 
 def grove(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    out = capsys.readouterr()
-    return code, out.out + out.err
+    code, out, err = run_grove(capsys, *args)
+    return code, out + err
 
 
 def script(tmp_path: Path, name: str, steps: list[str]) -> str:

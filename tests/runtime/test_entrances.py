@@ -9,6 +9,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from tests.clirun import grove
 
 from grove.cli.main import main
 from grove.plan.steps import PLAN_TOOL
@@ -28,20 +29,27 @@ def busy_turns_are_reviewed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     (tmp_path / "notes.txt").write_text("the build uses make\n")
 
 
+# plan-then-act: a plan of one step (write out.txt), the step, then a plan that says done
+PLAN_WRITING_OUT_TXT = [
+    {
+        "tool_calls": [
+            {"name": PLAN_TOOL, "arguments": {"steps": [{"kind": "write_result", "detail": "write it"}]}}
+        ]
+    },
+    {"tool_calls": [{"name": "write_file", "arguments": {"path": "out.txt", "content": "x"}}]},
+    {"text": "wrote it"},
+    {
+        "tool_calls": [
+            {"name": PLAN_TOOL, "arguments": {"steps": [{"kind": "done", "detail": "out.txt is written"}]}}
+        ]
+    },
+]
+
+
 def script(tmp_path: Path, steps: list[dict], name: str = "s.yaml") -> str:
     path = tmp_path / name
     path.write_text(json.dumps(steps))
     return f"script:{path}"
-
-
-def grove(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    try:
-        main(list(args))
-        code = 0
-    except SystemExit as e:
-        code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
-    out = capsys.readouterr()
-    return code, out.out, out.err
 
 
 def reviews_of(session_id: str) -> list[str]:
@@ -76,17 +84,7 @@ def test_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_run_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    plan = {"steps": [{"kind": "write_result", "detail": "write out.txt"}]}
-    done = {"steps": [{"kind": "done", "detail": "out.txt is written"}]}
-    spec = script(
-        tmp_path,
-        [
-            {"tool_calls": [{"name": PLAN_TOOL, "arguments": plan}]},
-            {"tool_calls": [{"name": "write_file", "arguments": {"path": "out.txt", "content": "x"}}]},
-            {"text": "wrote it"},
-            {"tool_calls": [{"name": PLAN_TOOL, "arguments": done}]},
-        ],
-    )
+    spec = script(tmp_path, PLAN_WRITING_OUT_TXT)
     code, out, _ = grove(capsys, "run", "--plan", "write out.txt", "-m", spec, "--json", "--wait-review")
     data = json.loads(out)
     assert code == 0 and data["answer"] == "out.txt is written"
@@ -128,17 +126,7 @@ def test_chat_turn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_chat_plan(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    plan = {"steps": [{"kind": "write_result", "detail": "write out.txt"}]}
-    done = {"steps": [{"kind": "done", "detail": "out.txt is written"}]}
-    spec = script(
-        tmp_path,
-        [
-            {"tool_calls": [{"name": PLAN_TOOL, "arguments": plan}]},
-            {"tool_calls": [{"name": "write_file", "arguments": {"path": "out.txt", "content": "x"}}]},
-            {"text": "wrote it"},
-            {"tool_calls": [{"name": PLAN_TOOL, "arguments": done}]},
-        ],
-    )
+    spec = script(tmp_path, PLAN_WRITING_OUT_TXT)
     sid, _ = chat(tmp_path, spec, ["/plan write out.txt"])
     err = capsys.readouterr().err
     assert (tmp_path / "out.txt").read_text() == "x" and "grove: plan, round 1" in err
