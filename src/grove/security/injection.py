@@ -1,6 +1,6 @@
 """Prompt-injection scanning of what enters the prompt from outside the user (context files, memory, skills, tool
-results from files and web pages) by weighed signals, not phrases; and quarantine: flagged content is shown as
-quoted data under a warning, never silently dropped."""
+results) by weighed signals, not phrases, with a small learned model (injection_model) as a second opinion; and
+quarantine: flagged content is shown as quoted data under a warning, never silently dropped."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from grove.security.injection_model import load as load_model
+from grove.security.injection_model import worst
 from grove.security.injection_rules import BY_NAME
 from grove.security.injection_signals import gather
 from grove.security.injection_weights import BIAS, WEIGHTS
@@ -74,6 +76,11 @@ def _sigmoid(z: float) -> float:
     return 1 / (1 + math.exp(-z))
 
 
+def _short(text: str) -> str:
+    s = " ".join(text.split())
+    return s if len(s) <= 80 else s[:77] + "..."
+
+
 def scan_text(text: str, source: str = "unknown", kind: str | None = None) -> ScanResult:
     """Scan untrusted text. `source` says where it came from (a path, a URL, 'memory', 'skill:<name>'); `kind`
     (context | file | skill; guessed from `source` when absent) sets how much evidence a verdict needs."""
@@ -85,7 +92,11 @@ def scan_text(text: str, source: str = "unknown", kind: str | None = None) -> Sc
         z = BIAS + whole + sum(WEIGHTS.get(s, 0.0) for s in w.signals)
         if z > best_z:
             best_z, best = z, w
-    score = _sigmoid(best_z)
+    # The learned model is a second opinion on the same scale: its log-odds less its shift (above 99.9% of held-out
+    # benign training text and all of grove's own benign corpora), so that alone it needs strong evidence to flag.
+    learned = worst(ev.norm.text)
+    model_z = learned.logit - load_model().shift
+    score = _sigmoid(max(best_z, model_z))
     caution_at, danger_at = THRESHOLDS[kind]
     verdict = "dangerous" if score >= danger_at else "caution" if score >= caution_at else "safe"
     findings: list[ScanFinding] = []
@@ -100,6 +111,9 @@ def scan_text(text: str, source: str = "unknown", kind: str | None = None) -> Sc
                 findings.append(ScanFinding(sig.category, verdict, f"{sig.about}: {best.excerpts[name]}"))
         for why in ev.whole.values():
             findings.append(ScanFinding("obfuscation", verdict, why))
+        if _sigmoid(model_z) >= caution_at:
+            passage = ev.norm.text[learned.start : learned.end]
+            findings.append(ScanFinding("classifier", verdict, f"reads like an injection: {_short(passage)}"))
     else:
         # Hidden characters, decoded payloads and token floods are worth a word even when nothing else is found:
         # they change what a human reviewer sees, or exist only to push a model's instructions out of view.

@@ -1,0 +1,257 @@
+"""Trains the learned injection signal (src/grove/security/injection_model_weights.json) on public corpora that
+benchmarks/injection_public.py does NOT evaluate on, plus grove's own tuning corpora and source. Reads fetched
+mirrors (never commits their text); needs numpy and scipy (training only). Tensor Trust, NotInject, WildGuard,
+deepset, Giskard and BIPIA texts are read only to drop exact duplicates from the training set.
+Usage: python benchmarks/injection_train.py [--mirror /work/.mirror] [--dims 16384] [--l2 1e-5] [--validate]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import yaml
+from scipy import sparse
+from scipy.optimize import minimize
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "src"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import injection_public as pub  # noqa: E402
+from grove.security import injection_model as im  # noqa: E402
+from grove.security.normalize import normalize  # noqa: E402
+
+PARAPET = "Parapet-Tech+parapet"
+# Parapet's eval YAMLs: attacks and benign prompts gathered from public data sets (deepset and Giskard are left
+# out: injection_public.py reports them). In l1_holdout.yaml the NotInject rows are dropped (an evaluation set
+# only); its WildGuardMix "unharmful" rows stay, less any text that injection_public.py evaluates on.
+PARAPET_FILES = [
+    "schema/eval/l1_holdout.yaml",  # imoxto, Gandalf, HackAPrompt, ChatGPT jailbreaks | no_robots, UltraChat, ...
+    "schema/eval/opensource_gandalf_attacks.yaml",  # Lakera gandalf_ignore_instructions
+]
+# Left out: opensource_mosscap_attacks.yaml (Lakera Mosscap game log, unfiltered): most rows are password guesses and
+# small talk ("zenith", "let's play a word game") labelled as attacks, which teaches that any short word is one.
+EXCLUDED_DESCRIPTIONS = ("NotInject",)
+# Agent-skill markdown from collections the benchmark does NOT read (it reads SKILL_REPOS of injection_public).
+SKILL_MD_REPOS = ["alirezarezvani+claude-skills", "vercel-labs+agent-skills"]
+OWN_ATTACKS = [
+    "tests/security/corpora/injections.txt",
+    "tests/security/corpora/injections_signals.txt",
+    "tests/security/redteam/injections_attacks.txt",
+]
+OWN_BENIGN = [
+    "tests/security/corpora/benign_instructions.txt",
+    "tests/security/corpora/benign_instructions_signals.txt",
+    "tests/security/redteam/injections_benign.txt",
+]
+OWN_WEIGHT = 10.0
+MAX_MD_CHARS = 20_000  # per markdown file: long references would otherwise dominate the benign windows
+
+
+@dataclass
+class Source:
+    name: str
+    texts: list[str]
+    label: int
+    weight: float = 1.0  # per text, before the two classes are balanced
+
+
+def _commit(mirror: Path, repo: str) -> str:
+    out = subprocess.run(
+        ["git", "--git-dir", str(mirror / repo / "repo"), "rev-parse", "HEAD"], capture_output=True, text=True
+    )
+    return out.stdout.strip() or "absent"
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _load_yaml(raw: str) -> list[dict]:
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    return yaml.load(raw, Loader=loader) or []
+
+
+def _own(rel: str) -> list[str]:
+    text = (ROOT / rel).read_text(encoding="utf-8")
+    return [ln.replace("\\n", "\n") for ln in text.splitlines() if ln.strip() and not ln.startswith("#")]
+
+
+def gather_sources(mirror: Path) -> list[Source]:
+    attacks: dict[str, list[str]] = {}
+    benign: dict[str, list[str]] = {}
+    for path in PARAPET_FILES:
+        raw = pub._show(mirror, PARAPET, path)
+        if raw is None:
+            sys.exit(f"{PARAPET} is not under {mirror}: fetch github:Parapet-Tech/parapet first")
+        for row in _load_yaml(raw):
+            text, desc = row.get("content"), str(row.get("description", ""))
+            if not isinstance(text, str) or any(x in desc for x in EXCLUDED_DESCRIPTIONS):
+                continue
+            where = attacks if row.get("label") == "malicious" else benign
+            part = " (WildGuardMix rows)" if "WildGuard" in desc else ""
+            where.setdefault(f"parapet:{path.rsplit('/', 1)[-1]}{part}", []).append(text)
+    for repo in SKILL_MD_REPOS:
+        for path in pub._ls(mirror, repo):
+            if path.endswith(".md"):
+                text = pub._show(mirror, repo, path)
+                if text:
+                    benign.setdefault(f"{repo}:*.md", []).append(text[:MAX_MD_CHARS])
+    attacks["grove own attack corpora"] = [t for rel in OWN_ATTACKS for t in _own(rel)]
+    benign["grove own benign corpora"] = [t for rel in OWN_BENIGN for t in _own(rel)]
+    # grove's own code and docs: what the file scan reads most. The security package and the tests hold attack
+    # strings on purpose, so they stay out.
+    own_files = [
+        p
+        for p in sorted((ROOT / "src").rglob("*.py"))
+        + sorted(ROOT.glob("*.md"))
+        + sorted(ROOT.glob("docs/**/*.md"))
+        if "security" not in p.parts
+    ]
+    benign["grove src/*.py and docs"] = [p.read_text(encoding="utf-8")[:MAX_MD_CHARS] for p in own_files]
+    out = [Source(n, t, 1) for n, t in attacks.items()] + [Source(n, t, 0) for n, t in benign.items()]
+    for src in out:
+        if src.name.startswith("grove own"):
+            # Few lines, but the closest to what grove scans (agent instructions and their lookalikes).
+            src.weight = OWN_WEIGHT
+    return out
+
+
+def evaluation_keys(mirror: Path) -> set[str]:
+    """Every text injection_public.py evaluates on, to drop from training (read for nothing else)."""
+    keys: set[str] = set()
+    tt = pub.tensor_trust(mirror)
+    if tt is None:
+        sys.exit("Tensor Trust mirror absent: it is needed to PROVE the training set holds none of it")
+    for texts in (*tt, *pub.injecguard(mirror).values(), *pub.deepset(mirror).values(), pub.giskard(mirror)):
+        keys |= {_key(t) for t in texts}
+    return keys
+
+
+def featurize(texts: list[str], dims: int) -> tuple[sparse.csr_matrix, np.ndarray]:
+    """One row per scored window (as at inference), and the index of the text each row belongs to."""
+    rows, cols, vals, owner = [], [], [], []
+    r = 0
+    for i, text in enumerate(texts):
+        toks = im.tokens(normalize(text).text)
+        if not toks:
+            continue
+        ids = im.feature_ids(toks, dims)
+        for s, e in im.windows(len(toks)):
+            scale = 1 / np.sqrt(e - s)
+            for a, b in ids[s:e]:
+                rows += [r, r]
+                cols += [a, b]
+                vals += [scale, scale]
+            owner.append(i)
+            r += 1
+    x = sparse.csr_matrix((vals, (rows, cols)), shape=(r, dims), dtype=np.float64)
+    x.sum_duplicates()
+    return x, np.array(owner)
+
+
+def fit(x: sparse.csr_matrix, y: np.ndarray, sw: np.ndarray, l2: float) -> tuple[float, np.ndarray]:
+    dims = x.shape[1]
+    total = sw.sum()
+
+    def loss(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        b, w = theta[0], theta[1:]
+        z = x @ w + b
+        p = 1 / (1 + np.exp(-z))
+        ll = sw * (np.logaddexp(0, z) - y * z)
+        g = sw * (p - y)
+        grad = np.concatenate([[g.sum()], x.T @ g]) / total
+        grad[1:] += l2 * w
+        return ll.sum() / total + 0.5 * l2 * w @ w, grad
+
+    res = minimize(loss, np.zeros(dims + 1), jac=True, method="L-BFGS-B", options={"maxiter": 400})
+    return float(res.x[0]), res.x[1:]
+
+
+def text_scores(x: sparse.csr_matrix, owner: np.ndarray, n: int, b: float, w: np.ndarray) -> np.ndarray:
+    z = x @ w + b
+    out = np.full(n, -np.inf)
+    np.maximum.at(out, owner, z)
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
+    ap.add_argument("--dims", type=int, default=16384)
+    ap.add_argument("--l2", type=float, default=1e-5)  # best of 1e-3..1e-6 on the held-out fifth
+    ap.add_argument("--validate", action="store_true", help="only the held-out figures; writes nothing")
+    args = ap.parse_args()
+    sources = gather_sources(args.mirror)
+    banned = evaluation_keys(args.mirror)
+    texts, labels, weights_, split = [], [], [], []
+    for src in sources:
+        uniq = list(dict.fromkeys(t.strip() for t in src.texts if t.strip()))
+        kept = [t for t in uniq if _key(t) not in banned]
+        print(f"{src.name:50} label={src.label} texts={len(kept):6} dropped_as_eval={len(uniq) - len(kept)}")
+        for t in kept:
+            texts.append(t)
+            labels.append(src.label)
+            weights_.append(src.weight)
+            split.append(hashlib.sha256(t.encode()).digest()[0] < 51)
+    repos = [PARAPET, *SKILL_MD_REPOS]
+    print("commits: " + ", ".join(f"{r}@{_commit(args.mirror, r)}" for r in repos))
+    labels_a = np.array(labels)
+    split_a = np.array(split)
+    x, owner = featurize(texts, args.dims)
+    y = labels_a[owner].astype(float)
+    # Each class weighs the same in total, whatever the number of windows.
+    tw = np.array(weights_)[owner]
+    sw = tw * np.where(y == 1, 0.5 / tw[y == 1].sum(), 0.5 / tw[y == 0].sum()) * len(y)
+    # First fit without the held-out fifth of every source: it gives the validation figures and the least shift
+    # (the logit that held-out benign text passes only 0.1% of the time). Then the shipped fit uses everything.
+    held = split_a[owner]
+    b, w = fit(x[~held], y[~held], sw[~held], args.l2)
+    s = text_scores(x, owner, len(texts), b, w)
+    att, ben = s[split_a & (labels_a == 1)], s[split_a & (labels_a == 0)]
+    print(
+        f"windows={x.shape[0]} texts={len(texts)} attacks={int(labels_a.sum())} dims={args.dims} l2={args.l2}"
+    )
+    validation = {}
+    print(
+        f"validation: highest held-out benign logit {ben.max():.2f}, recall above it {np.mean(att > ben.max()):.3f}"
+    )
+    for fp in (0.001, 0.005, 0.01, 0.03):
+        th = float(np.quantile(ben, 1 - fp))
+        validation[f"{fp}"] = {"logit": round(th, 3), "recall": round(float(np.mean(att >= th)), 3)}
+        print(
+            f"validation: at {fp:.1%} held-out benign FP (logit {th:.2f}) held-out recall {np.mean(att >= th):.3f}"
+        )
+    if args.validate:
+        return
+    b, w = fit(x, y, sw, args.l2)
+    # The model alone must not flag any text of grove's own benign corpora (held-out files included: the scanner's
+    # hard rule is that their false positives do not grow), so the shift is at least their highest logit.
+    own = pub.own_benign()
+    ox, oowner = featurize(own, args.dims)
+    own_max = float(text_scores(ox, oowner, len(own), b, w).max())
+    shift = max(validation["0.001"]["logit"], own_max + 0.05)
+    print(f"highest logit on grove's own benign corpora {own_max:.2f}; shift {shift:.2f}")
+    out = {
+        "about": "hashed word/pair logistic weights; trained by benchmarks/injection_train.py",
+        "sources": {src.name: len(src.texts) for src in sources},
+        "commits": {r: _commit(args.mirror, r) for r in repos},
+        "l2": args.l2,
+        "validation": validation,
+        "shift": round(shift, 3),
+        "bias": round(b, 4),
+        "weights": [round(float(v), 3) for v in w],
+    }
+    im.WEIGHTS_FILE.write_text(json.dumps(out, separators=(",", ":")) + "\n", encoding="utf-8")
+    print(f"wrote {im.WEIGHTS_FILE} ({im.WEIGHTS_FILE.stat().st_size} bytes)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,103 @@
+"""A small learned injection signal: hashed word and word-pair features scored by a logistic model (weights in
+injection_model_weights.json, trained by benchmarks/injection_train.py on public corpora other than the ones
+benchmarks/injection_public.py evaluates on). Pure Python; a long text is scored by its worst window."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import re
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+WEIGHTS_FILE = Path(__file__).with_name("injection_model_weights.json")
+# CJK and kana/hangul characters are tokens of their own (no spaces between words there).
+_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
+TOKEN = re.compile(rf"[{_CJK}]|[^\W{_CJK}]+|[^\s\w]")
+WINDOW = 64  # tokens per window: about two or three sentences
+STRIDE = 32
+# Past this a text is scored on its first tokens only (a cost bound; the signals still see all of it).
+MAX_TOKENS = 200_000
+
+
+@dataclass(frozen=True)
+class Model:
+    bias: float
+    weights: tuple[float, ...]  # length is a power of two: hashed feature buckets
+    dims: int
+    shift: float  # "no evidence" below it: above 99.9% of held-out benign text and all of grove's own benign corpora
+
+
+@dataclass(frozen=True)
+class Worst:
+    logit: float
+    start: int  # character span, in the normalised text, of the window that scored it
+    end: int
+
+
+def tokens(norm_text: str) -> list[str]:
+    """Tokens of normalised (lowercased, folded) text: words and single punctuation marks."""
+    return TOKEN.findall(norm_text)[:MAX_TOKENS]
+
+
+def feature_ids(toks: list[str], dims: int) -> list[tuple[int, int]]:
+    """Per token: the bucket of the word and of the pair ending at it. crc32 because str hash() is salted."""
+    mask = dims - 1
+    out = []
+    prev = "^"
+    for t in toks:
+        out.append((zlib.crc32(("u " + t).encode()) & mask, zlib.crc32(f"b {prev} {t}".encode()) & mask))
+        prev = t
+    return out
+
+
+def windows(n: int) -> list[tuple[int, int]]:
+    """Token ranges scored: the whole text when short, else overlapping windows covering it."""
+    if n <= WINDOW:
+        return [(0, n)]
+    spans = [(s, s + WINDOW) for s in range(0, n - WINDOW + 1, STRIDE)]
+    if spans[-1][1] < n:
+        spans.append((n - WINDOW, n))
+    return spans
+
+
+@functools.cache
+def load(path: Path = WEIGHTS_FILE) -> Model:
+    try:
+        raw = json.loads(path.read_text(encoding="utf-8"))
+        weights = tuple(float(x) for x in raw["weights"])
+        bias = float(raw["bias"])
+        shift = float(raw["shift"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise RuntimeError(
+            f"cannot read the injection model {path}: {e}; rerun benchmarks/injection_train.py"
+        ) from e
+    dims = len(weights)
+    if dims & (dims - 1):
+        raise RuntimeError(f"injection model {path} has {dims} weights, not a power of two: retrain it")
+    return Model(bias, weights, dims, shift)
+
+
+def worst(norm_text: str, model: Model | None = None) -> Worst:
+    """The model's log-odds for the worst window of `norm_text` (already normalised), and where that window is."""
+    m = model or load()
+    found = list(TOKEN.finditer(norm_text))[:MAX_TOKENS]
+    if not found:
+        return Worst(m.bias, 0, 0)
+    w = m.weights
+    prefix = [0.0]
+    acc = 0.0
+    for a, b in feature_ids([t.group() for t in found], m.dims):
+        acc += w[a] + w[b]
+        prefix.append(acc)
+    # Features are counts scaled by 1/sqrt(window length), as in training.
+    best, s, e = max(
+        (m.bias + (prefix[e] - prefix[s]) / math.sqrt(e - s), s, e) for s, e in windows(len(found))
+    )
+    return Worst(best, found[s].start(), found[e - 1].end())
+
+
+def logit(norm_text: str, model: Model | None = None) -> float:
+    return worst(norm_text, model).logit
