@@ -2,7 +2,7 @@
 benchmarks/injection_public.py does NOT evaluate on, plus grove's own tuning corpora and source. Reads fetched
 mirrors (never commits their text); needs numpy and scipy (training only). Tensor Trust, NotInject, WildGuard,
 deepset, Giskard and BIPIA texts are read only to drop exact duplicates from the training set.
-Usage: python benchmarks/injection_train.py [--mirror /work/.mirror] [--dims 16384] [--l2 1e-5] [--validate]
+Usage: python benchmarks/injection_train.py [--mirror /work/.mirror] [--dims 16384] [--l2 1e-6] [--validate]
 """
 
 from __future__ import annotations
@@ -186,7 +186,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mirror", type=Path, default=Path("/work/.mirror"))
     ap.add_argument("--dims", type=int, default=16384)
-    ap.add_argument("--l2", type=float, default=1e-5)  # best of 1e-3..1e-6 on the held-out fifth
+    ap.add_argument("--l2", type=float, default=1e-6)  # of 1e-3..1e-6: best held-out recall above the shift
     ap.add_argument("--validate", action="store_true", help="only the held-out figures; writes nothing")
     args = ap.parse_args()
     sources = gather_sources(args.mirror)
@@ -230,6 +230,11 @@ def main() -> None:
             f"validation: at {fp:.1%} held-out benign FP (logit {th:.2f}) held-out recall {np.mean(att >= th):.3f}"
         )
     if args.validate:
+        # What the shipped rule would give: recall of held-out attacks above the shift set as for shipping.
+        own = pub.own_benign()
+        ox, oowner = featurize(own, args.dims)
+        shift = max(validation["0.001"]["logit"], float(text_scores(ox, oowner, len(own), b, w).max()) + 0.05)
+        print(f"validation: shift {shift:.2f}, held-out recall above it {np.mean(att >= shift):.3f}")
         return
     b, w = fit(x, y, sw, args.l2)
     # The model alone must not flag any text of grove's own benign corpora (held-out files included: the scanner's
