@@ -73,7 +73,7 @@ def _kind_of(source: str, kind: str | None) -> str:
 
 
 def _sigmoid(z: float) -> float:
-    return 1 / (1 + math.exp(-z))
+    return 1 / (1 + math.exp(-max(-60.0, min(60.0, z))))  # clamped: exp overflows past ~709
 
 
 def _short(text: str) -> str:
