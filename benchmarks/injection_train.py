@@ -246,7 +246,9 @@ def main() -> None:
     print(f"highest logit on grove's own benign corpora {own_max:.2f}; shift {shift:.2f}")
     out = {
         "about": "hashed word/pair logistic weights; trained by benchmarks/injection_train.py",
-        "sources": {src.name: len(src.texts) for src in sources},
+        "sources": {
+            f"{src.name} ({'attacks' if src.label else 'benign'})": len(src.texts) for src in sources
+        },
         "commits": {r: _commit(args.mirror, r) for r in repos},
         "l2": args.l2,
         "validation": validation,
