@@ -42,12 +42,16 @@ def main() -> int:
         for path in paths:
             proc = grove(*path, "--help", env=env)
             if proc.returncode != 0 or "Usage" not in proc.stdout:
-                failures.append(f"grove {' '.join(path)} --help: exit {proc.returncode}\n{proc.stderr[-2000:]}")
+                failures.append(
+                    f"grove {' '.join(path)} --help: exit {proc.returncode}\n{proc.stderr[-2000:]}"
+                )
         script = Path(tmp) / "hello.yaml"
         script.write_text("- text: Hello from the base install.\n")
         proc = grove("run", "say hello", "-m", f"script:{script}", env=env)
         if proc.returncode != 0 or proc.stdout.strip() != "Hello from the base install.":
-            failures.append(f"grove run -m script: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr[-2000:]}")
+            failures.append(
+                f"grove run -m script: exit {proc.returncode}\n{proc.stdout}\n{proc.stderr[-2000:]}"
+            )
     for failure in failures:
         print(failure, file=sys.stderr)
     print(f"base install: {len(paths)} --help pages and a scripted run; {len(failures)} failed")

@@ -31,7 +31,9 @@ SCRIPTS = (
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--skip", nargs="*", default=[], choices=SCRIPTS, help="benchmarks to leave out")
     args = parser.parse_args()
     figures: list[str] = []

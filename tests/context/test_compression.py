@@ -10,8 +10,8 @@ import pytest
 
 from grove.agent.loop import Agent
 from grove.config import Settings
-from grove.context.prune import PLACEHOLDER_PREFIX
 from grove.context.compressor import Compressor
+from grove.context.prune import PLACEHOLDER_PREFIX
 from grove.context.settings import CompressionSettings
 from grove.context.summary import SUMMARY_MARKER
 from grove.llm.errors import ErrorKind, ModelError

@@ -8,8 +8,8 @@ from skillkit import skill_text, write_skill
 
 from grove.config import Settings
 from grove.skills.search import SkillSearchIndex, relevant_skills, search_skills
-from grove.skills.words import stem, terms
 from grove.skills.skill import load_skill
+from grove.skills.words import stem, terms
 
 
 def _lib(root: Path) -> list:

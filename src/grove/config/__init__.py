@@ -17,11 +17,11 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from grove.config.learning import LearningConfig
+from grove.config.memory import MemoryConfig
 from grove.dataclass_io import STRICT_KEYS, InvalidData, from_dict, to_jsonable, validate_as
 from grove.errors import GroveError
 from grove.providers_table import auto_models, key_envs
-from grove.config.learning import LearningConfig
-from grove.config.memory import MemoryConfig
 
 if TYPE_CHECKING:
     from pydantic import Field  # read from the annotations by `validate`, which imports it

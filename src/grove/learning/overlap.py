@@ -10,8 +10,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
-from grove.skills.words import terms
 from grove.skills.skill import Skill
+from grove.skills.words import terms
 
 HEAD_WEIGHT = 3  # a shared word in the name or description says more than one in the body
 

@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from grove.errors import GroveError
 from grove.config.memory import MemoryConfig
+from grove.errors import GroveError
 from grove.store.files import atomic_write_text
 
 SEPARATOR = "§"

@@ -134,7 +134,9 @@ class PlanAndAct:
                 return plan
             if not completion.tool_calls:
                 problem = "the reply held no plan"
-                self.agent.append({"role": "user", "content": f"[grove plan] Call {PLAN_TOOL} with the steps."})
+                self.agent.append(
+                    {"role": "user", "content": f"[grove plan] Call {PLAN_TOOL} with the steps."}
+                )
         raise PlanError(f"no valid plan after {PLAN_ATTEMPTS} attempts: {problem}")
 
     # -- act ----------------------------------------------------------------------------------------------------

@@ -49,7 +49,10 @@ def _decide(policy: PolicyView, verdict: CommandVerdict, session_id: str | None)
     why = verdict.summary()
     if verdict.level == "blocked":
         return Decision(
-            False, f"refused: {why}. This is on grove's hard blocklist: it is never allowed, whoever approves.", "blocklist", verdict
+            False,
+            f"refused: {why}. This is on grove's hard blocklist: it is never allowed, whoever approves.",
+            "blocklist",
+            verdict,
         )
     if policy.approval_mode == "off":
         return Decision(True, f"approvals are off ({why})", "mode-off", verdict)
