@@ -23,20 +23,16 @@ sys.path.insert(0, str(ROOT / "src"))
 
 from grove.security.injection import scan_text  # noqa: E402
 
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from skills_scan_real import REPOS  # noqa: E402
+
 TENSOR_TRUST = "HumanCompatibleAI+tensor-trust-data"
 INJECGUARD = "leolee99+InjecGuard"
 GISKARD = "Giskard-AI+prompt-injections"
 PARAPET = (
     "Parapet-Tech+parapet"  # holds a copy of deepset/prompt-injections (a Hugging Face data set) as YAML
 )
-SKILL_REPOS = [
-    "anthropics+skills",
-    "openai+skills",
-    "obra+superpowers",
-    "K-Dense-AI+claude-scientific-skills",
-    "ComposioHQ+awesome-claude-skills",
-    "sickn33+antigravity-awesome-skills",
-]
+SKILL_REPOS = REPOS  # the same skill collections the skill-scan benchmark reads
 
 
 @dataclass
