@@ -73,6 +73,7 @@ class RecordedRequest:
     path: str
     headers: dict[str, str]  # lower-cased names
     body: Any  # parsed JSON, or None
+    raw: bytes = b""  # the body's bytes as they came over the wire
 
 
 class FakeServer:
@@ -168,10 +169,10 @@ class Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # keep test output clean
         pass
 
-    def _record(self, body: Any) -> None:
+    def _record(self, body: Any, raw: bytes = b"") -> None:
         headers = {k.lower(): v for k, v in self.headers.items()}
         with self.fake._lock:
-            self.fake.requests.append(RecordedRequest(self.command, self.path, headers, body))
+            self.fake.requests.append(RecordedRequest(self.command, self.path, headers, body, raw))
 
     def do_GET(self) -> None:
         self._record(None)
@@ -182,12 +183,12 @@ class Handler(BaseHTTPRequestHandler):
         try:
             body = json.loads(raw) if raw else None
         except json.JSONDecodeError as e:
-            self._record(raw.decode("utf-8", "replace"))
+            self._record(raw.decode("utf-8", "replace"), raw)
             self.send_json(
                 400, {"error": {"message": f"body is not JSON: {e}", "type": "invalid_request_error"}}
             )
             return
-        self._record(body)
+        self._record(body, raw)
         with contextlib.suppress(
             BrokenPipeError, ConnectionResetError
         ):  # the client gave up (a timeout test)

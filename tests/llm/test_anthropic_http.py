@@ -3,7 +3,6 @@ Completion read)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -36,26 +35,6 @@ CONVERSATION = [
 ]
 
 
-class RawBodyServer(FakeAnthropicServer):
-    """The fake Messages API that also keeps each request body's bytes, as they came over the wire."""
-
-    def __init__(self) -> None:
-        self.raw_bodies: list[bytes] = []
-        super().__init__()
-
-    def _handler_class(self) -> type[Handler]:
-        server = self
-
-        class Recording(super()._handler_class()):  # type: ignore[misc]
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                server.raw_bodies.append(raw)
-                self.rfile = io.BytesIO(raw)  # the fake reads it again
-                super().do_POST()
-
-        return Recording
-
-
 class RawAnthropicServer(FakeAnthropicServer):
     """Answers every request with HTTP 200 and `raw` as the body, whatever it holds."""
 
@@ -63,12 +42,6 @@ class RawAnthropicServer(FakeAnthropicServer):
 
     def handle_post(self, h: Handler, path: str, body: Any) -> None:
         h.send_json(200, self.raw)
-
-
-@pytest.fixture
-def raw_body_server() -> Iterator[RawBodyServer]:
-    with RawBodyServer() as srv:
-        yield srv
 
 
 @pytest.fixture
@@ -198,15 +171,15 @@ PARITY_REPLIES = {
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
 @pytest.mark.parametrize("reply", list(PARITY_REPLIES.values()), ids=list(PARITY_REPLIES))
 def test_both_transports_send_the_same_bytes_and_read_the_same_completion(
-    raw_body_server: RawBodyServer, reply: FakeReply, stream: bool
+    anthropic_server: FakeAnthropicServer, reply: FakeReply, stream: bool
 ) -> None:
     settings = ModelSettings(max_tokens=100, temperature=0.5, timeout=5)
     results = []
     for transport in ("sdk", "http"):
-        raw_body_server.queue(reply)
+        anthropic_server.queue(reply)
         deltas: list[str] = []
         on_text = deltas.append if stream else None
-        model = model_for(raw_body_server.url, transport)
+        model = model_for(anthropic_server.url, transport)
         results.append((model.complete(CONVERSATION, TOOLS, settings, on_text), deltas))
     (sdk, sdk_deltas), (http, http_deltas) = results
     assert sdk == http
@@ -220,7 +193,7 @@ def test_both_transports_send_the_same_bytes_and_read_the_same_completion(
             "cache_creation_input_tokens", 0
         )
     assert http.finish_reason == (reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop"))
-    sdk_bytes, http_bytes = raw_body_server.raw_bodies
+    sdk_bytes, http_bytes = [r.raw for r in anthropic_server.requests if r.method == "POST"]
     assert sdk_bytes == http_bytes
     body = json.loads(http_bytes)
     assert body.get("stream") is (True if stream else None)

@@ -3,13 +3,11 @@ transports; and the OpenAI-format request bytes, the same through the SDK and th
 
 from __future__ import annotations
 
-import io
 import json
-from collections.abc import Iterator
 
 import pytest
 from tests.fakes.anthropic_server import FakeAnthropicServer
-from tests.fakes.openai_server import FakeOpenAIServer, FakeReply, Handler
+from tests.fakes.openai_server import FakeOpenAIServer, FakeReply
 from tests.llm.samples import TOOLS
 
 from grove.llm.anthropic_model import AnthropicModel
@@ -131,43 +129,17 @@ def test_rules_apply_in_order_and_refuse_unknown_fields() -> None:
         rule("openai", temprature=False)
 
 
-class RawBodyServer(FakeOpenAIServer):
-    """The fake chat-completions API that also keeps each request body's bytes, as they came over the wire."""
-
-    def __init__(self) -> None:
-        self.raw_bodies: list[bytes] = []
-        super().__init__()
-
-    def _handler_class(self) -> type[Handler]:
-        server = self
-
-        class Recording(super()._handler_class()):  # type: ignore[misc]
-            def do_POST(self) -> None:
-                raw = self.rfile.read(int(self.headers.get("content-length") or 0))
-                server.raw_bodies.append(raw)
-                self.rfile = io.BytesIO(raw)  # the fake reads it again
-                super().do_POST()
-
-        return Recording
-
-
-@pytest.fixture
-def raw_body_server() -> Iterator[RawBodyServer]:
-    with RawBodyServer() as srv:
-        yield srv
-
-
 @pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
-def test_both_openai_transports_send_the_same_bytes(raw_body_server: RawBodyServer, stream: bool) -> None:
+def test_both_openai_transports_send_the_same_bytes(openai_server: FakeOpenAIServer, stream: bool) -> None:
     for transport in ("sdk", "http"):
-        raw_body_server.queue(FakeReply(text="same"))
+        openai_server.queue(FakeReply(text="same"))
         model = OpenAICompatModel(
             name="openai:gpt-5.4-mini",
             model="gpt-5.4-mini",
-            base_url=raw_body_server.url,
+            base_url=openai_server.url,
             transport=transport,
         )
         model.complete(HELLO, TOOLS, ALL_SET, (lambda _: None) if stream else None)
-    sdk_bytes, http_bytes = raw_body_server.raw_bodies
+    sdk_bytes, http_bytes = [r.raw for r in openai_server.requests if r.method == "POST"]
     assert sdk_bytes == http_bytes
     assert json.loads(http_bytes).get("stream_options") == ({"include_usage": True} if stream else None)
