@@ -13,7 +13,8 @@ from dataclasses import replace
 
 from grove.security import effects, rules_destroy, rules_expose
 from grove.security.command_base import FORK_BOMB, CommandVerdict, Finding
-from grove.security.resolve import Resolution, resolve
+from grove.security.resolve import resolve
+from grove.security.resolve_words import Resolution
 from grove.security.shell import ParsedCommand, parse
 
 __all__ = ["CommandVerdict", "Finding", "classify_command"]
