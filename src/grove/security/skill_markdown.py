@@ -1,0 +1,228 @@
+"""The commands a markdown skill shows: fenced blocks by language, inline code, `$ ` prompts and bare command
+lines, read by the shell / Python / JavaScript analysers; what is shown as a bad example counts one level lower."""
+
+from __future__ import annotations
+
+import re
+
+from grove.security.skill_hits import Hit, Level, line_of, shifted
+from grove.security.skill_js import js_hits
+from grove.security.skill_python import python_hits
+from grove.security.skill_shell import shell_hits
+
+# -- markdown: the commands a skill shows, and its prose ------------------------------------------------------
+# Prose that warns against a command (`never run X`) mentions it; it does not tell the agent to run it.
+_WARNING = re.compile(
+    r"\b(?:never|don't|do\s+not|avoid|without\s+(?:the\s+user'?s?\s+)?(?:explicit\s+)?"
+    r"(?:approval|confirmation|asking)|unless|instead\s+of|not|dangerous|destructive|bad|block\w*|prevent\w*|"
+    r"forbid\w*|refus\w*|den(?:y|ies|ied)|protect\w*|guard\w*|catch\w*|detect\w*)\b[^`\n]{0,60}$",
+    re.I,
+)
+_SHELL_LANGS = {
+    "",
+    "bash",
+    "sh",
+    "shell",
+    "zsh",
+    "console",
+    "terminal",
+    "shell-session",
+    "sh-session",
+    "shellscript",
+}
+_PY_LANGS = {"python", "py", "python3", "pycon"}
+_JS_LANGS = {"javascript", "js", "node", "typescript", "ts", "jsx", "tsx", "mjs"}
+_FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \t]*$", re.M | re.S)
+_INLINE = re.compile(r"(?<!`)`([^`\n]{4,200})`(?!`)")
+_PROMPT_LINE = re.compile(r"^\s*\$\s+(.+)$", re.M)
+# A bare line that starts like a command (outside code blocks): skills written by hand often skip the fences.
+_BARE_LINE = re.compile(
+    r"^\s*((?:sudo\s+)?(?:curl|wget|rm|dd|mkfs[.\w]*|chmod|chown|crontab|echo|printf|cat|bash|sh|zsh|"
+    r"python3?|perl|ruby|node|nc|ncat|scp|rsync|ssh|base64|eval|find|tar|git|docker|kubectl|psql|mysql)\s[^\n]*)$",
+    re.M,
+)
+# Blocks shown as what not to do: a heading or line just before the block says so.
+_BAD_EXAMPLE = re.compile(
+    r"(?:❌|\bbad\b|\bwrong\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\banti-?pattern|\bdangerous\b|\bunsafe\b|"
+    r"\binsecure\b|\bvulnerable\b|\bmalicious\b|\battack|\bexploit|\bred[- ]team|\bpayload)",
+    re.I,
+)
+
+
+def _mentioned(hits: list[Hit]) -> list[Hit]:
+    """Commands shown as what not to do: one level lower (a reader still sees them, so dangerous is caution)."""
+    lower: dict[str, Level] = {"dangerous": "caution", "caution": "note", "note": "note"}
+    return [Hit(lower[h.level], f"shown as what not to do: {h.why}", h.line, h.excerpt) for h in hits]
+
+
+# Commands an unlabelled block or inline code must start with to be read as shell (else it is prose or data).
+_COMMAND_WORDS = set(
+    [
+        "curl",
+        "wget",
+        "rm",
+        "dd",
+        "mkfs",
+        "chmod",
+        "chown",
+        "crontab",
+        "echo",
+        "printf",
+        "cat",
+        "bash",
+        "sh",
+        "zsh",
+        "python",
+        "python3",
+        "perl",
+        "ruby",
+        "node",
+        "nc",
+        "ncat",
+        "scp",
+        "rsync",
+        "ssh",
+        "base64",
+        "eval",
+        "find",
+        "tar",
+        "git",
+        "docker",
+        "kubectl",
+        "psql",
+        "mysql",
+        "sudo",
+        "cd",
+        "ls",
+        "cp",
+        "mv",
+        "mkdir",
+        "export",
+        "source",
+        "npm",
+        "npx",
+        "pip",
+        "pip3",
+        "pipx",
+        "uv",
+        "yarn",
+        "pnpm",
+        "brew",
+        "apt",
+        "apt-get",
+        "yum",
+        "dnf",
+        "make",
+        "go",
+        "cargo",
+        "rustc",
+        "deno",
+        "bun",
+        "systemctl",
+        "service",
+        "openssl",
+        "gpg",
+        "aws",
+        "gcloud",
+        "az",
+        "terraform",
+        "helm",
+        "env",
+        "xargs",
+        "tee",
+        "sed",
+        "awk",
+        "grep",
+        "head",
+        "tail",
+        "touch",
+        "ln",
+        "kill",
+        "pkill",
+        "unzip",
+        "zip",
+        "gzip",
+        "history",
+        "sqlite3",
+        "redis-cli",
+        "mongo",
+        "mongosh",
+        "nohup",
+        "exec",
+        "dig",
+        "nmap",
+    ]
+)
+_SHELLISH = re.compile(r"[|;&><]|\$\(|`")
+
+
+def _looks_like_command(line: str) -> bool:
+    words = re.sub(r"^\s*\$\s+", "", line).split()
+    if not words:
+        return False
+    first = words[1] if words[0] == "sudo" and len(words) > 1 else words[0]
+    return first.rsplit("/", 1)[-1] in _COMMAND_WORDS and (len(words) > 1 or bool(_SHELLISH.search(line)))
+
+
+def _looks_like_shell(body: str) -> bool:
+    """An unlabelled block is shell when it has a shebang or a `$ ` prompt, or most of its lines are commands."""
+    lines = [ln for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
+    if body.startswith("#!") or any(re.match(r"^\s*\$\s", ln) for ln in lines):
+        return True
+    return bool(lines) and sum(_looks_like_command(ln) for ln in lines) * 2 >= len(lines)
+
+
+# Vendors' own install scripts piped to a shell (`curl -fsSL https://bun.sh/install | bash`). Shown in a SKILL.md
+# the command goes through approval when the agent runs it, so it is caution (quarantine), not a refusal; inside a
+# bundled script nobody approves it, so there it stays dangerous.
+_VENDOR_INSTALLER = re.compile(
+    r"https://(?:[\w-]+\.)*(?:bun\.sh|astral\.sh|sh\.rustup\.rs|get\.docker\.com|deno\.land|get\.pnpm\.io|"
+    r"ollama\.com|sdk\.cloud\.google\.com|fluxcd\.io|run\.linkerd\.io|get\.helm\.sh|install\.python-poetry\.org|"
+    r"pixi\.sh|mise\.run|fnm\.vercel\.app|claude\.ai|cli\.github\.com|"
+    r"raw\.githubusercontent\.com/(?:Homebrew/install|nvm-sh/nvm|helm/helm|pyenv/pyenv-installer|"
+    r"rapid7/metasploit-omnibus)/)"
+)
+
+
+def _vendor_installs(hits: list[Hit], text: str) -> list[Hit]:
+    why = "runs a vendor's install script (approval asks when it runs)"
+    lines = text.splitlines()
+    return [
+        Hit("caution", why, h.line, h.excerpt)
+        if h.level == "dangerous"
+        and h.why.startswith("runs code downloaded")
+        and 0 < h.line <= len(lines)
+        and _VENDOR_INSTALLER.search(lines[h.line - 1])
+        else h
+        for h in hits
+    ]
+
+
+def markdown_hits(text: str) -> list[Hit]:
+    out: list[Hit] = []
+    for m in _FENCE.finditer(text):
+        lang, body, start = m.group(2).lower(), m.group(3), line_of(text, m.start(3))
+        if lang in _SHELL_LANGS and (lang or _looks_like_shell(body)):
+            found = shell_hits(body)
+        elif lang in _PY_LANGS:
+            found = python_hits(body)
+        elif lang in _JS_LANGS:
+            found = js_hits(body)
+        else:
+            continue
+        found = shifted(found, start)
+        context = "\n".join(text[: m.start()].splitlines()[-3:])
+        out += _mentioned(found) if _BAD_EXAMPLE.search(context) else found
+    outside = _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    for m in _INLINE.finditer(outside):
+        if not _looks_like_command(m.group(1)):
+            continue
+        line = line_of(text, m.start())
+        before = outside[max(0, m.start() - 80) : m.start()].rsplit("\n", 1)[-1]
+        found = shifted(shell_hits(m.group(1)), line)
+        out += _mentioned(found) if _WARNING.search(before) else found
+    for pattern in (_PROMPT_LINE, _BARE_LINE):
+        for m in pattern.finditer(outside):
+            if not m.group(1).lstrip().startswith("#"):
+                out += shifted(shell_hits(m.group(1)), line_of(text, m.start()))
+    return _vendor_installs(out, text)
