@@ -59,42 +59,31 @@ def _usage(path: Path) -> int:
 # --- host unix sockets ---------------------------------------------------------------------------------------
 
 
-def test_host_unix_socket_in_a_readable_temp_dir(backend: str, workspace: Path, open_dir: Path) -> None:
-    server = _listen(str(open_dir / "agent.sock"))
+def _assert_blocked_unless_rlimit(backend: str, workspace: Path, address: str) -> None:
+    """A host process listens at `address`; from the sandbox only rlimit (the control: no isolation) connects."""
+    server = _listen(address)
     try:
-        seen = _connect(backend, workspace, str(open_dir / "agent.sock"))
+        seen = _connect(backend, workspace, address)
     finally:
         server.close()
     if backend == "rlimit":
-        assert seen == "CONNECTED"  # the control: the socket is reachable without isolation
+        assert seen == "CONNECTED"
     else:
         assert seen.startswith("REFUSED"), seen
+
+
+def test_host_unix_socket_in_a_readable_temp_dir(backend: str, workspace: Path, open_dir: Path) -> None:
+    _assert_blocked_unless_rlimit(backend, workspace, str(open_dir / "agent.sock"))
 
 
 def test_host_unix_socket_in_the_workspace_parent(backend: str, open_dir: Path) -> None:
     workspace = make_scratch(open_dir)
-    server = _listen(str(open_dir / "docker.sock"))
-    try:
-        seen = _connect(backend, workspace, str(open_dir / "docker.sock"))
-    finally:
-        server.close()
-    if backend == "rlimit":
-        assert seen == "CONNECTED"
-    else:
-        assert seen.startswith("REFUSED"), seen
+    _assert_blocked_unless_rlimit(backend, workspace, str(open_dir / "docker.sock"))
 
 
 def test_host_abstract_unix_socket(backend: str, workspace: Path) -> None:
     name = f"@grove-redteam-{os.getpid()}-{backend}"
-    server = _listen(name)
-    try:
-        seen = _connect(backend, workspace, name)
-    finally:
-        server.close()
-    if backend == "rlimit":
-        assert seen == "CONNECTED"
-    else:
-        assert seen.startswith("REFUSED"), seen
+    _assert_blocked_unless_rlimit(backend, workspace, name)
 
 
 def test_no_host_socket_is_visible_under_bwrap(backend: str, workspace: Path) -> None:

@@ -71,7 +71,7 @@ def test_category_folders_and_depth_bound(tmp_path: Path) -> None:
 
 
 def test_cache_sees_a_same_size_rewrite(settings: Settings, skills_root: Path) -> None:
-    from grove.store.files import atomic_write_text
+    from grove.atomic_files import atomic_write_text
 
     write_skill(skills_root, "s", skill_text("s", "version AAA"))
     assert discover(settings, None).skills["s"].description == "version AAA"

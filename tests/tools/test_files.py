@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from grove.atomic_files import NotRegularFileError, atomic_write_bytes
 from grove.config import Settings
 from grove.sandbox.users import SANDBOX_GID
 from grove.security.approval_types import Decision
 from grove.security.fs_identity import identity_for
 from grove.security.policy import SafetyPolicy
-from grove.store.files import NotRegularFileError, atomic_write_bytes
 from grove.tools import files
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolError

@@ -160,8 +160,8 @@ def chat(
             continue
         if not result.answer:
             console.print("[dim](no answer text)[/]")
-    session.close()
-    if session.review_pending():
+    pending = session.review_pending()
+    if pending:
         console.print("[dim]finishing the background review… (Ctrl-C skips it)[/]")
-        with contextlib.suppress(KeyboardInterrupt):
-            session.close(wait_review=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        session.close(wait_review=pending)

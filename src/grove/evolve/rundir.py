@@ -8,7 +8,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from grove.store.files import atomic_write_text
+from grove.atomic_files import atomic_write_text
 
 STOP_FILE = "STOP"
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from grove.atomic_files import atomic_write_text
 from grove.config.memory import MemoryConfig
 from grove.errors import GroveError
-from grove.store.files import atomic_write_text
 
 SEPARATOR = "§"
 JOINER = f"\n{SEPARATOR}\n"

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from grove.store.files import atomic_write_bytes, atomic_write_text
+from grove.atomic_files import atomic_write_bytes, atomic_write_text
 
 HISTORY_DIR = ".history"
 LOCKS_DIR = ".locks"

@@ -11,6 +11,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grove.atomic_files import atomic_write_bytes, atomic_write_text
 from grove.skills import usage
 from grove.skills.frontmatter import (
     MAX_NAME,
@@ -24,7 +25,6 @@ from grove.skills.guard import scan_skill_text
 from grove.skills.history import restore_files, skill_lock, snapshot, version_dir, versions
 from grove.skills.paths import UnsafePathError, support_path
 from grove.store.db import Database
-from grove.store.files import atomic_write_bytes, atomic_write_text
 from grove.textmatch import closest_hint
 
 ARCHIVE_DIR = ".archive"

@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from grove.store.files import atomic_write_text
+from grove.atomic_files import atomic_write_text
 
 STATE_FILE = ".curator.json"
 

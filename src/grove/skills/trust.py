@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grove.store.files import atomic_write_text
+from grove.atomic_files import atomic_write_text
 
 TRUST_FILE = "trusted.yaml"
 _KEY = "skill_projects"

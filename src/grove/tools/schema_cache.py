@@ -8,7 +8,7 @@ import importlib.util
 import json
 from pathlib import Path
 
-from grove.store.files import atomic_write_text
+from grove.atomic_files import atomic_write_text
 from grove.tools import registry
 from grove.tools.registry import Tool, ToolRegistry
 
