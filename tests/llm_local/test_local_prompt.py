@@ -10,6 +10,7 @@ import pytest
 from grove.llm import local
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.local_grammar import describe_tools, parse_call, render_call, tool_specs
+from grove.llm.local_history import repeats_last_call, to_template_messages
 from grove.llm.types import ToolCall
 
 READ_FILE = {
@@ -63,7 +64,7 @@ def test_history_renders_calls_and_results_as_text_turns() -> None:
         {"role": "tool", "tool_call_id": "call_0", "content": "alpha"},
         {"role": "tool", "tool_call_id": "call_1", "content": "beta"},
     ]
-    turns = local.to_template_messages(messages, "TOOLS")
+    turns = to_template_messages(messages, "TOOLS")
     assert [t["role"] for t in turns] == ["system", "user", "assistant", "user"]
     assert turns[0]["content"] == "Be brief.\n\nTOOLS"
     assert turns[2]["content"] == render_call("read_file", '{"path": "a.txt"}')
@@ -74,7 +75,7 @@ def test_history_renders_calls_and_results_as_text_turns() -> None:
 
 
 def test_tools_without_a_system_message_get_one() -> None:
-    turns = local.to_template_messages([{"role": "user", "content": "hi"}], "TOOLS")
+    turns = to_template_messages([{"role": "user", "content": "hi"}], "TOOLS")
     assert turns == [{"role": "system", "content": "TOOLS"}, {"role": "user", "content": "hi"}]
 
 
@@ -86,9 +87,9 @@ def test_repeated_call_is_detected_only_right_after_its_result() -> None:
         asked,
         {"role": "tool", "tool_call_id": "call_0", "content": "x"},
     ]
-    assert local._repeats_last_call(answered, call)
-    assert not local._repeats_last_call(answered, ToolCall("call_0", "read_file", '{"path": "b.txt"}'))
-    assert not local._repeats_last_call([*answered, {"role": "user", "content": "again"}], call)
+    assert repeats_last_call(answered, call)
+    assert not repeats_last_call(answered, ToolCall("call_0", "read_file", '{"path": "b.txt"}'))
+    assert not repeats_last_call([*answered, {"role": "user", "content": "again"}], call)
 
 
 def test_missing_model_file_says_how_to_fix() -> None:
@@ -118,9 +119,9 @@ def test_grammar_covers_every_tool_and_its_arguments() -> None:
 
     other = json.loads(json.dumps(READ_FILE).replace("read_file", "list_dir"))
     grammar = build_grammar(tool_specs([READ_FILE, other]))
-    assert grammar.startswith('root ::= text | "<tool_call>" call "</tool_call>"')
+    assert grammar.startswith('root ::= text | "<tool_call>" call "</tool_call>" | call | "```json\\n" call')
     assert '"{\\"name\\": \\"read_file\\", \\"arguments\\": "' in grammar
     assert '"{\\"name\\": \\"list_dir\\", \\"arguments\\": "' in grammar
     assert '\\"path\\"' in grammar
     forced = build_grammar(tool_specs([READ_FILE]), allow_text=False)
-    assert forced.startswith('root ::= "<tool_call>" call')
+    assert forced.startswith('root ::= "<tool_call>" call "</tool_call>" | call')

@@ -15,19 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.local_grammar import (
-    OPEN,
-    TEXT_GRAMMAR,
-    ToolSpec,
-    build_grammar,
-    describe_tools,
-    parse_call,
-    render_call,
-    tool_specs,
-)
+from grove.llm.local_calls import CallFormat, call_format, looks_like_call, parse_shaped
+from grove.llm.local_grammar import TEXT_GRAMMAR, ToolSpec, build_grammar, describe_tools, tool_specs
+from grove.llm.local_history import Shapes, repeats_last_call, result_chars, to_template_messages
 from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS, restore_or_save_prefix, reused_prefix
 from grove.llm.profiles import profile_for
-from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolCall, ToolSchema, Usage
+from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolSchema, Usage
 
 if TYPE_CHECKING:
     from grove.config import Settings
@@ -82,6 +75,8 @@ class _Loaded:
     lock: threading.Lock
     formatter: Any  # llama_cpp.llama_chat_format.Jinja2ChatFormatter
     end_of_turn: str  # the template's end-of-turn text, a stop string in case it is not a special token
+    fmt: CallFormat  # how the template spells a tagged call
+    shapes: Shapes  # the shape of each call this model wrote, to render history with the same bytes
 
 
 _CACHE: dict[tuple[str, int], _Loaded] = {}
@@ -122,55 +117,19 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
         template = llm.metadata.get("tokenizer.chat_template") or CHATML
         formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
         end_of_turn = "<|im_end|>" if "<|im_end|>" in template else eos
-        loaded = _Loaded(llm=llm, lock=threading.Lock(), formatter=formatter, end_of_turn=end_of_turn)
+        loaded = _Loaded(
+            llm=llm,
+            lock=threading.Lock(),
+            formatter=formatter,
+            end_of_turn=end_of_turn,
+            fmt=call_format(template),
+            shapes={},
+        )
         _CACHE[key] = loaded
         # Free the model while llama_cpp still exists: left to the garbage collector at interpreter shutdown, its
         # finalizer runs after the module's globals are gone and prints a TypeError traceback.
         atexit.register(llm.close)
         return loaded
-
-
-def _text_of(content: Any) -> str:
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    # OpenAI content parts: keep the text ones (a small local model has no eyes).
-    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
-
-
-def to_template_messages(messages: list[Message], tools_text: str) -> list[dict[str, str]]:
-    """OpenAI-format messages -> plain {role, content} turns any chat template accepts.
-
-    Assistant tool calls become the same `<tool_call>` markup the model writes; tool results become a user turn
-    of `<tool_response>` blocks (consecutive results share one turn, so user/assistant keep alternating).
-    Rendering only ever appends: the prompt of turn N is a byte-prefix of turn N+1's, so the KV cache is reused.
-    """
-    out: list[dict[str, str]] = []
-    if tools_text and not (messages and messages[0].get("role") == "system"):
-        out.append({"role": "system", "content": tools_text})
-    for i, msg in enumerate(messages):
-        role = msg.get("role", "user")
-        text = _text_of(msg.get("content"))
-        if role == "system" and i == 0 and tools_text:
-            text = f"{text}\n\n{tools_text}" if text else tools_text
-        elif role == "assistant" and msg.get("tool_calls"):
-            calls = [
-                render_call(tc["function"]["name"], tc["function"].get("arguments") or "{}")
-                for tc in msg["tool_calls"]
-            ]
-            text = "\n".join([text, *calls] if text else calls)
-        elif role == "tool":
-            block = f"<tool_response>\n{text}\n</tool_response>"
-            if out and out[-1].get("_tool"):
-                out[-1]["content"] += "\n" + block
-                continue
-            out.append({"role": "user", "content": block, "_tool": "1"})
-            continue
-        elif role not in ("system", "user", "assistant"):
-            role = "user"
-        out.append({"role": role, "content": text})
-    return [{"role": m["role"], "content": m["content"]} for m in out]
 
 
 def _grammar_ok(llm: Any, text: str) -> bool:
@@ -182,19 +141,6 @@ def _grammar_ok(llm: Any, text: str) -> bool:
         return False
     llama_cpp.llama_sampler_free(sampler)
     return True
-
-
-def _repeats_last_call(messages: list[Message], call: ToolCall) -> bool:
-    """Whether `call` is the very call answered by the tool results at the end of the conversation."""
-    i = len(messages)
-    while i > 0 and messages[i - 1].get("role") == "tool":
-        i -= 1
-    if i == len(messages) or i == 0 or not messages[i - 1].get("tool_calls"):
-        return False
-    return any(
-        tc["function"]["name"] == call.name and tc["function"].get("arguments") == call.arguments
-        for tc in messages[i - 1]["tool_calls"]
-    )
 
 
 class LocalModel:
@@ -267,9 +213,13 @@ class LocalModel:
 
     def render(self, messages: list[Message], tools: list[ToolSchema]) -> str:
         """The exact prompt text the model sees (chat template applied, generation prompt appended)."""
+        loaded = self._loaded()
         specs = tool_specs(tools)
-        tools_text = describe_tools(specs) if specs else ""
-        return self._loaded().formatter(messages=to_template_messages(messages, tools_text)).prompt
+        tools_text = describe_tools(specs, loaded.fmt) if specs else ""
+        turns = to_template_messages(
+            messages, tools_text, loaded.fmt, loaded.shapes, result_chars(self.context_window)
+        )
+        return loaded.formatter(messages=turns).prompt
 
     def complete(
         self,
@@ -308,8 +258,11 @@ class LocalModel:
             )
             # Ids stay unique within the conversation (call_0, call_1, ...), as providers' ids do.
             call_id = f"call_{sum(len(m.get('tool_calls') or []) for m in messages)}"
-            call = parse_call(text, call_id) if specs else None
-            if call is not None and choice == "auto" and _repeats_last_call(messages, call):
+            parsed = parse_shaped(text, call_id) if specs else None
+            call = parsed.call if parsed else None
+            if parsed is not None:
+                loaded.shapes[(parsed.call.name, parsed.call.arguments)] = parsed.shape
+            if call is not None and choice == "auto" and repeats_last_call(messages, call):
                 # A tiny model tends to re-issue the call whose result it was just given, looping the agent;
                 # make it answer from that result instead (the prompt is still in the KV cache).
                 text_only = self._grammar(specs, "text")
@@ -320,7 +273,7 @@ class LocalModel:
         usage = Usage(prompt_tokens=len(tokens), completion_tokens=n_out, cached_tokens=cached)
         if call is not None:
             return Completion(tool_calls=[call], usage=usage, finish_reason="tool_calls", model=self.name)
-        if specs and text.startswith(OPEN):
+        if specs and looks_like_call(text):
             # Only a call cut off by max_tokens gets here (the grammar allows nothing else); its markup is no answer.
             return Completion(usage=usage, finish_reason="length", model=self.name)
         return Completion(text=text.strip(), usage=usage, finish_reason=finish, model=self.name)
@@ -359,7 +312,7 @@ class LocalModel:
                 )
         allow_text = choice == "auto"
         for typed_args in (True, False):
-            text = build_grammar(specs, allow_text=allow_text, typed_args=typed_args)
+            text = build_grammar(specs, allow_text=allow_text, typed_args=typed_args, fmt=self._loaded().fmt)
             if _grammar_ok(self._loaded().llm, text):
                 return LlamaGrammar.from_string(text, verbose=False)
         raise ModelError(ErrorKind.BAD_REQUEST, "could not build a tool-call grammar", model=self.name)
@@ -401,7 +354,8 @@ class LocalModel:
         parts: list[str] = []
         n_out = 0
         finish = "length"
-        # With tools, the grammar makes the first character decide: "<" starts a call, which is never streamed.
+        # With tools, the grammar makes the first character decide: `<`, `{` or a backtick starts a call, which
+        # is never streamed.
         stream: bool | None = None if tools_given else on_text is not None
         for token in llm.generate(
             tokens, temp=temperature, repeat_penalty=self.repeat_penalty, grammar=grammar
@@ -416,7 +370,7 @@ class LocalModel:
                 finish = "stop"
                 break
             if stream is None and "".join(parts).strip():
-                stream = on_text is not None and not "".join(parts).lstrip().startswith("<")
+                stream = on_text is not None and not looks_like_call("".join(parts))
                 piece = "".join(parts)
             if stream and piece:
                 on_text(piece)  # type: ignore[misc]

@@ -1,24 +1,35 @@
-"""Tool calling for the small local model: a compact tool list for the prompt, a GBNF grammar that makes every
-reply either plain text or one well-formed `<tool_call>{...}</tool_call>`, and the parser for that markup.
+"""Tool calling for local models: a compact tool list for the prompt, and a GBNF grammar that makes every reply
+either plain text or one valid call of an offered tool, in any of the shapes of grove.llm.local_calls.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from typing import Any
 
-from grove.llm.types import ToolCall, ToolSchema
+from grove.llm.local_calls import (
+    BARE,
+    CALL_HEAD,
+    FENCE_CLOSE,
+    FENCE_OPEN,
+    FENCED,
+    SHAPES,
+    TAGGED,
+    CallFormat,
+    parse_call,
+    render_call,
+)
+from grove.llm.types import ToolSchema
 
-OPEN = "<tool_call>"
-CLOSE = "</tool_call>"
+__all__ = ["OPEN", "TEXT_GRAMMAR", "ToolSpec", "build_grammar", "describe_tools", "parse_call", "render_call"]
+
 _DESCRIPTION_CHARS = 120
-_TEXT_RULE = "[^< \\t\\r\\n] .*"  # anything that does not start like a call (or with blank space)
+# Plain text may not start like a call (`<`, `{`, a backtick) or with blank space, so the first character
+# commits the model to one branch (and lets the caller stream text without ever streaming call markup).
+_TEXT_RULE = "[^<{` \\t\\r\\n] .*"
 TEXT_GRAMMAR = f"root ::= {_TEXT_RULE}\n"
-# The wrapper is written by the grammar, byte for byte, so a call rendered back into history from its parsed
-# parts is the same text the model produced (and the KV cache keeps matching on the next turn).
-_CALL_HEAD = '{{"name": "{name}", "arguments": '
+OPEN, CLOSE = CallFormat().open, CallFormat().close
 
 
 @dataclass(frozen=True)
@@ -35,11 +46,6 @@ def tool_specs(tools: list[ToolSchema]) -> list[ToolSpec]:
         params = fn.get("parameters") or {"type": "object", "properties": {}}
         specs.append(ToolSpec(name=fn["name"], description=fn.get("description") or "", parameters=params))
     return specs
-
-
-def render_call(name: str, arguments: str) -> str:
-    """The exact markup the grammar makes the model write for a call (used to put calls back into history)."""
-    return OPEN + _CALL_HEAD.format(name=name) + arguments + "}" + CLOSE
 
 
 def _first_line(text: str) -> str:
@@ -68,20 +74,20 @@ def _example_value(schema: dict[str, Any]) -> Any:
     return "..."
 
 
-def _example(spec: ToolSpec) -> str:
+def _example(spec: ToolSpec, fmt: CallFormat) -> str:
     props = spec.parameters.get("properties") or {}
     required = [k for k in spec.parameters.get("required") or [] if k in props]
     args = {k: _example_value(props[k]) for k in required}
-    return render_call(spec.name, json.dumps(args, ensure_ascii=False))
+    return render_call(spec.name, json.dumps(args, ensure_ascii=False), TAGGED, fmt)
 
 
-def describe_tools(specs: list[ToolSpec]) -> str:
+def describe_tools(specs: list[ToolSpec], fmt: CallFormat = CallFormat()) -> str:
     """A few lines for the system prompt: names, argument names (? = optional), one-line descriptions."""
     lines = ["# Tools", "You can call one of these tools:"]
     lines += [f"- {s.name}({_signature(s)}): {_first_line(s.description)}" for s in specs]
     lines += [
         "To call a tool, reply with only the call, for example:",
-        _example(specs[0]),
+        _example(specs[0], fmt),
         "Otherwise, answer in plain text.",
     ]
     return "\n".join(lines)
@@ -91,13 +97,19 @@ def _literal(text: str) -> str:
     return json.dumps(text)  # a JSON string literal is also a valid GBNF literal for these characters
 
 
-def build_grammar(specs: list[ToolSpec], allow_text: bool = True, typed_args: bool = True) -> str:
-    """GBNF: `root ::= text | <tool_call>call</tool_call>`, with each tool's arguments shaped by its schema.
+def build_grammar(
+    specs: list[ToolSpec],
+    allow_text: bool = True,
+    typed_args: bool = True,
+    fmt: CallFormat = CallFormat(),
+    shapes: tuple[str, ...] = SHAPES,
+) -> str:
+    """GBNF: `root ::= text | tagged | bare | fenced`, each call one offered tool with schema-shaped arguments.
 
-    Text may not start with `<` or whitespace, so the first character commits the model to one branch (which
-    is also what lets the caller stream text without ever streaming call markup). Without `allow_text`, the
-    reply must be a call (tool_choice "required" or a tool name). Without `typed_args`, arguments are any
-    JSON object (the fallback when a schema converts to a grammar llama.cpp rejects).
+    Tool names are literals (an unknown tool cannot be written) and arguments follow each tool's JSON schema.
+    Without `allow_text`, the reply must be a call (tool_choice "required" or a tool name). Without
+    `typed_args`, arguments are any JSON object (the fallback when a schema converts to a grammar llama.cpp
+    rejects; the tool registry still validates).
     """
     from llama_cpp.llama_grammar import SchemaConverter
 
@@ -107,10 +119,16 @@ def build_grammar(specs: list[ToolSpec], allow_text: bool = True, typed_args: bo
         args_rule = (
             _arguments_rule(converter, spec, i) if typed_args else converter.visit({"type": "object"}, "args")
         )
-        head = _literal(_CALL_HEAD.format(name=spec.name))
+        head = _literal(CALL_HEAD.format(name=spec.name))
         alternatives.append(f'{head} {args_rule} "}}"')
+    wrapped = {
+        TAGGED: f"{_literal(fmt.open)} call {_literal(fmt.close)}",
+        BARE: "call",
+        FENCED: f"{_literal(FENCE_OPEN)} call {_literal(FENCE_CLOSE)}",
+    }
+    calls = " | ".join(wrapped[shape] for shape in shapes)
     rules = [
-        f"root ::= {'text | ' if allow_text else ''}{_literal(OPEN)} call {_literal(CLOSE)}",
+        f"root ::= {'text | ' if allow_text else ''}{calls}",
         f"text ::= {_TEXT_RULE}",
         "call ::= " + " | ".join(alternatives),
         converter.format_grammar(),
@@ -127,23 +145,3 @@ def _arguments_rule(converter: Any, spec: ToolSpec, index: int) -> str:
     except (AssertionError, KeyError, ValueError, TypeError, RecursionError):
         # A schema feature the converter does not know: any JSON object still parses, the registry validates.
         return converter.visit({"type": "object"}, name)
-
-
-_CALL_RE = re.compile(
-    r'^\s*<tool_call>\s*\{\s*"name"\s*:\s*"(?P<name>[^"]+)"\s*,\s*"arguments"\s*:\s*(?P<args>.*)\}\s*</tool_call>\s*$',
-    re.DOTALL,
-)
-
-
-def parse_call(text: str, call_id: str = "call_0") -> ToolCall | None:
-    """The call in a reply, or None if the reply is not (or not a complete) tool call."""
-    m = _CALL_RE.match(text)
-    if not m:
-        return None
-    args = m.group("args").strip()
-    try:
-        if not isinstance(json.loads(args), dict):
-            return None
-    except json.JSONDecodeError:
-        return None
-    return ToolCall(id=call_id, name=m.group("name"), arguments=args)

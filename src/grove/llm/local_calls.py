@@ -1,0 +1,90 @@
+"""The shapes a local model writes a tool call in — tagged (`<tool_call>…</tool_call>`, spelled as the chat
+template spells it), a bare call object, or a ```json fence — rendered byte for byte and parsed back."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+
+from grove.llm.types import ToolCall
+
+TAGGED, BARE, FENCED = "tagged", "bare", "fenced"
+SHAPES = (TAGGED, BARE, FENCED)
+FENCE_OPEN = "```json\n"
+FENCE_CLOSE = "\n```"
+# The call object's head is written by the grammar, byte for byte, so a call rendered back into history from its
+# parsed parts is the very text the model produced (and the KV cache keeps matching on the next turn).
+CALL_HEAD = '{{"name": "{name}", "arguments": '
+
+
+@dataclass(frozen=True)
+class CallFormat:
+    """How the tagged shape is spelled: grove's compact default, or the chat template's own."""
+
+    open: str = "<tool_call>"
+    close: str = "</tool_call>"
+
+
+def call_format(template: str) -> CallFormat:
+    """The template's own tagged spelling when it renders tool calls (Qwen2.5: a newline inside each tag)."""
+    if "<tool_call>\\n" in template or "<tool_call>\n" in template:
+        return CallFormat("<tool_call>\n", "\n</tool_call>")
+    return CallFormat()
+
+
+@dataclass(frozen=True)
+class ParsedCall:
+    call: ToolCall
+    shape: str
+
+
+def render_call(name: str, arguments: str, shape: str = TAGGED, fmt: CallFormat = CallFormat()) -> str:
+    """The exact text the grammar lets the model write for a call in `shape` (used to put calls back in history)."""
+    body = CALL_HEAD.format(name=name) + arguments + "}"
+    if shape == BARE:
+        return body
+    if shape == FENCED:
+        return FENCE_OPEN + body + FENCE_CLOSE
+    return fmt.open + body + fmt.close
+
+
+_OBJECT_RE = re.compile(
+    r'^\{\s*"name"\s*:\s*"(?P<name>[^"]+)"\s*,\s*"arguments"\s*:\s*(?P<args>.*)\}$', re.DOTALL
+)
+_TAGGED_RE = re.compile(r"^<tool_call>\s*(?P<body>.*?)\s*</tool_call>$", re.DOTALL)
+_FENCED_RE = re.compile(r"^```(?:json)?[ \t]*\n?(?P<body>.*?)\s*```$", re.DOTALL)
+
+
+def parse_shaped(text: str, call_id: str = "call_0") -> ParsedCall | None:
+    """The call in a reply and the shape it came in, or None if the reply is not one complete call."""
+    s = text.strip()
+    if m := _TAGGED_RE.match(s):
+        body, shape = m.group("body"), TAGGED
+    elif m := _FENCED_RE.match(s):
+        body, shape = m.group("body"), FENCED
+    elif s.startswith("{"):
+        body, shape = s, BARE
+    else:
+        return None
+    m = _OBJECT_RE.match(body.strip())
+    if not m:
+        return None
+    # Raw, whitespace and all: rendered back into history, it must be the very bytes the model wrote.
+    args = m.group("args")
+    try:
+        if not isinstance(json.loads(args), dict):
+            return None
+    except json.JSONDecodeError:
+        return None
+    return ParsedCall(ToolCall(id=call_id, name=m.group("name"), arguments=args), shape)
+
+
+def parse_call(text: str, call_id: str = "call_0") -> ToolCall | None:
+    parsed = parse_shaped(text, call_id)
+    return parsed.call if parsed else None
+
+
+def looks_like_call(text: str) -> bool:
+    """Whether a reply starts like call markup (a call cut off by max_tokens is no answer to show)."""
+    return text.lstrip()[:1] in ("<", "{", "`")

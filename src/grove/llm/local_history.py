@@ -1,0 +1,96 @@
+"""A conversation as a local chat template sees it: calls written back in the shape the model wrote them, tool
+results as `<tool_response>` user turns (the Qwen2.5/Hermes convention), long results cut to fit a small window."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grove.llm.local_calls import TAGGED, CallFormat, render_call
+from grove.llm.types import Message, ToolCall
+
+# Shape of each call a model wrote, by (name, raw arguments): history is rendered with the same bytes, so the
+# next turn's prompt extends the KV cache instead of diverging at the call.
+Shapes = dict[tuple[str, str], str]
+
+
+def _text_of(content: Any) -> str:
+    if content is None:
+        return ""
+    if isinstance(content, str):
+        return content
+    # OpenAI content parts: keep the text ones (a small local model has no eyes).
+    return "".join(part.get("text", "") for part in content if isinstance(part, dict))
+
+
+def result_chars(context_window: int) -> int:
+    """How much of one tool result a model with this window reads: about a ninth of the window (3 chars a
+    token), so a few results and the system prompt still fit, and a 1.5B model on 2 cores does not spend a
+    minute reading one file."""
+    return max(1_000, context_window * 3 // 9)
+
+
+def trim_result(text: str, limit: int) -> str:
+    """Head and tail of a long result with a marker between; the full text stays in the session's messages."""
+    if limit <= 0 or len(text) <= limit:
+        return text
+    head, tail = text[: limit * 2 // 3], text[-(limit // 3) :]
+    cut = len(text) - len(head) - len(tail)
+    return (
+        f"{head}\n[... {cut} characters cut to fit the context window (the full result is kept); "
+        f"ask for a narrower part to see them ...]\n{tail}"
+    )
+
+
+def to_template_messages(
+    messages: list[Message],
+    tools_text: str,
+    fmt: CallFormat = CallFormat(),
+    shapes: Shapes | None = None,
+    result_limit: int = 0,
+) -> list[dict[str, str]]:
+    """OpenAI-format messages -> plain {role, content} turns any chat template accepts.
+
+    Assistant tool calls become the markup the model wrote (its shape looked up in `shapes`, else the tagged
+    one); tool results become a user turn of `<tool_response>` blocks (consecutive results share one turn, so
+    user/assistant keep alternating). Rendering only ever appends: the prompt of turn N is a byte-prefix of turn
+    N+1's, so the KV cache is reused.
+    """
+    shapes = shapes or {}
+    out: list[dict[str, str]] = []
+    if tools_text and not (messages and messages[0].get("role") == "system"):
+        out.append({"role": "system", "content": tools_text})
+    for i, msg in enumerate(messages):
+        role = msg.get("role", "user")
+        text = _text_of(msg.get("content"))
+        if role == "system" and i == 0 and tools_text:
+            text = f"{text}\n\n{tools_text}" if text else tools_text
+        elif role == "assistant" and msg.get("tool_calls"):
+            calls = []
+            for tc in msg["tool_calls"]:
+                name, args = tc["function"]["name"], tc["function"].get("arguments") or "{}"
+                calls.append(render_call(name, args, shapes.get((name, args), TAGGED), fmt))
+            text = "\n".join([text, *calls] if text else calls)
+        elif role == "tool":
+            block = f"<tool_response>\n{trim_result(text, result_limit)}\n</tool_response>"
+            if out and out[-1].get("_tool"):
+                out[-1]["content"] += "\n" + block
+                continue
+            out.append({"role": "user", "content": block, "_tool": "1"})
+            continue
+        elif role not in ("system", "user", "assistant"):
+            role = "user"
+        out.append({"role": role, "content": text})
+    return [{"role": m["role"], "content": m["content"]} for m in out]
+
+
+def repeats_last_call(messages: list[Message], call: ToolCall) -> bool:
+    """Whether `call` is the very call answered by the tool results at the end of the conversation."""
+    i = len(messages)
+    while i > 0 and messages[i - 1].get("role") == "tool":
+        i -= 1
+    if i == len(messages) or i == 0 or not messages[i - 1].get("tool_calls"):
+        return False
+    return any(
+        tc["function"]["name"] == call.name and tc["function"].get("arguments") == call.arguments
+        for tc in messages[i - 1]["tool_calls"]
+    )
