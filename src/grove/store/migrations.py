@@ -161,5 +161,43 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX IF NOT EXISTS learning_runs_session ON learning_runs(session_id, kind, id);
     CREATE INDEX IF NOT EXISTS learning_runs_kind ON learning_runs(kind, id);
+    """,    # 6: honest skill usage: who acted on a skill (a working session, the reviewer, the curator...), code-skill
+    # runs, the curator's freshness clock, and one graded outcome per use. Old events get their actor from their
+    # session's source, and the counters are recomputed from the events of working sessions only.
+    """
+    ALTER TABLE skill_events ADD COLUMN actor TEXT;
+    ALTER TABLE skill_usage ADD COLUMN runs INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE skill_usage ADD COLUMN fresh_at REAL;
+    UPDATE skill_events SET actor = CASE
+        WHEN kind IN ('create', 'edit', 'patch', 'write_file', 'remove_file', 'rollback', 'archive', 'restore')
+             AND session_id IS NULL THEN 'user'
+        WHEN (SELECT source FROM sessions s WHERE s.id = skill_events.session_id) = 'review' THEN 'reviewer'
+        ELSE 'session' END;
+    UPDATE skill_usage SET
+        views = (SELECT count(*) FROM skill_events e WHERE e.name = skill_usage.name AND e.kind = 'view'
+                 AND e.actor = 'session'),
+        runs = (SELECT count(*) FROM skill_events e WHERE e.name = skill_usage.name AND e.kind = 'run'
+                AND e.actor = 'session'),
+        uses = (SELECT count(DISTINCT coalesce(e.session_id, e.id)) FROM skill_events e
+                WHERE e.name = skill_usage.name AND e.kind IN ('view', 'run') AND e.actor = 'session'),
+        last_used_at = (SELECT max(e.created_at) FROM skill_events e WHERE e.name = skill_usage.name
+                        AND e.kind IN ('view', 'run') AND e.actor = 'session'),
+        last_viewed_at = (SELECT max(e.created_at) FROM skill_events e WHERE e.name = skill_usage.name
+                          AND e.kind = 'view' AND e.actor = 'session');
+    UPDATE skill_usage SET fresh_at = max(coalesce(created_at, 0), coalesce(last_used_at, 0),
+        coalesce((SELECT max(e.created_at) FROM skill_events e WHERE e.name = skill_usage.name
+                  AND e.kind = 'restore'), 0));
+    UPDATE skill_usage SET fresh_at = NULL WHERE fresh_at = 0;
+    CREATE TABLE IF NOT EXISTS skill_outcomes (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        turn_key INTEGER NOT NULL,
+        outcome TEXT NOT NULL,
+        detail TEXT,
+        created_at REAL NOT NULL,
+        UNIQUE (name, session_id, turn_key)
+    );
+    CREATE INDEX IF NOT EXISTS skill_outcomes_session ON skill_outcomes(session_id, turn_key);
     """,
 ]
