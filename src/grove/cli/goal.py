@@ -119,6 +119,7 @@ def _session(
         approver=terminal_approver(interactive=sys.stdin.isatty()),
         long_lived=True,
         review="thread",
+        curator="detached",  # after the goal, when due (at most once per learning.curator_interval_days)
     )
     return Session.open(settings, profile, GoalEvents(stream_text=False), store)
 

@@ -67,6 +67,7 @@ def run(
         approver=terminal_approver(interactive=sys.stdin.isatty() and not as_json),
         # the answer is out before a review starts: a detached process carries it on after we exit
         review="thread" if wait_review else "detached",
+        curator="detached",  # after the answer, when due (at most once per learning.curator_interval_days)
     )
     session = Session.open(settings, profile, events)
     try:

@@ -219,9 +219,10 @@ def history(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List the saved versions of a skill: each is the skill as it was before the change named beside it."""
-    from grove.skills.history import versions
+    from grove.skills.history import timeline
 
-    found = versions(_root(load()), name)
+    settings = load()
+    found = timeline(_root(settings), name, _db(settings, create=False))  # v0: the creation
     if as_json:
         print(json.dumps([v.as_dict() for v in found], ensure_ascii=False))
         return
@@ -230,7 +231,7 @@ def history(
         return
     for v in found:
         when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(v.at))
-        print(f"v{v.number:<4} {when}  {v.actor:<6} {v.action:<11} {v.reason}")
+        print(f"v{v.number:<4} {when}  {v.actor:<8} {v.action:<11} {v.reason}")
 
 
 @app.command("rollback")

@@ -33,10 +33,21 @@ class LearningConfig:
     memory_review_turns: Annotated[int, Field(ge=1, description="user turns between memory reviews")] = 10
     reviewer_max_iterations: Annotated[int, Field(ge=1, le=64)] = 16
     curator: Annotated[bool, Field(description="let the curator run when grove has been idle")] = True
+    curator_model: Annotated[
+        str | None,
+        Field(description="model spec that proposes merges; empty = review_model, else the session's"),
+    ] = None
     curator_idle_hours: Annotated[float, Field(ge=0)] = 2.0
     curator_interval_days: Annotated[float, Field(ge=0)] = 7.0
     stale_days: Annotated[float, Field(gt=0, description="unused this long: hidden from the index")] = 30.0
     archive_days: Annotated[float, Field(gt=0, description="unused this long: archived (restorable)")] = 90.0
+    grade_min_uses: Annotated[
+        int, Field(ge=1, description="graded uses before a skill's success rate is trusted")
+    ] = 3
+    weak_success_rate: Annotated[
+        float,
+        Field(ge=0, le=1, description="below this success rate an agent-made skill is proposed for a patch"),
+    ] = 0.5
     overlap_threshold: Annotated[
         float, Field(gt=0, le=1, description="lexical similarity that counts as overlap")
     ] = 0.45

@@ -7,18 +7,20 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from grove.llm.types import Model, ModelSettings
 from grove.skills.skill import Skill
 
 PROMPT = """\
 You curate a library of agent skills (procedures in SKILL.md files). The skills below overlap. Merge them into ONE \
-class-level skill that covers every case they cover, keeps every concrete step and pitfall that is still useful, and \
-drops repetition. Name it for the class of task (lowercase a-z, 0-9, single hyphens); you may reuse one of their \
+class-level skill that covers every case they cover and drops repetition. Keep EVERY command, code block and rule \
+(must/never/always/avoid...) of the originals word for word; anything you leave out must be listed in "dropped" with \
+the reason, or the merge is refused. Name it for the class of task (lowercase a-z, 0-9, single hyphens); you may reuse one of their \
 names. If they should NOT be merged (different purposes), answer {"merge": false, "why": "..."}.
 Otherwise answer with only this JSON: {"merge": true, "name": "...", "content": "<the whole SKILL.md, with \
----\\nname: ...\\ndescription: ...\\n--- frontmatter>", "why": "one line"}\
+---\\nname: ...\\ndescription: ...\\n--- frontmatter>", "why": "one line", \
+"dropped": [{"item": "<the command, code line or rule left out>", "why": "<why it is no longer needed>"}]}\
 """
 
 
@@ -32,6 +34,7 @@ class Proposal:
     name: str = ""
     content: str = ""
     why: str = ""
+    dropped: list[tuple[str, str]] = field(default_factory=list)  # (item left out, why)
 
 
 def _json_object(text: str) -> dict:
@@ -54,7 +57,12 @@ def parse_proposal(text: str) -> Proposal:
     name, content = str(data.get("name") or ""), str(data.get("content") or "")
     if not name or not content.lstrip().startswith("---"):
         raise ProposalError("a merge needs 'name' and 'content' (a whole SKILL.md with frontmatter)")
-    return Proposal(True, name, content, str(data.get("why") or ""))
+    dropped = [
+        (str(d.get("item") or ""), str(d.get("why") or ""))
+        for d in data.get("dropped") or []
+        if isinstance(d, dict)
+    ]
+    return Proposal(True, name, content, str(data.get("why") or ""), dropped)
 
 
 def propose(model: Model, skills: list[Skill]) -> Proposal:

@@ -1,14 +1,19 @@
 """Loop 4, the curator: keeps the library small and sharp. Marks unused skills stale, archives long-unused ones,
-finds overlapping skills and (with a model) merges them into an umbrella skill. Never deletes; has a dry run.
+proposes a patch for skills that keep failing (their grades), finds overlapping skills and (with a model) merges
+them into an umbrella skill that keeps every command, code line and rule. Never deletes; has a dry run.
 
 Only agent-created skills in $GROVE_HOME/skills are touched; pinned skills and the user's own never are.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from grove.config.learning import LearningConfig, learning_config
@@ -23,7 +28,7 @@ DAY = 86_400.0
 
 @dataclass
 class CuratorAction:
-    kind: str  # stale | fresh | archive | overlap | consolidate | skipped
+    kind: str  # stale | fresh | archive | weak | overlap | consolidate | skipped
     skills: list[str]
     detail: str
     applied: bool = False
@@ -42,7 +47,7 @@ class CuratorReport:
         )
         lines = [head]
         for a in self.actions:
-            mark = "done" if a.applied else ("would" if self.dry_run else "note")
+            mark = "done" if a.applied else ("would" if self.dry_run and a.kind in CHANGES else "note")
             lines.append(f"  [{mark}] {a.kind} {', '.join(a.skills)}: {a.detail}")
         if not self.actions:
             lines.append("  nothing to do")
@@ -55,11 +60,15 @@ def eligible(skill: Skill) -> bool:
     return skill.source == "home" and skill.created_by == "agent" and not skill.pinned
 
 
+CHANGES = {"stale", "fresh", "archive", "consolidate"}  # the rest are notes and proposals, never applied
+
+
 def last_activity(skill: Skill, usage: Any) -> float:
-    """The last time the skill was created, viewed, used or changed; the file's mtime when nothing is recorded."""
+    """The skill's freshness clock: its creation, last use by a working session, restore or edit by hand (never a
+    reviewer's or the curator's own reads and patches); the file's mtime when nothing is recorded."""
     times = []
     if usage is not None:
-        times = [usage.created_at, usage.last_viewed_at, usage.last_used_at, usage.last_patched_at]
+        times = [usage.fresh_at, usage.created_at, usage.last_used_at]
     known = [t for t in times if t]
     return max(known) if known else skill.skill_md.stat().st_mtime
 
@@ -70,13 +79,16 @@ def last_user_activity(db: Database) -> float | None:
     return row[0] if row and row[0] else None
 
 
-def curator_due(settings: Any, db: Database, now: float | None = None) -> tuple[bool, str]:
-    """(due?, why): idle for `curator_idle_hours` and the last real run older than `curator_interval_days`."""
+def curator_due(
+    settings: Any, db: Database, now: float | None = None, *, require_idle: bool = True
+) -> tuple[bool, str]:
+    """(due?, why): idle for `curator_idle_hours` (unless `require_idle` is False: a detached run after a one-shot
+    `grove run` does not compete with the user) and the last real run older than `curator_interval_days`."""
     config = learning_config(settings)
     now = time.time() if now is None else now
     if not config.curator:
         return False, "the curator is turned off (learning.curator: false)"
-    active = last_user_activity(db)
+    active = last_user_activity(db) if require_idle else None
     if active is not None and now - active < config.curator_idle_hours * 3600:
         return (
             False,
@@ -110,6 +122,24 @@ def _age_actions(
     return actions, to_archive
 
 
+def _grade_actions(skills: list[Skill], usage: dict[str, Any], config: LearningConfig) -> list[CuratorAction]:
+    """Skills whose graded uses mostly fail: proposed for a patch (or archiving), never changed here."""
+    out = []
+    for s in skills:
+        st = usage.get(s.name)
+        if st is None or st.graded < config.grade_min_uses or st.success_rate >= config.weak_success_rate:
+            continue
+        out.append(
+            CuratorAction(
+                "weak",
+                [s.name],
+                f"succeeded in {st.succeeded} of {st.graded} graded uses ({st.success_rate:.0%}); "
+                "proposed: patch it from the failing sessions, or archive it if nobody needs it",
+            )
+        )
+    return out
+
+
 def run_curator(
     settings: Any,
     *,
@@ -120,6 +150,7 @@ def run_curator(
 ) -> CuratorReport:
     """One pass over the library. Every change is kept in the skill history or the archive, and listed."""
     from grove.learning.consolidate import propose
+    from grove.learning.merge_check import check_merge
     from grove.learning.overlap import clusters, overlapping_pairs
     from grove.skills import usage as usage_mod
     from grove.skills.discover import discover, home_skills_dir
@@ -136,8 +167,10 @@ def run_curator(
         skills = [s for s in library.sorted() if eligible(s)]
         report.checked = len(skills)
         stale = read_stale(settings.home)
-        ages, to_archive = _age_actions(skills, usage_mod.stats(db), config, stale, now)
+        usage = usage_mod.stats(db)
+        ages, to_archive = _age_actions(skills, usage, config, stale, now)
         report.actions += ages
+        report.actions += _grade_actions([s for s in skills if s.name not in to_archive], usage, config)
         mgr = SkillManager(home_skills_dir(settings.home), db, actor="curator")
         if not dry_run:
             for name in to_archive:
@@ -163,10 +196,21 @@ def run_curator(
             if not proposal.merge:
                 report.actions.append(CuratorAction("overlap", group, f"kept apart: {proposal.why}"))
                 continue
+            check = check_merge(
+                [s.skill_md.read_text(encoding="utf-8") for s in members], proposal.content, proposal.dropped
+            )
+            if not check.ok:
+                report.actions.append(
+                    CuratorAction(
+                        "skipped", group, f"merge into '{proposal.name}' refused: {check.describe()}"
+                    )
+                )
+                continue
+            dropped = "".join(f"; dropped {e.kind} {e.text!r}: {why}" for e, why in check.excused)
             action = CuratorAction(
                 "consolidate",
                 group,
-                f"into '{proposal.name}' ({proposal.why}); the others archived, restorable",
+                f"into '{proposal.name}' ({proposal.why}); the others archived, restorable{dropped}",
             )
             report.actions.append(action)
             if dry_run:
@@ -196,15 +240,67 @@ def run_curator(
     return report
 
 
+@contextlib.contextmanager
+def curator_lock(settings: Any) -> Iterator[bool]:
+    """Yields False when another process is curating right now (so two schedules never run at once)."""
+    locks = Path(settings.home) / "skills" / ".locks"
+    locks.mkdir(parents=True, exist_ok=True)
+    fd = os.open(locks / "curator.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def curator_model_spec(settings: Any, session_model: str | None) -> str | None:
+    """The curator's model: learning.curator_model, else review_model, else the session's. A scripted session
+    model (a test double) is not a curator unless one of those names a model, as for the reviewer."""
+    config = learning_config(settings)
+    spec = config.curator_model or config.review_model
+    if spec:
+        return spec
+    return None if not session_model or session_model.startswith("script:") else session_model
+
+
+def has_curatable_skills(settings: Any) -> bool:
+    """Cheap check before starting a process: any agent-made skill in $GROVE_HOME/skills at all?"""
+    from grove.skills.discover import home_skills_dir
+
+    root = home_skills_dir(settings.home)
+    if not root.is_dir():
+        return False
+    for md in root.glob("*/SKILL.md"):
+        with contextlib.suppress(OSError):
+            if "created_by: agent" in md.read_text(encoding="utf-8", errors="replace")[:2000]:
+                return True
+    return False
+
+
 def run_curator_if_due(
-    settings: Any, model_factory: Callable[[], Model] | None = None
+    settings: Any, model_factory: Callable[[], Model] | None = None, *, require_idle: bool = True
 ) -> CuratorReport | None:
-    """For front ends: run the curator when it is due (call it in a background thread); None when not due."""
+    """For front ends: run the curator when it is due and no other process is curating (call it in a
+    background thread or a detached process); None when not due."""
     db = Database(settings.db_path)
     try:
-        due, _ = curator_due(settings, db)
-        if not due:
-            return None
-        return run_curator(settings, model=model_factory() if model_factory else None, db=db)
+        with curator_lock(settings) as mine:
+            if not mine:
+                return None
+            due, _ = curator_due(settings, db, require_idle=require_idle)
+            if not due:
+                return None
+            model = None
+            if model_factory is not None:
+                with contextlib.suppress(Exception):  # no curator model: age and grade only, as documented
+                    model = model_factory()
+            return run_curator(settings, model=model, db=db)
     finally:
         db.close()

@@ -1,5 +1,6 @@
-"""A review in its own process, for one-shot `grove run`: the answer is printed and the process exits; the review
-carries on detached (or `grove run --wait-review` waits for it). Run: python -m grove.runtime.background SESSION ...
+"""Learning in its own process, for one-shot `grove run`: the answer is printed and the process exits; the review
+(and the curator, when due) carry on detached (or `grove run --wait-review` waits for them).
+Run: python -m grove.runtime.background SESSION ... | python -m grove.runtime.background --curator [--model SPEC]
 """
 
 from __future__ import annotations
@@ -15,13 +16,24 @@ def spawn(
     settings: Any, session_id: str, kinds: list[str], up_to: int, workspace: Path, model: str
 ) -> subprocess.Popen:
     """Start the review detached from the terminal (its own session), logging to $GROVE_HOME/logs/review.log."""
+    cmd = [sys.executable, "-m", "grove.runtime.background", session_id, "--kinds", ",".join(kinds)]
+    cmd += ["--up-to", str(up_to), "--workspace", str(workspace), "--model", model]
+    return _detached(settings, cmd, "review.log")
+
+
+def spawn_curator(settings: Any, model: str | None) -> subprocess.Popen:
+    """Start the curator detached (it re-checks the schedule under its lock), logging to logs/curator.log."""
+    cmd = [sys.executable, "-m", "grove.runtime.background", "--curator"]
+    cmd += ["--model", model] if model else []
+    return _detached(settings, cmd, "curator.log")
+
+
+def _detached(settings: Any, cmd: list[str], log_name: str) -> subprocess.Popen:
     import os
 
     logs = Path(settings.home) / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    cmd = [sys.executable, "-m", "grove.runtime.background", session_id, "--kinds", ",".join(kinds)]
-    cmd += ["--up-to", str(up_to), "--workspace", str(workspace), "--model", model]
-    with open(logs / "review.log", "ab") as log:
+    with open(logs / log_name, "ab") as log:
         return subprocess.Popen(
             cmd,
             stdin=subprocess.DEVNULL,
@@ -39,13 +51,18 @@ def main(argv: list[str] | None = None) -> int:
     from grove.runtime.review import review_session
 
     parser = argparse.ArgumentParser(prog="grove.runtime.background")
-    parser.add_argument("session_id")
+    parser.add_argument("session_id", nargs="?")
+    parser.add_argument("--curator", action="store_true", help="run the curator when due (no idle wait)")
     parser.add_argument("--kinds", default="skill")
     parser.add_argument("--up-to", type=int, default=None)
     parser.add_argument("--workspace", type=Path, default=None)
-    parser.add_argument("--model", required=True)
+    parser.add_argument("--model", default=None)
     args = parser.parse_args(argv)
     settings = load_settings()
+    if args.curator:
+        return _curate(settings, args.model)
+    if not args.session_id or not args.model:
+        parser.error("a review needs SESSION and --model")
     model = build_router(settings, args.model, AgentEvents())
     failed = False
     for kind in args.kinds.split(","):
@@ -55,6 +72,17 @@ def main(argv: list[str] | None = None) -> int:
         print(report.render(), flush=True)
         failed = failed or bool(report.error)
     return 1 if failed else 0
+
+
+def _curate(settings: Any, spec: str | None) -> int:
+    from grove.agent.events import AgentEvents
+    from grove.learning.curator import run_curator_if_due
+    from grove.runtime.assemble import build_router
+
+    factory = (lambda: build_router(settings, spec, AgentEvents())) if spec else None
+    report = run_curator_if_due(settings, factory, require_idle=False)
+    print(report.render() if report else "curator: not due", flush=True)
+    return 1 if report is not None and report.error else 0
 
 
 if __name__ == "__main__":

@@ -35,7 +35,9 @@ class Profile:
     approver: Approver | None = None  # who answers approval questions; None = nobody: denied at once
     long_lived: bool = False  # many calls ahead (chat, goal): see grove.llm.spec.build_model
     review: ReviewMode = "off"
-    curator: bool = False  # tick the curator when it is due (interactive sessions)
+    # the curator when it is due: True = a thread at open when idle (interactive sessions); "detached" = a process
+    # after the session closes (one-shot entrances), at most once per learning.curator_interval_days
+    curator: bool | Literal["detached"] = False
     model_override: Model | None = None  # a ready model object instead of the spec (tests, the reviewer)
     route: bool = True  # wrap the model in the retry/fallback router (False: it is routed already)
 

@@ -49,6 +49,14 @@ class ReviewScheduler:
         """A user turn starts: a running review waits before its next model call."""
         self._go.clear()
 
+    def resume(self) -> None:
+        """The user's turn is over (answered, interrupted or failed): a paused review carries on."""
+        self._go.set()
+
+    @property
+    def paused(self) -> bool:
+        return not self._go.is_set()
+
     def after_turn(self, agent: Any, result: Any) -> Decision | None:
         """Decide from the stored session whether to review; start the review in the background if so."""
         self._go.set()

@@ -3,7 +3,9 @@ goal judge), one event stream, and cleanup. Front ends call `run_turn`, `run_pla
 
 from __future__ import annotations
 
+import subprocess
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from grove.agent.events import AgentEvents
@@ -32,6 +34,7 @@ class Session:
         self.stream = stream
         self.store = store
         self.reviews = _review_scheduler(settings, profile, agent, stream)
+        self._curator_process: subprocess.Popen | None = None
 
     @classmethod
     def open(
@@ -45,7 +48,7 @@ class Session:
         store = store or open_store(settings)
         agent = open_agent(settings, profile, stream, store)
         session = cls(settings, profile, agent, stream, store)
-        if profile.curator:
+        if profile.curator is True:
             session._start_curator()
         return session
 
@@ -56,8 +59,11 @@ class Session:
     # -- the three ways to drive a session ---------------------------------------------------------------------
     def run_turn(self, text: str) -> TurnResult:
         """One user turn; after a delivered answer the self-review is scheduled when its triggers fire."""
-        self._before()
-        result = self.agent.run_turn(text)
+        self._before(text)
+        try:
+            result = self.agent.run_turn(text)
+        finally:
+            self._resume_reviews()  # an interrupted or failed turn must not leave a running review paused
         self._after(result)
         return result
 
@@ -65,8 +71,11 @@ class Session:
         """Plan then act with code skills, as one turn from the user's point of view."""
         from grove.plan.loop import run_plan_turn
 
-        self._before()
-        result = run_plan_turn(self.agent, text)
+        self._before(text)
+        try:
+            result = run_plan_turn(self.agent, text)
+        finally:
+            self._resume_reviews()
         self._after(result)
         return result
 
@@ -92,19 +101,47 @@ class Session:
             self.stream.on_notice,
             turn=self.run_turn,
         )
-        if goal_id is not None:
-            return runner.run(goal_id)
-        return runner.start(text or "", criteria, max_turns)
+        start = self._last_message_id()
+        goal = runner.run(goal_id) if goal_id is not None else runner.start(text or "", criteria, max_turns)
+        if self._grades:
+            from grove.learning.grades import grade_goal
+
+            grade_goal(self.store.db, self.id, start, goal.status, goal.reason or "")
+        return goal
 
     def compress(self) -> None:
         self.agent.compress()
 
     # -- around turns -----------------------------------------------------------------------------------------
-    def _before(self) -> None:
+    @property
+    def _grades(self) -> bool:
+        """Only a working session grades the skills it used (a reviewer reading skills is not using them)."""
+        return self.profile.source != "review"
+
+    def _last_message_id(self) -> int:
+        with self.store.db.lock:
+            row = self.store.db.conn.execute(
+                "SELECT max(id) FROM messages WHERE session_id = ?", (self.id,)
+            ).fetchone()
+        return int(row[0] or 0)
+
+    def _before(self, text: str) -> None:
         if self.reviews is not None:
             self.reviews.before_turn()  # the user comes first: a running review waits
+        if self._grades and not text.startswith("[grove"):
+            from grove.learning.grades import note_user_message
+
+            note_user_message(self.store.db, self.id, text)
+
+    def _resume_reviews(self) -> None:
+        if self.reviews is not None:
+            self.reviews.resume()
 
     def _after(self, result: TurnResult) -> None:
+        if self._grades:
+            from grove.learning.grades import grade_turn
+
+            grade_turn(self.store.db, self.id, result, self._last_message_id())
         if self.reviews is not None and not result.interrupted:
             self.reviews.after_turn(self.agent, result)
 
@@ -117,16 +154,52 @@ class Session:
             self.stream.on_notice(notice)
         if self.settings.learning.curator:
             threading.Thread(
-                target=run_curator_if_due, args=(self.settings,), name="grove-curator", daemon=True
+                target=run_curator_if_due,
+                args=(self.settings, self._curator_factory()),
+                name="grove-curator",
+                daemon=True,
             ).start()
+
+    def _curator_spec(self) -> str | None:
+        from grove.learning.curator import curator_model_spec
+
+        return curator_model_spec(self.settings, self.profile.model or self.agent.model.name)
+
+    def _curator_factory(self) -> Callable[[], Model] | None:
+        spec = self._curator_spec()
+        if spec is None:
+            return None
+
+        def make() -> Model:
+            from grove.runtime.assemble import build_router
+
+            return build_router(self.settings, spec, AgentEvents())
+
+        return make
+
+    def _spawn_curator(self) -> None:
+        """A one-shot entrance: the curator runs detached after the answer, at most once per interval."""
+        from grove.learning.curator import curator_due, has_curatable_skills
+
+        if not self.settings.learning.curator or not has_curatable_skills(self.settings):
+            return
+        if not curator_due(self.settings, self.store.db, require_idle=False)[0]:
+            return
+        from grove.runtime.background import spawn_curator
+
+        self._curator_process = spawn_curator(self.settings, self._curator_spec())
 
     def review_pending(self) -> bool:
         return self.reviews is not None and self.reviews.pending()
 
     def close(self, *, wait_review: bool = False) -> None:
         self.agent.close()
+        if self.profile.curator == "detached":
+            self._spawn_curator()
         if wait_review and self.reviews is not None:
             self.reviews.wait()
+        if wait_review and self._curator_process is not None:
+            self._curator_process.wait()
 
 
 def _review_scheduler(

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
 from grove.atomic_files import atomic_write_bytes, atomic_write_text
 
@@ -27,7 +28,7 @@ LOCKS_DIR = ".locks"
 class Version:
     number: int
     action: str
-    actor: str  # user | agent | import
+    actor: str  # user | agent | import | reviewer | curator | evolution
     reason: str
     at: float
     session_id: str | None = None
@@ -48,6 +49,25 @@ def skill_lock(skills_root: Path, name: str) -> Iterator[None]:
     finally:
         fcntl.flock(fd, fcntl.LOCK_UN)
         os.close(fd)
+
+
+def creation(db: Any, name: str) -> Version | None:
+    """The skill's creation as version 0 (from its usage events: who, why, when); None when none is recorded.
+    Snapshots are taken before changes, so without this the history would start at the first change."""
+    from grove.skills.usage import events
+
+    created = [e for e in events(db, name) if e["kind"] == "create"]
+    if not created:
+        return None
+    e = created[-1]  # a name archived and created again: the current skill's creation
+    actor = e["actor"] if e["actor"] in ("reviewer", "curator", "evolution", "user", "import") else "agent"
+    return Version(0, "create", actor, e["detail"] or "", e["created_at"], e["session_id"])
+
+
+def timeline(skills_root: Path, name: str, db: Any = None) -> list[Version]:
+    """Creation first (when recorded), then every saved version."""
+    first = creation(db, name)
+    return ([first] if first else []) + versions(skills_root, name)
 
 
 def history_dir(skills_root: Path, name: str) -> Path:

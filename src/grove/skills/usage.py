@@ -18,8 +18,19 @@ WRITE_KINDS = {"create", "edit", "patch", "write_file", "remove_file", "rollback
 USE_KINDS = {"view", "run"}  # a session loading a skill, or running a code skill
 # who acted: a working session, the background reviewer, the curator, evolution, the user by hand, an import
 ACTORS = ("session", "reviewer", "curator", "evolution", "user", "import", "agent")
-SESSION_SOURCES = {"review": "reviewer", "evolve": "evolution", "evolution": "evolution", "curator": "curator"}
-OWN_ACTORS = {"curator": "curator", "user": "user", "import": "import", "evolve": "evolution", "evolution": "evolution"}
+SESSION_SOURCES = {
+    "review": "reviewer",
+    "evolve": "evolution",
+    "evolution": "evolution",
+    "curator": "curator",
+}
+OWN_ACTORS = {
+    "curator": "curator",
+    "user": "user",
+    "import": "import",
+    "evolve": "evolution",
+    "evolution": "evolution",
+}
 
 
 @dataclass
@@ -109,7 +120,8 @@ def record(
         elif kind == "restore":
             c.execute("UPDATE skill_usage SET fresh_at = ? WHERE name = ?", (now, name))
         elif kind in WRITE_KINDS:
-            fresh = ", fresh_at = ?" if who == "user" else ""  # a person's edit says they want it; a bot's does not
+            # a person's edit says they want the skill; a reviewer's or the curator's patch does not
+            fresh = ", fresh_at = ?" if who == "user" else ""
             c.execute(
                 f"UPDATE skill_usage SET patches = patches + 1, last_patched_at = ?{fresh} WHERE name = ?",
                 (now, *([now] if fresh else []), name),
@@ -138,7 +150,8 @@ def stats(db: Database | None, names: list[str] | None = None) -> dict[str, Usag
     with db.lock:
         rows = db.conn.execute("SELECT * FROM skill_usage").fetchall()
         grades = db.conn.execute(
-            f"SELECT name, count(*), sum(outcome IN ({marks})) FROM skill_outcomes GROUP BY name", tuple(SUCCESS)
+            f"SELECT name, count(*), sum(outcome IN ({marks})) FROM skill_outcomes GROUP BY name",
+            tuple(SUCCESS),
         ).fetchall()
     fields = set(UsageStats.__dataclass_fields__)
     out = {r["name"]: UsageStats(**{k: r[k] for k in r.keys() if k in fields}) for r in rows}  # noqa: SIM118
