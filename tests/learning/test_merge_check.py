@@ -66,7 +66,7 @@ def test_check_keeps_refuses_and_excuses() -> None:
     )
     assert excused.ok and [e.text for e, _ in excused.excused] == ["Always put the totals row last."]
     no_reason = check_merge([REPORT], HEAD + "x\n", [("csvlook data.csv > report.md", " ")])
-    assert [e.text for e in no_reason.missing][0] == "csvlook data.csv > report.md"
+    assert no_reason.missing[0].text == "csvlook data.csv > report.md"
 
 
 def library(settings: Settings, store: SessionStore) -> None:
