@@ -144,8 +144,10 @@ def chat_goal(
     say: Callable[[str], None],
     switch: Callable[[str], Session],
 ) -> None:
-    """`/goal TEXT | status [ID] | pause [ID] | resume [ID]` inside `grove chat`; the judge uses the chat's model."""
+    """`/goal TEXT | status [ID] | pause [ID] | resume [ID]` inside `grove chat`; the judge is `goals.judge_model`,
+    else the chat's model."""
     from grove.goals.store import DONE, EXHAUSTED, GoalStore
+    from grove.llm.spec import build_model
 
     goals = GoalStore(session.store.db)
     action, _, rest = arg.partition(" ")
@@ -170,12 +172,15 @@ def chat_goal(
             say(f"goal {target.id} is already done")
             return
         if target.status == EXHAUSTED or target.turns_used >= target.max_turns:
-            goals.set_max_turns(target.id, target.turns_used + 20)
+            goals.set_max_turns(target.id, target.turns_used + session.settings.goals.max_turns)
         if target.session_id and target.session_id != session.id:
             session = switch(target.session_id)
-        final = session.run_goal(goal_id=target.id)
+    spec = session.settings.goals.judge_model
+    judge = build_model(spec, session.settings, long_lived=True) if spec else None
+    if action == "resume":
+        final = session.run_goal(goal_id=target.id, judge_model=judge)
     else:
-        final = session.run_goal(arg)
+        final = session.run_goal(arg, max_turns=session.settings.goals.max_turns, judge_model=judge)
     say(_describe(final))
 
 

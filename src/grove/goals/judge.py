@@ -1,22 +1,34 @@
-"""The goal judge: a separate model call that reads the goal, its criteria and the latest work, and answers
-one line of JSON: {"verdict": "done" | "continue" | "blocked", "reason": "..."}."""
+"""The goal judge: a separate model that reads the goal, its criteria and the goal's whole history, may check the
+work with read-only tools over the workspace (read_file, search_files, list_files), and answers one line of JSON:
+{"verdict": "done" | "continue" | "blocked", "reason": "..."}."""
 
 from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
+from typing import Any
 
+from grove.goals.judge_tools import judge_context, judge_registry
 from grove.goals.store import VERDICTS, Goal, Verdict
 from grove.llm.errors import ModelError
 from grove.llm.types import Message, Model, ModelSettings
+from grove.security.boundary import redact_message
 
 SYSTEM = """You judge whether an AI agent has reached a goal. You get the goal, its acceptance criteria and the \
-agent's latest work. Answer with ONE line of JSON and nothing else:
-{"verdict": "done" | "continue" | "blocked", "reason": "..."}
+history of the agent's work toward it (older turns may be folded to their facts).{tools}
+Answer with ONE line of JSON and nothing else:
+{{"verdict": "done" | "continue" | "blocked", "reason": "..."}}
 done: the work shows every criterion holds. continue: more work can get there; the reason says what to do next. \
 blocked: the agent cannot go on without the user (access, a decision, an impossible request); the reason says \
-what is needed. Judge only from the work shown; claims without evidence are not enough for done."""
+what is needed. Claims without evidence are not enough for done."""
+TOOLS_NOTE = """
+You can check the work yourself before answering: read_file, search_files and list_files read the workspace \
+(read-only; nothing outside it). Check what the criteria name (files, contents, results) instead of trusting \
+the agent's claims; a few calls are enough."""
 NUDGE = 'That was not one line of JSON. Answer only: {"verdict": "done" | "continue" | "blocked", "reason": "..."}'
+LAST_CALL = "No more tool calls. Give your verdict now as one line of JSON."
+MAX_RESULT_CHARS = 6_000  # one tool result in the judge's context
 _OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
 
 
@@ -38,39 +50,83 @@ def parse_verdict(text: str) -> Verdict | None:
     return None
 
 
-def judge_prompt(goal: Goal, work: str) -> str:
+def judge_prompt(goal: Goal, work: str, note: str = "") -> str:
     criteria = (
         "\n".join(f"- {c}" for c in goal.criteria) or "- (none given: the goal as stated must be achieved)"
     )
+    extra = f"<note>{note}</note>\n\n" if note else ""
     return (
         f"<goal>\n{goal.text}\n</goal>\n\n<acceptance-criteria>\n{criteria}\n</acceptance-criteria>\n\n"
-        f"<turns-used>{goal.turns_used} of {goal.max_turns}</turns-used>\n\n<latest-work>\n{work}\n</latest-work>"
+        f"<turns-used>{goal.turns_used} of {goal.max_turns}</turns-used>\n\n{extra}"
+        f"<work-history>\n{work}\n</work-history>"
     )
 
 
 class Judge:
-    def __init__(self, model: Model, attempts: int = 2, settings: ModelSettings | None = None) -> None:
+    """`workspace` None = no tools (the judge reads the history only); the goal runner sets it to the agent's."""
+
+    def __init__(
+        self,
+        model: Model,
+        attempts: int = 2,
+        settings: ModelSettings | None = None,
+        *,
+        workspace: Path | None = None,
+        tool_settings: Any = None,
+        max_steps: int = 8,
+    ) -> None:
         self.model = model
         self.attempts = attempts
-        self.settings = settings or ModelSettings(max_tokens=300, temperature=0)
+        self.settings = settings or ModelSettings(max_tokens=400, temperature=0)
+        self.workspace = workspace
+        self.tool_settings = tool_settings  # grove Settings, for grove's home the file tools never read
+        self.max_steps = max_steps
+        self.tools = judge_registry()
 
-    def judge(self, goal: Goal, work: str) -> Verdict:
+    def history_budget(self) -> int:
+        """Characters of history the judge reads: about half its window (~3 chars a token), within bounds."""
+        window = int(getattr(self.model, "context_window", 0) or 32_000)
+        return max(6_000, min(48_000, window * 3 // 2))
+
+    def judge(self, goal: Goal, work: str, note: str = "") -> Verdict:
+        with_tools = self.workspace is not None and self.max_steps > 0
         messages: list[Message] = [
-            {"role": "system", "content": SYSTEM},
-            {"role": "user", "content": judge_prompt(goal, work)},
+            {"role": "system", "content": SYSTEM.format(tools=TOOLS_NOTE if with_tools else "")},
+            {"role": "user", "content": judge_prompt(goal, work, note)},
         ]
-        reply = ""
-        for _ in range(self.attempts):
+        schemas = self.tools.schemas() if with_tools else []
+        ctx = judge_context(self.workspace, self.tool_settings) if with_tools else None
+        steps, misses, reply = 0, 0, ""
+        while True:
+            offered = schemas if steps < self.max_steps else []
             try:
-                reply = self.model.complete(messages, [], self.settings).text or ""
+                completion = self.model.complete(messages, offered, self.settings)
             except ModelError as e:
                 raise JudgeError(f"the judge model failed: {e}") from e
+            if completion.tool_calls and offered and ctx is not None:
+                steps += 1
+                messages.append(completion.to_message())
+                for call in completion.tool_calls:
+                    out = self.tools.call(ctx, call.name, call.arguments).content
+                    if len(out) > MAX_RESULT_CHARS:
+                        out = out[:MAX_RESULT_CHARS] + f"\n[… cut at {MAX_RESULT_CHARS} characters]"
+                    tool_msg: Message = {
+                        "role": "tool",
+                        "tool_call_id": call.id,
+                        "name": call.name,
+                        "content": out,
+                    }
+                    messages.append(redact_message(tool_msg))
+                if steps >= self.max_steps:
+                    messages.append({"role": "user", "content": LAST_CALL})
+                continue
+            reply = completion.text or ""
             verdict = parse_verdict(reply)
             if verdict is not None:
                 return verdict
-            messages = [
-                *messages,
-                {"role": "assistant", "content": reply},
-                {"role": "user", "content": NUDGE},
-            ]
-        raise JudgeError(f"no verdict in the judge's reply after {self.attempts} tries: {reply[:200]!r}")
+            misses += 1
+            if misses >= self.attempts:
+                raise JudgeError(
+                    f"no verdict in the judge's reply after {self.attempts} tries: {reply[:200]!r}"
+                )
+            messages += [{"role": "assistant", "content": reply}, {"role": "user", "content": NUDGE}]

@@ -1,7 +1,8 @@
 """Pursuing a goal: a turn, then the judge, then the next turn, until done, blocked, out of turns, or stopped.
 
 Every step is committed (turn counted, verdict recorded) before the next one starts, so a restart resumes at
-the right turn: a turn that ran but was never judged is judged first.
+the right turn: a turn that ran but was never judged is judged first, and a turn whose request is in state.db
+but which the process never finished (killed mid-turn) is counted and judged as it stands, never sent again.
 """
 
 from __future__ import annotations
@@ -9,14 +10,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from grove.agent.loop import Agent, TurnResult
-from grove.context.prune import short_args
+from grove.goals.history import goal_messages, render_history
 from grove.goals.judge import Judge, JudgeError
 from grove.goals.store import ACTIVE, BLOCKED, DONE, EXHAUSTED, PAUSED, Goal, GoalStore
 from grove.llm.errors import ModelError
 from grove.llm.types import Message
+from grove.security.boundary import redact_message
 
-CONTINUE = "[grove goal {id}] Continuing toward the goal: {reason}"
-WORK_CHARS = 8_000
+CONTINUE = "[grove goal {id} · turn {turn}] Continuing toward the goal: {reason}"
+CUT_OFF = "turn {turn} was cut off (the process stopped before it finished); judge what it did"
 
 
 def first_message(goal: Goal) -> str:
@@ -28,27 +30,23 @@ def first_message(goal: Goal) -> str:
 
 def continue_message(goal: Goal) -> str:
     reason = goal.verdicts[-1].reason if goal.verdicts else ""
-    return CONTINUE.format(id=goal.id, reason=reason or "keep going") + f"\n(goal: {goal.text})"
+    text = CONTINUE.format(id=goal.id, turn=goal.turns_used + 1, reason=reason or "keep going")
+    return text + f"\n(goal: {goal.text})"
 
 
-def latest_work(messages: list[Message]) -> str:
-    """The last turn as the judge sees it: the request, what the agent did (calls and results) and its answer."""
-    start = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=0)
-    lines: list[str] = []
-    for m in messages[start:]:
-        role, text = m.get("role"), str(m.get("content") or "")
-        if role == "user":
-            lines.append(f"REQUEST: {_clip(text, 1500)}")
-        elif role == "tool":
-            lines.append(f"RESULT ({m.get('name') or 'tool'}): {_clip(text, 600)}")
-        elif role == "assistant":
-            for call in m.get("tool_calls") or []:
-                fn = call.get("function") or {}
-                lines.append(f"CALL {fn.get('name', '?')}({short_args(fn.get('arguments') or '')})")
-            if text:
-                lines.append(f"AGENT: {_clip(text, 3000)}")
-    out = "\n".join(lines)
-    return out if len(out) <= WORK_CHARS else "[…earlier steps omitted…]\n" + out[-WORK_CHARS:]
+def turn_message(goal: Goal) -> str:
+    """The request that starts the goal's next turn (deterministic, so a resumed run can recognise it)."""
+    return first_message(goal) if goal.turns_used == 0 else continue_message(goal)
+
+
+def started_unfinished(goal: Goal, history: list[Message]) -> bool:
+    """Whether the goal's next turn already began: its request is the last request of the goal's history (the
+    process was killed during the turn, before it was counted)."""
+    requests = [m for m in history if m.get("role") == "user"]
+    if not requests:
+        return False
+    expected = redact_message({"role": "user", "content": turn_message(goal)}).get("content")
+    return requests[-1].get("content") == expected
 
 
 def _clip(text: str, limit: int) -> str:
@@ -72,6 +70,9 @@ class GoalRunner:
         self.goals = goals
         self.on_event = on_event or (lambda _text: None)
         self.turn = turn or agent.run_turn
+        if judge.workspace is None:  # the judge checks the work where the agent did it
+            judge.workspace = agent.ctx.workspace
+            judge.tool_settings = agent.ctx.settings
 
     def start(self, text: str, criteria: list[str] | None = None, max_turns: int = 20) -> Goal:
         goal = self.goals.create(text, list(criteria or []), max_turns, self.agent.session_id)
@@ -89,17 +90,23 @@ class GoalRunner:
                 goal = self.goals.get(goal.id)
                 if goal.status != ACTIVE:  # paused from elsewhere (`grove goal pause`, another terminal)
                     return goal
+                note = ""
                 if not goal.awaiting_verdict:
                     if goal.turns_used >= goal.max_turns:
                         return self._finish(goal, EXHAUSTED, f"turn budget used up ({goal.max_turns} turns)")
-                    message = first_message(goal) if goal.turns_used == 0 else continue_message(goal)
-                    self.on_event(f"goal {goal.id}: turn {goal.turns_used + 1} of {goal.max_turns}")
-                    result = self.turn(message)
-                    goal = self.goals.turn_done(goal.id)
-                    self.on_event(f"answer: {_clip(' '.join(result.answer.split()), 400) or '(no text)'}")
-                    if result.interrupted:
-                        return self._finish(goal, PAUSED, "stopped by the user")
-                verdict = self.judge.judge(goal, latest_work(self.agent.messages))
+                    if started_unfinished(goal, self._history(goal)):
+                        note = CUT_OFF.format(turn=goal.turns_used + 1)
+                        goal = self.goals.turn_done(goal.id)
+                        self.on_event(f"goal {goal.id}: {note}")
+                    else:
+                        self.on_event(f"goal {goal.id}: turn {goal.turns_used + 1} of {goal.max_turns}")
+                        result = self.turn(turn_message(goal))
+                        goal = self.goals.turn_done(goal.id)
+                        self.on_event(f"answer: {_clip(' '.join(result.answer.split()), 400) or '(no text)'}")
+                        if result.interrupted:
+                            return self._finish(goal, PAUSED, "stopped by the user")
+                work = render_history(self._history(goal), self.judge.history_budget())
+                verdict = self.judge.judge(goal, work, note)
                 verdict.turn = goal.turns_used
                 goal = self.goals.add_verdict(goal.id, verdict)
                 self.on_event(f"judge: {verdict.verdict} — {verdict.reason}")
@@ -113,6 +120,10 @@ class GoalRunner:
             return self._finish(goal, PAUSED, f"model error: {e}")
         except KeyboardInterrupt:
             return self._finish(goal, PAUSED, "stopped by the user")
+
+    def _history(self, goal: Goal) -> list[Message]:
+        """Everything since the goal began in this session, compressed-away turns included (from state.db)."""
+        return goal_messages(self.agent.store, self.agent.session_id, goal.created_at)
 
     def _finish(self, goal: Goal, status: str, reason: str) -> Goal:
         goal = self.goals.set_status(goal.id, status, reason)
