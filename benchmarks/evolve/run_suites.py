@@ -53,7 +53,7 @@ def main() -> None:
             operators=ops,
             fractions=(0.3, 0.1, 0.6),
             minibatch=3,
-            eval=EvalConfig(paraphrases=2, max_tokens=MAX_TOKENS[suite]),
+            eval=EvalConfig(max_tokens=MAX_TOKENS[suite]),
         )
         run_dir = (
             args.out / "runs" / f"{suite}-{args.model.replace(':', '_').replace('/', '_')}-{args.budget}"

@@ -33,7 +33,7 @@ def write_skill(root: Path) -> Path:
     return folder
 
 
-def write_dataset(path: Path, n: int = 120) -> Path:
+def write_dataset(path: Path, n: int = 260) -> Path:
     items = []
     for i in range(n):
         days = 2 + (i * 7) % 50
@@ -75,7 +75,7 @@ def reflection_model() -> ScriptModel:
     def fn(messages, tools):
         prompt = messages[-1]["content"]
         section = prompt.split("<section>\n", 1)[1].split("\n</section>", 1)[0]
-        if '"expected": "deny"' in prompt and "opened software" in prompt and RULE not in section:
+        if "## Expected\ndeny" in prompt and "opened software" in prompt and RULE not in section:
             return section.rstrip("\n") + "\n" + RULE + "\n"
         return section
 

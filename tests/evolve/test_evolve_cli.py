@@ -47,7 +47,7 @@ def test_apply_writes_back_and_errors_are_clear(tmp_path: Path, grove_home: Path
 
     skill = write_skill(grove_home / "skills")
     data = write_dataset(tmp_path / "d.jsonl")
-    cfg = EvolveConfig(budget=120, operators=["reflect"], eval=EvalConfig(paraphrases=1))
+    cfg = EvolveConfig(budget=120, operators=["reflect"], eval=EvalConfig(variants=0))
     run_evolution(skill, data, grove_home / "evolve" / "r2", task_model(), reflection_model(), cfg)
     applied = runner.invoke(app, ["apply", "r2"])
     assert applied.exit_code == 0 and "rollback" in applied.output

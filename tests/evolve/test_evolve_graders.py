@@ -1,4 +1,4 @@
-"""Graders: exact, regex, JSON-field match, numeric tolerance, a Python function, and an LLM judge."""
+"""Graders: exact, regex, JSON-field match, numeric tolerance, sandboxed code, and an LLM judge."""
 
 from __future__ import annotations
 
@@ -35,8 +35,10 @@ def test_numeric_tolerance() -> None:
     assert make_grader("numeric")("none", 3).score == 0.0
 
 
-def test_python_function_grader() -> None:
-    g = make_grader("python:tests.evolve.graderfns:length_is")
+def test_sandboxed_code_grader() -> None:
+    from pathlib import Path
+
+    g = make_grader(f"code:{Path(__file__).with_name('graderfns.py')}:length_is", allow_unisolated=True)
     assert g("abc", 3).score == 1.0
     assert g("ab", 3).feedback == "length 2"
 

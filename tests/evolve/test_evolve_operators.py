@@ -29,7 +29,7 @@ def test_drop_and_shorten() -> None:
     assert drop_section("00 preamble", "# T\n") is None
     short = shorten_section("## Rules\n- a (see the appendix)\nNote: be nice.\n\n\n- b\n")
     assert short == "## Rules\n- a\n\n- b\n"
-    assert shorten_section("## Rules\n- a\n- b\n") == "## Rules\n- a\n"
+    assert shorten_section("## Rules\n- a\n- b\n") is None  # nothing soft to trim: no rule is lost
     assert shorten_section("## Rules\n") is None
 
 
@@ -45,7 +45,7 @@ def test_reflect_keeps_the_heading_and_reads_the_expected_answers() -> None:
         model, "skill text", "01 ## Rules", "## Rules\n- Orders within 30 days are approved.\n", [FAIL], 500
     )
     assert out == "## Rules\n- Orders within 30 days are approved.\n- Opened software is denied.\n"
-    assert '"expected": "deny"' in seen[0]
+    assert "## Expected\ndeny" in seen[0]
     assert reflect(model, "s", "01 ## Rules", "## Rules\n", [PASS], 500) is None
 
 

@@ -14,7 +14,7 @@ from grove.llm.script import ScriptModel
 
 
 def _config(operators: list[str], budget: int = 150) -> EvolveConfig:
-    return EvolveConfig(budget=budget, operators=operators, eval=EvalConfig(paraphrases=2))
+    return EvolveConfig(budget=budget, operators=operators, eval=EvalConfig(variants=1))
 
 
 def test_a_skill_missing_a_rule_evolves_to_include_it(tmp_path: Path) -> None:
@@ -35,9 +35,9 @@ def test_a_skill_missing_a_rule_evolves_to_include_it(tmp_path: Path) -> None:
 def test_deterministic_operators_add_the_failing_case_as_a_worked_example(tmp_path: Path) -> None:
     skill = write_skill(tmp_path / "skills")
     data = write_dataset(tmp_path / "d.jsonl")
-    report = run_evolution(
-        skill, data, tmp_path / "run", task_model(), None, _config(["examples", "shorten"])
-    )
+    cfg = _config(["examples", "shorten"])
+    cfg.max_token_ratio = 1.2  # the worked example costs ~10% more tokens on this tiny skill
+    report = run_evolution(skill, data, tmp_path / "run", task_model(), None, cfg)
     chosen = (tmp_path / "run" / "chosen.md").read_text(encoding="utf-8")
     assert "opened software -> deny" in chosen
     assert report["test"]["after"]["accuracy"] > report["test"]["before"]["accuracy"]

@@ -55,7 +55,23 @@ def _show(report: dict[str, Any], as_json: bool) -> None:
 def run(
     skill: str = typer.Argument(..., help="Skill name in $GROVE_HOME/skills, or a skill folder."),
     dataset: Path = typer.Option(
-        ..., "--dataset", "-d", help="JSONL: input, expected, grader?, paraphrases?"
+        ...,
+        "--dataset",
+        "-d",
+        help="JSONL: input, expected, grader?, paraphrases?, workspace? (path -> text)",
+    ),
+    mode: str = typer.Option(
+        "agent",
+        "--mode",
+        help="agent: run the skill as grove's agent does (tools, sandbox, a workspace per item); "
+        "completion: one completion without tools.",
+    ),
+    toolsets: str = typer.Option("files,terminal", "--toolsets", help="Agent mode: the agent's toolsets."),
+    max_iterations: int = typer.Option(12, "--max-iterations", help="Agent mode: model calls per episode."),
+    allow_unisolated: bool = typer.Option(
+        False,
+        "--allow-unisolated",
+        help="Let agent commands and code graders run with rlimits only where no sandbox isolation exists.",
     ),
     model: str | None = typer.Option(None, "--model", "-m", help="Task model (default: the configured one)."),
     reflection_model: str | None = typer.Option(
@@ -70,9 +86,16 @@ def run(
         "--operators",
         help="Mutation operators: examples,shorten,drop,reflect (default: all that apply).",
     ),
-    paraphrases: int = typer.Option(1, "--paraphrases", "-k", help="Input + k-1 paraphrases per item."),
+    variants: int = typer.Option(
+        2,
+        "--variants",
+        "-k",
+        help="Perturbed variants per item besides the original (robustness = the worst).",
+    ),
     seeds: int = typer.Option(1, "--seeds", "-s", help="Runs per prompt."),
-    max_tokens: int = typer.Option(64, "--max-tokens", help="Completion cap per task call."),
+    max_tokens: int | None = typer.Option(
+        None, "--max-tokens", help="Completion cap per model call (default 512 agent, 64 completion)."
+    ),
     seed: int = typer.Option(0, "--seed", help="Seed of the splits and the search."),
     merge: bool = typer.Option(False, "--merge", help="Also use gepa's merge (resume may then diverge)."),
     run_id: str | None = typer.Option(None, "--run", help="Run id; an existing one resumes."),
@@ -93,7 +116,9 @@ def run(
     settings = load()
     folder = _skill_dir(skill, settings.home)
     if not dataset.is_file():
-        fail(f"dataset not found: {dataset}")
+        fail(f"dataset not found: {dataset}", 2)
+    if mode not in ("agent", "completion"):
+        fail(f"--mode must be agent or completion, got {mode!r}", 2)
     ops = split_csv(operators) or ["examples", "shorten", "drop"] + (["reflect"] if reflection_model else [])
     cfg = EvolveConfig(
         budget=budget,
@@ -101,7 +126,12 @@ def run(
         seed=seed,
         merge=merge,
         operators=ops,
-        eval=EvalConfig(paraphrases=paraphrases, seeds=seeds, max_tokens=max_tokens),
+        eval=EvalConfig(
+            variants=variants,
+            seeds=seeds,
+            max_tokens=max_tokens or (512 if mode == "agent" else 64),
+            allow_unisolated=allow_unisolated,
+        ),
         eps=Epsilon().only(split_csv(objectives) or []),
     )
     # hundreds of calls: long-lived models (the SDK's pooled connection, where the transport is "auto")
@@ -109,9 +139,21 @@ def run(
     refl = build_model(reflection_model, settings, long_lived=True) if reflection_model else None
     judge = build_model(judge_model, settings, long_lived=True) if judge_model else None
     run_dir = runs_root(settings.home) / (run_id or new_run_id(folder.name))
+    runner = None
+    if mode == "agent":
+        from grove.runtime.evolve_episode import AgentRunner
+
+        runner = AgentRunner(
+            settings,
+            task,
+            home=run_dir / "agent-home",
+            toolsets=tuple(split_csv(toolsets) or ()),
+            max_iterations=max_iterations,
+            allow_unisolated=allow_unisolated,
+        )
     try:
         report = run_evolution(
-            folder, dataset, run_dir, task, refl, cfg, judge=judge, show_progress=not as_json
+            folder, dataset, run_dir, task, refl, cfg, judge=judge, show_progress=not as_json, runner=runner
         )
     except ImportError as e:
         fail(f"{e}; evolution needs the gepa package: pip install gepa")
@@ -130,9 +172,12 @@ def _apply(run_dir: Path, home: Path, force: bool) -> None:
 
     try:
         applied = apply_run(run_dir, home / "skills", force=force)
-    except (WriteBackError, SkillError) as e:
+    except (WriteBackError, SkillError, OSError) as e:
         fail(str(e))
-    print(f"{applied['message']}; `grove skills rollback {applied['skill']}` undoes it")
+    if Path(applied.get("path", "")).parent.resolve() == (home / "skills").resolve():
+        print(f"{applied['message']}; `grove skills rollback {applied['skill']}` undoes it")
+    else:
+        print(f"{applied['message']} in {applied['path']}; the old version is {run_dir / 'original.md'}")
 
 
 @app.command("report")

@@ -72,7 +72,8 @@ class GroveAdapter:
         records = [
             {
                 "Inputs": t["prompt"],
-                "Generated Outputs": t["outputs"][0] if t["outputs"] else "",
+                # what the agent did on each variant (grade, feedback, tool calls), not only its first answer
+                "Generated Outputs": "\n".join(t.get("trace") or t["outputs"][:1]),
                 "Feedback": t["feedback"],
                 "Expected": self.examples[t["id"]].expected,
                 "score": t["accuracy"],

@@ -1,4 +1,5 @@
-"""Evaluation datasets: JSONL items (input, expected, grader, paraphrases, family) and family-wise splits."""
+"""Evaluation datasets: JSONL items (input, expected, grader, paraphrases, family, workspace) and family-wise
+splits. `workspace` maps relative paths to file contents: a fresh folder holding them is built for every run."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ class Example:
     grader: str | None = None  # a grader spec (see graders.py); None = the dataset's default
     paraphrases: tuple[str, ...] = ()
     family: str = ""  # items of one family (and their paraphrases) never cross splits
+    # files of the item's workspace (path -> text); None: no workspace
+    workspace: dict[str, str] | None = None
 
     def prompts(self, k: int) -> list[str]:
         """The input and up to k-1 paraphrases (k<=0 means all)."""
@@ -27,6 +30,8 @@ class Example:
     def as_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["paraphrases"] = list(self.paraphrases)
+        if self.workspace is None:
+            d.pop("workspace")
         return d
 
 
@@ -47,6 +52,16 @@ def example_from(obj: dict[str, Any], index: int) -> Example:
     if "input" not in obj or "expected" not in obj:
         raise ValueError(f"dataset line {index + 1}: each item needs 'input' and 'expected'")
     ident = str(obj.get("id", index))
+    files = obj.get("workspace")
+    if files is not None and not (
+        isinstance(files, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in files.items())
+    ):
+        raise ValueError(f"dataset line {index + 1}: 'workspace' must map relative paths to file texts")
+    for rel in files or {}:
+        if rel.startswith(("/", "~")) or ".." in rel.split("/"):
+            raise ValueError(
+                f"dataset line {index + 1}: workspace path {rel!r} must stay inside the workspace"
+            )
     return Example(
         id=ident,
         input=str(obj["input"]),
@@ -54,6 +69,7 @@ def example_from(obj: dict[str, Any], index: int) -> Example:
         grader=obj.get("grader"),
         paraphrases=tuple(str(p) for p in obj.get("paraphrases") or ()),
         family=str(obj.get("family") or ident),
+        workspace=files,
     )
 
 

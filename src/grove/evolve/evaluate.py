@@ -1,21 +1,67 @@
-"""Run the task model with a candidate skill loaded on each item: k paraphrases x s seeds, graded.
+"""Run a candidate skill on each item as the agent would, on the original and >= 2 perturbed variants x s seeds.
 
-Per item: accuracy = mean grade, tokens = mean prompt + completion tokens, robustness = worst grade over paraphrases
-and seeds. Results are cached by (candidate text hash, item id), so re-scoring a candidate costs nothing.
+An episode runner does the work: grove's agent with tools in the sandbox on a workspace built per run (see
+grove.runtime.evolve_episode.AgentRunner), or one completion without tools (CompletionRunner) for skills that are
+pure instructions. Per item: accuracy = mean grade, tokens = mean tokens per episode, robustness = worst grade over
+the variants and seeds. Results are cached by (candidate text hash, item id), so re-scoring costs nothing.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import threading
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
+from grove.evolve.attempt import Attempt, Grader
 from grove.evolve.dataset import Example
-from grove.evolve.graders import Grader, make_grader
+from grove.evolve.graders import make_grader
+from grove.evolve.perturb import Variant, variants
 from grove.llm.estimate import estimate_tokens
 from grove.llm.types import Model, ModelSettings
 
 SYSTEM_PREFIX = "You are an assistant. Follow this skill exactly when answering.\n\n"
+
+
+@dataclass
+class Episode:
+    """One run of the skill on one prompt: the final answer, what it cost, and the tool calls made."""
+
+    answer: str
+    tokens: int
+    model_calls: int = 1
+    tool_calls: list[str] = field(default_factory=list)  # "name(arguments)" summaries, in order
+
+
+class EpisodeRunner(Protocol):
+    name: str
+
+    def __call__(
+        self, skill_text: str, prompt: str, workspace: Path | None, settings: ModelSettings
+    ) -> Episode: ...
+
+
+class CompletionRunner:
+    """One completion with the skill as system prompt and no tools (skills that are instructions only)."""
+
+    def __init__(self, model: Model) -> None:
+        self.model, self.name = model, model.name
+
+    def __call__(
+        self, skill_text: str, prompt: str, workspace: Path | None, settings: ModelSettings
+    ) -> Episode:
+        messages = [
+            {"role": "system", "content": SYSTEM_PREFIX + skill_text},
+            {"role": "user", "content": prompt},
+        ]
+        done = self.model.complete(messages, [], settings)  # type: ignore[arg-type]
+        used = done.usage.prompt_tokens + done.usage.completion_tokens
+        if not used:
+            used = estimate_tokens(messages) + estimate_tokens(done.text or " ")  # type: ignore[arg-type]
+        return Episode(done.text or "", used)
 
 
 @dataclass
@@ -27,6 +73,7 @@ class ItemResult:
     outputs: list[str] = field(default_factory=list)
     feedback: str = ""
     prompt: str = ""
+    trace: list[str] = field(default_factory=list)  # per episode: variant, grade, tool calls (for reflection)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -34,18 +81,52 @@ class ItemResult:
 
 @dataclass
 class EvalConfig:
-    paraphrases: int = 1  # k: the input plus k-1 paraphrases
+    variants: int = 2  # perturbed variants per item besides the original (paraphrases first, then generated)
     seeds: int = 1  # s: runs per prompt, seeds 0..s-1
     max_tokens: int = 256
     temperature: float = 0.0  # used for seed 0; other seeds run at 0.7
     default_grader: str = "exact"
+    allow_unisolated: bool = False  # sandboxed graders may run without isolation (rlimits only)
+    dataset_dir: str | None = None  # relative `code:` grader paths are read from here
+
+
+def build_workspace(root: Path, files: dict[str, str]) -> Path:
+    """A fresh folder holding the item's files, writable by the sandbox (as root: its group, setgid)."""
+    from grove.sandbox import make_scratch
+
+    root.mkdir(parents=True, exist_ok=True)
+    ws = make_scratch(root, prefix="item-")
+    for rel, text in files.items():
+        path = ws / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    if os.geteuid() == 0:  # sandboxed commands and the file tools act as the sandbox group
+        for path in ws.rglob("*"):
+            os.chown(path, -1, ws.stat().st_gid)
+            os.chmod(path, 0o2770 if path.is_dir() else 0o660)
+    return ws
+
+
+def _summary(episode: Episode, limit: int = 6) -> str:
+    calls = episode.tool_calls[:limit] + (["..."] if len(episode.tool_calls) > limit else [])
+    return "tools: " + (", ".join(calls) if calls else "none")
 
 
 class Evaluator:
-    def __init__(self, model: Model, config: EvalConfig | None = None, judge: Model | None = None) -> None:
-        self.model = model
+    def __init__(
+        self,
+        model: Model | None = None,
+        config: EvalConfig | None = None,
+        judge: Model | None = None,
+        runner: EpisodeRunner | None = None,
+        work_root: Path | None = None,
+    ) -> None:
+        if runner is None and model is None:
+            raise ValueError("an Evaluator needs a task model or an episode runner")
+        self.runner: EpisodeRunner = runner or CompletionRunner(model)  # type: ignore[arg-type]
         self.config = config or EvalConfig()
         self.judge = judge
+        self.work_root = work_root
         self._graders: dict[str, Grader] = {}
         self.cache: dict[tuple[str, str], ItemResult] = {}
         self.tokens_spent = 0
@@ -55,8 +136,27 @@ class Evaluator:
     def grader(self, spec: str | None) -> Grader:
         key = spec or self.config.default_grader
         if key not in self._graders:
-            self._graders[key] = make_grader(key, self.judge)
+            base = Path(self.config.dataset_dir) if self.config.dataset_dir else None
+            self._graders[key] = make_grader(
+                key, self.judge, base=base, allow_unisolated=self.config.allow_unisolated
+            )
         return self._graders[key]
+
+    def _episode(self, skill_text: str, variant: Variant, seed: int, grade: Grader, expected: Any):
+        settings = ModelSettings(
+            max_tokens=self.config.max_tokens,
+            temperature=self.config.temperature if seed == 0 else 0.7,
+            seed=seed,
+        )
+        # every episode gets a fresh workspace (empty when the item has none): an agent may write files
+        root = self.work_root or Path(tempfile.gettempdir()) / "grove-evolve"
+        ws = build_workspace(root, variant.files or {})
+        try:
+            episode = self.runner(skill_text, variant.prompt, ws, settings)
+            g = grade(Attempt(episode.answer, ws, tuple(episode.tool_calls)), expected)
+        finally:
+            shutil.rmtree(ws, ignore_errors=True)
+        return episode, g
 
     def run_item(self, skill_text: str, text_hash: str, example: Example) -> ItemResult:
         hit = self.cache.get((text_hash, example.id))
@@ -66,31 +166,20 @@ class Evaluator:
         scores: list[float] = []
         tokens: list[float] = []
         outputs: list[str] = []
+        trace: list[str] = []
         feedback = ""
-        for prompt in example.prompts(self.config.paraphrases):
+        for variant in variants(example, self.config.variants):
             for seed in range(max(1, self.config.seeds)):
-                messages = [
-                    {"role": "system", "content": SYSTEM_PREFIX + skill_text},
-                    {"role": "user", "content": prompt},
-                ]
-                settings = ModelSettings(
-                    max_tokens=self.config.max_tokens,
-                    temperature=self.config.temperature if seed == 0 else 0.7,
-                    seed=seed,
-                )
-                done = self.model.complete(messages, [], settings)
-                used = done.usage.prompt_tokens + done.usage.completion_tokens
-                if not used:
-                    used = estimate_tokens(messages) + estimate_tokens(done.text or " ")
-                g = grade(done.text or "", example.expected)
+                episode, g = self._episode(skill_text, variant, seed, grade, example.expected)
                 scores.append(g.score)
-                tokens.append(float(used))
-                outputs.append(done.text or "")
+                tokens.append(float(episode.tokens))
+                outputs.append(episode.answer)
+                trace.append(f"[{variant.label}] score {g.score:g}; {g.feedback}; {_summary(episode)}")
                 if g.score < 1.0 and not feedback:
-                    feedback = g.feedback
+                    feedback = f"[{variant.label}] {g.feedback}; {_summary(episode)}"
                 with self._lock:
-                    self.tokens_spent += used
-                    self.model_calls += 1
+                    self.tokens_spent += episode.tokens
+                    self.model_calls += episode.model_calls
         result = ItemResult(
             id=example.id,
             accuracy=sum(scores) / len(scores),
@@ -99,6 +188,7 @@ class Evaluator:
             outputs=outputs,
             feedback=feedback or "correct",
             prompt=example.input,
+            trace=trace,
         )
         self.cache[(text_hash, example.id)] = result
         return result

@@ -1,30 +1,48 @@
-"""Graders: score one output against an item's expected value (0..1) and say why, for reflection.
+"""Graders: score one attempt (the agent's answer and the workspace it left) against an item's expected value (0..1)
+and say why, for reflection. Only registered graders exist: no spec can name arbitrary Python (a dataset is data).
 
 Specs: `exact`, `regex` (expected is a pattern) or `regex:<pattern>`, `json` / `json:<field>,<field>` (JSON-field
-match), `numeric` / `numeric:<relative tolerance>`, `python:<module>:<function>` (returns a float or
-(float, feedback)), `llm` (a judge model; needs `judge=`).
+match), `numeric` / `numeric:<relative tolerance>`, `file:<path>` (a workspace file's text, numbers with tolerance),
+`llm` (a judge model; needs `judge=`), `code:<file.py>[:<function>]` (the dataset author's grader, run in the
+sandbox; see code_grader.py), and any name a program added with `register_grader`.
 """
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from grove.evolve.attempt import Attempt, Grade, Grader, as_attempt
 from grove.llm.types import Model, ModelSettings
+
+__all__ = ["Attempt", "Grade", "Grader", "make_grader", "register_grader"]
 
 
 @dataclass(frozen=True)
-class Grade:
-    score: float
-    feedback: str
+class GraderContext:
+    judge: Model | None = None
+    base: Path | None = None  # relative `code:` paths are read from here (the dataset's folder)
+    allow_unisolated: bool = False  # sandboxed graders may run with rlimits only when no isolation exists
 
 
-Grader = Callable[[str, Any], Grade]
+Factory = Callable[[str, GraderContext], Grader]
+_REGISTRY: dict[str, Factory] = {}
 _NUM = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def register_grader(name: str, factory: Factory) -> None:
+    """Add a grader kind (code a program runs on purpose, never a name a dataset can make up)."""
+    if not re.fullmatch(r"[a-z][a-z0-9_-]*", name):
+        raise ValueError(f"grader name {name!r}: use lowercase letters, digits, '-' and '_'")
+    _REGISTRY[name] = factory
+
+
+def registered() -> list[str]:
+    return sorted(_REGISTRY)
 
 
 def _norm(text: str) -> str:
@@ -37,6 +55,13 @@ def final_line(output: str) -> str:
     return re.sub(r"^\s*(final\s+)?answer\s*[:=]\s*", "", last, flags=re.IGNORECASE)
 
 
+def _text_grader(fn: Callable[[str, Any], Grade]) -> Grader:
+    def grade(attempt: Any, expected: Any) -> Grade:
+        return fn(as_attempt(attempt).answer, expected)
+
+    return grade
+
+
 def exact(output: str, expected: Any) -> Grade:
     ok = _norm(final_line(output)) == _norm(str(expected)) or _norm(output) == _norm(str(expected))
     return Grade(
@@ -44,7 +69,7 @@ def exact(output: str, expected: Any) -> Grade:
     )
 
 
-def regex(pattern: str | None) -> Grader:
+def regex(pattern: str | None) -> Callable[[str, Any], Grade]:
     def grade(output: str, expected: Any) -> Grade:
         pat = pattern if pattern is not None else str(expected)
         ok = re.search(pat, output, flags=re.IGNORECASE | re.MULTILINE) is not None
@@ -64,7 +89,7 @@ def parse_json_object(output: str) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def json_fields(fields: list[str] | None) -> Grader:
+def json_fields(fields: list[str] | None) -> Callable[[str, Any], Grade]:
     """Fraction of the expected object's fields (or the named ones) the output's JSON object gets right."""
 
     def grade(output: str, expected: Any) -> Grade:
@@ -83,7 +108,7 @@ def json_fields(fields: list[str] | None) -> Grader:
     return grade
 
 
-def numeric(tolerance: float) -> Grader:
+def numeric(tolerance: float) -> Callable[[str, Any], Grade]:
     def grade(output: str, expected: Any) -> Grade:
         want = float(expected)
         found = _NUM.findall(final_line(output)) or _NUM.findall(output)
@@ -96,21 +121,31 @@ def numeric(tolerance: float) -> Grader:
     return grade
 
 
-def python_function(ref: str) -> Grader:
-    module, _, name = ref.rpartition(":")
-    fn = getattr(importlib.import_module(module), name)
+def workspace_file(rel: str, tolerance: float = 1e-6) -> Grader:
+    """The workspace file `rel` must hold the expected text (numbers compare within the tolerance)."""
 
-    def grade(output: str, expected: Any) -> Grade:
-        value = fn(output, expected)
-        if isinstance(value, tuple):
-            return Grade(float(value[0]), str(value[1]))
-        return Grade(float(value), "")
+    def grade(attempt: Any, expected: Any) -> Grade:
+        ws = as_attempt(attempt).workspace
+        path = (ws / rel) if ws is not None else None
+        if path is None or not path.is_file():
+            return Grade(0.0, f"{rel} was not written; expected it to hold {expected!r}")
+        got = path.read_text(encoding="utf-8", errors="replace").strip()
+        try:
+            ok = abs(float(got.replace(",", "")) - float(expected)) <= tolerance * max(
+                1.0, abs(float(expected))
+            )
+        except (TypeError, ValueError):
+            ok = _norm(got) == _norm(str(expected))
+        return Grade(
+            1.0 if ok else 0.0, f"{rel} correct" if ok else f"{rel}: expected {expected!r}, got {got[:80]!r}"
+        )
 
     return grade
 
 
 def llm_judge(judge: Model) -> Grader:
-    def grade(output: str, expected: Any) -> Grade:
+    def grade(attempt: Any, expected: Any) -> Grade:
+        output = as_attempt(attempt).answer
         prompt = (
             "Does the answer match the reference? Reply PASS or FAIL on the first line, then one sentence why.\n"
             f"Reference: {expected}\nAnswer: {output}"
@@ -122,21 +157,49 @@ def llm_judge(judge: Model) -> Grader:
     return grade
 
 
-def make_grader(spec: str | None, judge: Model | None = None) -> Grader:
+def _llm(arg: str, ctx: GraderContext) -> Grader:
+    if ctx.judge is None:
+        raise ValueError("the llm grader needs a judge model (--judge-model)")
+    return llm_judge(ctx.judge)
+
+
+def _code(arg: str, ctx: GraderContext) -> Grader:
+    from grove.evolve.code_grader import sandboxed_grader
+
+    file, _, fn = arg.partition(":")
+    path = Path(file)
+    if not path.is_absolute() and ctx.base is not None:
+        path = ctx.base / path
+    return sandboxed_grader(path, fn or "grade", allow_unisolated=ctx.allow_unisolated)
+
+
+register_grader("exact", lambda arg, ctx: _text_grader(exact))
+register_grader("regex", lambda arg, ctx: _text_grader(regex(arg or None)))
+register_grader(
+    "json",
+    lambda arg, ctx: _text_grader(json_fields([f.strip() for f in arg.split(",") if f.strip()] or None)),
+)
+register_grader("numeric", lambda arg, ctx: _text_grader(numeric(float(arg) if arg else 1e-6)))
+register_grader("file", lambda arg, ctx: workspace_file(arg or "answer.txt"))
+register_grader("llm", _llm)
+register_grader("code", _code)
+
+
+def make_grader(
+    spec: str | None,
+    judge: Model | None = None,
+    *,
+    base: Path | None = None,
+    allow_unisolated: bool = False,
+) -> Grader:
     spec = spec or "exact"
     kind, _, arg = spec.partition(":")
-    if kind == "exact":
-        return exact
-    if kind == "regex":
-        return regex(arg or None)
-    if kind == "json":
-        return json_fields([f.strip() for f in arg.split(",") if f.strip()] or None)
-    if kind == "numeric":
-        return numeric(float(arg) if arg else 1e-6)
     if kind == "python":
-        return python_function(arg)
-    if kind == "llm":
-        if judge is None:
-            raise ValueError("the llm grader needs a judge model (--judge-model)")
-        return llm_judge(judge)
-    raise ValueError(f"unknown grader {spec!r}: use exact, regex, json, numeric, python:<mod>:<fn> or llm")
+        raise ValueError(
+            f"grader {spec!r}: python:<module>:<function> is not allowed (a dataset could name exec or os.system); "
+            f"use a registered grader ({', '.join(registered())}) or sandboxed code: code:<file.py>:<function>"
+        )
+    factory = _REGISTRY.get(kind)
+    if factory is None:
+        raise ValueError(f"unknown grader {spec!r}: use a registered one ({', '.join(registered())})")
+    return factory(arg, GraderContext(judge, base, allow_unisolated))

@@ -50,7 +50,8 @@ def drop_section(key: str, text: str) -> str | None:
 
 
 def shorten_section(text: str) -> str | None:
-    """Remove parentheticals, soft lines (notes, tips) and repeated blank lines; else the last body line."""
+    """Remove parentheticals, soft lines (notes, tips) and repeated blank lines; None when there is none of them
+    (a section of plain rules is left whole: cutting a rule is the drop operator's job, and is measured as such)."""
     lines = text.splitlines(keepends=True)
     if len(lines) <= 1:
         return None
@@ -64,9 +65,6 @@ def shorten_section(text: str) -> str | None:
             continue
         out.append(line)
     if out == body:
-        content = [i for i, ln in enumerate(out) if ln.strip()]
-        if len(content) <= 1:
-            return None
-        out = out[: content[-1]] + out[content[-1] + 1 :]
+        return None
     new = head + "".join(out)
     return new if new != text else None

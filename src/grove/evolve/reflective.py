@@ -1,17 +1,17 @@
-"""The reflective operator: a reflection model reads the skill, one section, failing items with their grader
-feedback and expected outputs, and proposes a minimal rewrite of that section."""
+"""The reflective operator, through gepa's own reflective proposer: gepa's StatelessReflectionLM renders the failing
+items (input, what the agent did, the grader's feedback, the expected result) with its InstructionProposalSignature
+and parses the reply; grove's template adds the whole skill and the section rules (heading kept, no new headings,
+a byte budget), and the heading is put back if the model dropped it."""
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 
 from grove.evolve.candidate import heading_of
 from grove.evolve.operators import Record, failing
 from grove.llm.types import Model, ModelSettings
 
-PROMPT = """You improve one section of a skill (instructions an assistant follows).
+TEMPLATE = """You improve one section of a skill (instructions an assistant follows while it works on a task).
 
 Whole skill:
 <skill>
@@ -20,44 +20,41 @@ Whole skill:
 
 Section to rewrite:
 <section>
-{section}
+<curr_param>
 </section>
 
-Items the assistant got wrong with this skill (input, its output, the grader's feedback, the expected answer):
-{failures}
+Items the assistant got wrong with this skill (its input, what it answered and which tools it called, the
+grader's feedback, the expected result):
+<side_info>
 
 Write a minimal rewrite of the section so these items come out right, without breaking other cases. Keep the heading
-line exactly, add no new `## ` headings, stay concise (at most {max_bytes} bytes). Reply with the section text only."""
+line exactly, add no new `## ` headings, stay concise (at most {max_bytes} bytes). Provide the new section within
+``` blocks."""
 
-_FENCE = re.compile(r"^```[a-z]*\n(.*?)\n```\s*$", re.DOTALL)
+
+def as_language_model(model: Model):  # type: ignore[no-untyped-def]
+    """gepa's LanguageModel protocol (a prompt in, text out) over a grove model."""
+
+    def lm(prompt: str | list[dict[str, object]]) -> str:
+        messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
+        return model.complete(messages, [], ModelSettings(temperature=0.0)).text or ""  # type: ignore[arg-type]
+
+    return lm
 
 
 def reflect(
     model: Model, skill: str, key: str, section: str, records: Sequence[Record], max_bytes: int
 ) -> str | None:
-    bad = failing(records)[:5]
+    from gepa.proposer.reflective_mutation.reflection_lm import StatelessReflectionLM
+
+    bad = [dict(r) for r in failing(records)[:5]]
     if not bad:
         return None
-    failures = "\n".join(
-        json.dumps(
-            {
-                "input": r["Inputs"],
-                "output": r["Generated Outputs"],
-                "feedback": r["Feedback"],
-                "expected": r["Expected"],
-            },
-            ensure_ascii=False,
-        )
-        for r in bad
-    )
-    prompt = PROMPT.format(skill=skill, section=section, failures=failures, max_bytes=max_bytes)
-    reply = (
-        model.complete([{"role": "user", "content": prompt}], [], ModelSettings(temperature=0.0)).text or ""
-    )
-    text = reply.strip("\n")
-    fenced = _FENCE.match(text.strip())
-    if fenced:
-        text = fenced.group(1)
+    # str.replace, not format: a skill may hold braces; <curr_param> and <side_info> are gepa's placeholders
+    template = TEMPLATE.replace("{skill}", skill).replace("{max_bytes}", str(max_bytes))
+    proposer = StatelessReflectionLM(as_language_model(model), template)
+    proposal, _ = proposer.reflect({key: section}, {key: bad}, [key])
+    text = proposal.new_texts.get(key, "").strip("\n")
     heading = heading_of(key)
     if heading and not text.startswith(heading):
         text = heading + "\n" + text

@@ -57,6 +57,7 @@ def render(report: dict[str, Any]) -> Group:
             f"test after (candidate {report['chosen']}): accuracy {_pct(after['accuracy'])}, "
             f"{after['tokens']:.0f} tokens/task; diff {100 * p['diff']:+.1f} pts, 95% CI "
             f"[{100 * p['ci_low']:+.1f}, {100 * p['ci_high']:+.1f}], McNemar p={p['mcnemar_p']:.3g}"
+            + (f"; not promoted: {p['why_not']}" if p.get("why_not") else "")
         )
     else:
         lines.append("no candidate passed the gate and the final rule: the original stays")

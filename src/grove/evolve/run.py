@@ -14,11 +14,11 @@ from grove.evolve.adapter import GroveAdapter, Schedule
 from grove.evolve.candidate import candidate_id, from_candidate, join_body, to_candidate
 from grove.evolve.crossover import crossover_pass
 from grove.evolve.dataset import Example, Splits, file_hash, load_jsonl, split_by_family
-from grove.evolve.evaluate import EvalConfig, Evaluator
+from grove.evolve.evaluate import EpisodeRunner, EvalConfig, Evaluator
 from grove.evolve.gate import MAX_GROWTH, choose_final, gate, structural_problems
 from grove.evolve.pareto import Epsilon, Point, dominates, pareto_front
 from grove.evolve.rundir import STOP_FILE, FileLogger, StopFile, TokenBudget, read_json, write_json
-from grove.evolve.stats import paired
+from grove.evolve.stats import MIN_TEST_ITEMS, paired
 from grove.llm.types import Model
 
 
@@ -37,7 +37,7 @@ class EvolveConfig:
 
 
 def _manifest(
-    skill_dir: Path, dataset: Path, splits: Splits, task: Model, refl: Model | None, cfg: EvolveConfig
+    skill_dir: Path, dataset: Path, splits: Splits, task: str, refl: Model | None, cfg: EvolveConfig
 ):
     return {
         "skill": skill_dir.name,
@@ -46,7 +46,7 @@ def _manifest(
         "dataset": str(dataset),
         "dataset_sha256": file_hash(dataset),
         "splits": splits.sizes(),
-        "task_model": task.name,
+        "task_model": task,
         "reflection_model": refl.name if refl else None,
         "seed": cfg.seed,
         "config": asdict(cfg),
@@ -72,15 +72,20 @@ def run_evolution(
     skill_dir: Path,
     dataset: Path,
     run_dir: Path,
-    task_model: Model,
+    task_model: Model | None,
     reflection_model: Model | None = None,
     config: EvolveConfig | None = None,
     judge: Model | None = None,
     show_progress: bool = False,
+    runner: EpisodeRunner | None = None,
 ) -> dict[str, Any]:
+    """Evolve the skill in `skill_dir`. `runner` runs one episode (grove's agent with tools on a workspace: see
+    grove.runtime.evolve_episode); without one, each episode is a single completion of `task_model`."""
     import gepa
 
     cfg = config or EvolveConfig()
+    if runner is None and task_model is None:
+        raise ValueError("evolution needs a task model or an episode runner")
     skill_dir, dataset, run_dir = Path(skill_dir), Path(dataset), Path(run_dir)
     original_text = (skill_dir / "SKILL.md").read_text(encoding="utf-8")
     head, seed = to_candidate(original_text)
@@ -88,7 +93,10 @@ def run_evolution(
     splits = split_by_family(examples, cfg.seed, cfg.fractions)
     if not splits.train or not splits.val or not splits.test:
         raise ValueError(f"dataset too small for train/val/test by family: {splits.sizes()}")
-    manifest = _manifest(skill_dir, dataset, splits, task_model, reflection_model, cfg)
+    if cfg.eval.dataset_dir is None:
+        cfg.eval.dataset_dir = str(dataset.resolve().parent)
+    task_name = runner.name if runner is not None else task_model.name  # type: ignore[union-attr]
+    manifest = _manifest(skill_dir, dataset, splits, task_name, reflection_model, cfg)
     run_dir.mkdir(parents=True, exist_ok=True)
     if (run_dir / "manifest.json").exists():
         old = read_json(run_dir / "manifest.json")
@@ -101,7 +109,7 @@ def run_evolution(
 
     name = skill_dir.name
     max_body = int(len(original_text.encode()) * MAX_GROWTH) - len(head.encode())
-    evaluator = Evaluator(task_model, cfg.eval, judge)
+    evaluator = Evaluator(task_model, cfg.eval, judge, runner=runner, work_root=run_dir / "work")
     schedule = Schedule(
         cfg.operators
         if reflection_model or "reflect" not in cfg.operators
@@ -244,10 +252,11 @@ def _finish(
         )
         test["after"] = _summary(after_objectives)
         stats = paired(base_scores, after_scores, seed=cfg.seed)
-        test["paired"] = asdict(stats)
+        test["paired"] = asdict(stats) | {"why_not": stats.why_not}
         promote = stats.significant
     else:
         promote = False
+    test["min_items"] = MIN_TEST_ITEMS
     report = {
         "skill": name,
         "stopped": stopped,
