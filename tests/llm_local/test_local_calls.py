@@ -15,6 +15,7 @@ from grove.llm.local_calls import (
     TAGGED,
     CallFormat,
     call_format,
+    find_embedded,
     looks_like_call,
     parse_call,
     parse_shaped,
@@ -90,6 +91,16 @@ def test_what_is_not_one_complete_call_is_not_a_call(text: str) -> None:
     assert parse_call(text) is None
 
 
+def test_a_call_written_inside_prose_is_found_only_for_offered_tools() -> None:
+    text = 'To total it, read it first:\n\n```json\n{"name": "read_file", "arguments": {"path": "f.txt"}}\n```\nThen add.'
+    assert find_embedded(text, {"read_file"}, "call_2") == ToolCall(
+        "call_2", "read_file", '{"path": "f.txt"}'
+    )
+    assert find_embedded(text, {"write_file"}) is None
+    assert find_embedded('Use {"name": "read_file", "arguments": "x"} maybe', {"read_file"}) is None
+    assert find_embedded("No call here {not json", {"read_file"}) is None
+
+
 def test_the_template_decides_the_tagged_spelling() -> None:
     qwen = '{{- \'\\n<tool_call>\\n{"name": "\' }}'  # as it reads in Qwen2.5's template source
     assert call_format(qwen) == QWEN
@@ -105,8 +116,10 @@ def test_calls_go_back_into_history_in_the_shape_they_came_in() -> None:
         {"role": "assistant", "content": None, "tool_calls": calls},
         {"role": "tool", "tool_call_id": "call_0", "content": "r"},
     ]
-    fenced = to_template_messages(messages, "T", QWEN, {("read_file", ARGS): FENCED})
-    assert fenced[2]["content"] == render_call("read_file", ARGS, FENCED)
+    fenced = render_call("read_file", ARGS, FENCED)
+    assert to_template_messages(messages, "T", QWEN, {("read_file", ARGS): fenced})[2]["content"] == fenced
+    said = "First I read it:\n" + fenced  # words around a call stay too: the KV cache holds them
+    assert to_template_messages(messages, "T", QWEN, {("read_file", ARGS): said})[2]["content"] == said
     default = to_template_messages(messages, "T", QWEN)
     assert default[2]["content"] == render_call("read_file", ARGS, TAGGED, QWEN)
 

@@ -26,3 +26,13 @@ def test_the_patch_holds_only_inside_the_block(monkeypatch: pytest.MonkeyPatch) 
         assert inside.use_extra_bufts is False
     assert llama_module.llama_cpp.llama_model_default_params is original
     assert original().use_extra_bufts is True
+
+
+def test_one_thread_per_idle_core(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from grove.llm.local_cpu import default_threads, idle_cores
+
+    assert default_threads(idle=2.0, cores=2) == 2
+    assert default_threads(idle=0.9, cores=2) == 1  # another process holds a core: no thread may wait on it
+    assert default_threads(idle=0.0, cores=2) == 1
+    assert default_threads(idle=7.9, cores=4) == 4
+    assert idle_cores(0.0, tmp_path / "no-proc-stat") is None

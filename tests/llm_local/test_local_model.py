@@ -91,7 +91,8 @@ def test_does_not_repeat_the_call_it_just_got_the_result_of(model) -> None:  # t
         {"role": "tool", "tool_call_id": "call_0", "content": "buy milk"},
     ]
     reply = model.complete(history, [READ_FILE], ModelSettings(max_tokens=48))
-    assert reply.finish_reason in ("stop", "tool_calls")
+    # SmolLM2 may ramble past 48 tokens once it is made to answer in text ("length"); what matters is below.
+    assert reply.finish_reason in ("stop", "tool_calls", "length")
     again = [
         tc for tc in reply.tool_calls if (tc.name, tc.arguments) == ("read_file", '{"path": "notes.txt"}')
     ]

@@ -21,20 +21,34 @@ TOOL_GUIDANCE = (
     "Use tools only when the task needs them (files, commands); answer plain questions directly. "
     "Read before you edit; prefer `patch` for small changes. Paths are relative to the workspace: {workspace}."
 )
+# Local models (`lean`): a 1.5B model on 2 cores reads ~25-140 prompt tokens/s, so every section is short.
+LEAN_IDENTITY = "You are grove, an assistant in the user's terminal. Answer briefly and accurately."
+LEAN_TOOL_GUIDANCE = (
+    "Call a tool only when the task needs one; otherwise answer directly. Read a file before you change it. "
+    "Paths are relative to {workspace}."
+)
+LEAN_SECTION_CHARS = 1_500
 PROJECT_FILES = ("AGENTS.md", "GROVE.md")
 MAX_PROJECT_CHARS = 12_000
 
 
-def build_system_prompt(settings: Settings, workspace: Path, tools: ToolRegistry) -> str:
-    parts = [IDENTITY]
+def lean_for(spec: str | None) -> bool:
+    """Whether a model spec names a local model, which gets the lean prompt."""
+    return (spec or "").partition(":")[0] == "local"
+
+
+def build_system_prompt(settings: Settings, workspace: Path, tools: ToolRegistry, lean: bool = False) -> str:
+    parts = [LEAN_IDENTITY if lean else IDENTITY]
     if len(tools):
-        parts.append(TOOL_GUIDANCE.format(workspace=workspace))
+        parts.append((LEAN_TOOL_GUIDANCE if lean else TOOL_GUIDANCE).format(workspace=workspace))
     sections = (
         _memory_block(settings, tools),
         _skills_index(settings, workspace, tools),
         _project_context(workspace),
     )
     for section in sections:
+        if section and lean and len(section) > LEAN_SECTION_CHARS:
+            section = section[:LEAN_SECTION_CHARS] + "\n[... cut to keep a local model's prompt short]"
         if section:
             parts.append(section.strip())
     parts.append(f"Today is {time.strftime('%Y-%m-%d')}.")

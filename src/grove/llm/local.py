@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.local_calls import CallFormat, call_format, looks_like_call, parse_shaped
+from grove.llm.local_calls import CallFormat, call_format, find_embedded, looks_like_call, parse_shaped
 from grove.llm.local_grammar import TEXT_GRAMMAR, ToolSpec, build_grammar, describe_tools, tool_specs
-from grove.llm.local_history import Shapes, repeats_last_call, result_chars, to_template_messages
+from grove.llm.local_history import Replies, repeats_last_call, result_chars, to_template_messages
 from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS, restore_or_save_prefix, reused_prefix
 from grove.llm.profiles import profile_for
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolSchema, Usage
@@ -76,7 +76,7 @@ class _Loaded:
     formatter: Any  # llama_cpp.llama_chat_format.Jinja2ChatFormatter
     end_of_turn: str  # the template's end-of-turn text, a stop string in case it is not a special token
     fmt: CallFormat  # how the template spells a tagged call
-    shapes: Shapes  # the shape of each call this model wrote, to render history with the same bytes
+    replies: Replies  # the reply each call of this model came in, to render history with the same bytes
 
 
 _CACHE: dict[tuple[str, int], _Loaded] = {}
@@ -95,8 +95,10 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
             raise ModelError(
                 ErrorKind.MODEL_NOT_FOUND, f"llama-cpp-python is not installed: {INSTALL_HINT}"
             ) from e
-        from grove.llm.local_cpu import safe_model_params
+        from grove.llm.local_cpu import default_threads, safe_model_params
 
+        if n_threads is None:
+            n_threads = default_threads()  # measured now: one per idle core
         try:
             with safe_model_params():
                 llm = Llama(
@@ -123,7 +125,7 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
             formatter=formatter,
             end_of_turn=end_of_turn,
             fmt=call_format(template),
-            shapes={},
+            replies={},
         )
         _CACHE[key] = loaded
         # Free the model while llama_cpp still exists: left to the garbage collector at interpreter shutdown, its
@@ -217,7 +219,7 @@ class LocalModel:
         specs = tool_specs(tools)
         tools_text = describe_tools(specs, loaded.fmt) if specs else ""
         turns = to_template_messages(
-            messages, tools_text, loaded.fmt, loaded.shapes, result_chars(self.context_window)
+            messages, tools_text, loaded.fmt, loaded.replies, result_chars(self.context_window)
         )
         return loaded.formatter(messages=turns).prompt
 
@@ -261,7 +263,11 @@ class LocalModel:
             parsed = parse_shaped(text, call_id) if specs else None
             call = parsed.call if parsed else None
             if parsed is not None:
-                loaded.shapes[(parsed.call.name, parsed.call.arguments)] = parsed.shape
+                loaded.replies[(parsed.call.name, parsed.call.arguments)] = text
+            elif specs and choice == "auto":
+                # A call inside prose: history gets the bare call (tagged), so the model does not learn from its
+                # own transcript to explain instead of calling; the KV cache re-reads just this reply.
+                call = find_embedded(text, {s.name for s in specs}, call_id)
             if call is not None and choice == "auto" and repeats_last_call(messages, call):
                 # A tiny model tends to re-issue the call whose result it was just given, looping the agent;
                 # make it answer from that result instead (the prompt is still in the KV cache).

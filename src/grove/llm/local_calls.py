@@ -80,6 +80,27 @@ def parse_shaped(text: str, call_id: str = "call_0") -> ParsedCall | None:
     return ParsedCall(ToolCall(id=call_id, name=m.group("name"), arguments=args), shape)
 
 
+_EMBEDDED_RE = re.compile(r'\{\s*"name"\s*:')
+
+
+def find_embedded(text: str, names: set[str], call_id: str = "call_0") -> ToolCall | None:
+    """The first call of an offered tool written inside a prose reply ("To do that: ```json {...}```").
+
+    Models also explain before they call; the grammar lets text say anything once it started as text, so such
+    a call is taken from the text (its arguments re-serialised; the tool registry validates them).
+    """
+    decoder = json.JSONDecoder()
+    for m in _EMBEDDED_RE.finditer(text):
+        try:
+            obj, _ = decoder.raw_decode(text, m.start())
+        except json.JSONDecodeError:
+            continue
+        args = obj.get("arguments") if isinstance(obj, dict) else None
+        if obj.get("name") in names and isinstance(args, dict):
+            return ToolCall(id=call_id, name=obj["name"], arguments=json.dumps(args, ensure_ascii=False))
+    return None
+
+
 def parse_call(text: str, call_id: str = "call_0") -> ToolCall | None:
     parsed = parse_shaped(text, call_id)
     return parsed.call if parsed else None

@@ -86,7 +86,7 @@ def describe_tools(specs: list[ToolSpec], fmt: CallFormat = CallFormat()) -> str
     lines = ["# Tools", "You can call one of these tools:"]
     lines += [f"- {s.name}({_signature(s)}): {_first_line(s.description)}" for s in specs]
     lines += [
-        "To call a tool, reply with only the call, for example:",
+        "To call a tool, reply with only the call (no other text), for example:",
         _example(specs[0], fmt),
         "Otherwise, answer in plain text.",
     ]

@@ -8,9 +8,9 @@ from typing import Any
 from grove.llm.local_calls import TAGGED, CallFormat, render_call
 from grove.llm.types import Message, ToolCall
 
-# Shape of each call a model wrote, by (name, raw arguments): history is rendered with the same bytes, so the
-# next turn's prompt extends the KV cache instead of diverging at the call.
-Shapes = dict[tuple[str, str], str]
+# The exact reply in which a model wrote each call, by (name, arguments): history is rendered with the same
+# bytes (shape, and any words around the call), so the next prompt extends the KV cache instead of diverging.
+Replies = dict[tuple[str, str], str]
 
 
 def _text_of(content: Any) -> str:
@@ -45,17 +45,16 @@ def to_template_messages(
     messages: list[Message],
     tools_text: str,
     fmt: CallFormat = CallFormat(),
-    shapes: Shapes | None = None,
+    replies: Replies | None = None,
     result_limit: int = 0,
 ) -> list[dict[str, str]]:
     """OpenAI-format messages -> plain {role, content} turns any chat template accepts.
 
-    Assistant tool calls become the markup the model wrote (its shape looked up in `shapes`, else the tagged
-    one); tool results become a user turn of `<tool_response>` blocks (consecutive results share one turn, so
+    Assistant tool calls become the reply the model wrote them in (looked up in `replies`), else tagged calls; tool results become a user turn of `<tool_response>` blocks (consecutive results share one turn, so
     user/assistant keep alternating). Rendering only ever appends: the prompt of turn N is a byte-prefix of turn
     N+1's, so the KV cache is reused.
     """
-    shapes = shapes or {}
+    replies = replies or {}
     out: list[dict[str, str]] = []
     if tools_text and not (messages and messages[0].get("role") == "system"):
         out.append({"role": "system", "content": tools_text})
@@ -65,11 +64,14 @@ def to_template_messages(
         if role == "system" and i == 0 and tools_text:
             text = f"{text}\n\n{tools_text}" if text else tools_text
         elif role == "assistant" and msg.get("tool_calls"):
-            calls = []
-            for tc in msg["tool_calls"]:
-                name, args = tc["function"]["name"], tc["function"].get("arguments") or "{}"
-                calls.append(render_call(name, args, shapes.get((name, args), TAGGED), fmt))
-            text = "\n".join([text, *calls] if text else calls)
+            keys = [
+                (tc["function"]["name"], tc["function"].get("arguments") or "{}") for tc in msg["tool_calls"]
+            ]
+            if len(keys) == 1 and not text and keys[0] in replies:
+                text = replies[keys[0]]
+            else:
+                calls = [render_call(name, args, TAGGED, fmt) for name, args in keys]
+                text = "\n".join([text, *calls] if text else calls)
         elif role == "tool":
             block = f"<tool_response>\n{trim_result(text, result_limit)}\n</tool_response>"
             if out and out[-1].get("_tool"):

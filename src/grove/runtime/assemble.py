@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from grove.agent.events import AgentEvents
 from grove.agent.loop import Agent
-from grove.agent.prompt import build_system_prompt
+from grove.agent.prompt import build_system_prompt, lean_for
 from grove.config import Settings
 from grove.context.compressor import Compressor
 from grove.context.settings import CompressionSettings
@@ -157,7 +157,9 @@ def open_agent(
         spec = spec or settings.resolved_model()
         system = ""
     # the project's AGENTS.md or memory may hold a secret: the prompt is stored and sent redacted
-    system = redact(system or profile.system_prompt or build_system_prompt(settings, workspace, tools))
+    system = redact(
+        system or profile.system_prompt or build_system_prompt(settings, workspace, tools, lean_for(spec))
+    )
     if profile.model_override is not None and not profile.route:
         router: Model = profile.model_override
     else:
