@@ -73,14 +73,23 @@ def last_activity(skill: Skill, usage: Any) -> float:
     return max(known) if known else skill.skill_md.stat().st_mtime
 
 
-def last_user_activity(db: Database) -> float | None:
+def last_user_activity(db: Database, exclude: str | None = None) -> float | None:
+    """The last time a working session changed; `exclude`: the session that is just opening (chat asks whether
+    grove was idle *before* it)."""
     with db.lock:
-        row = db.conn.execute("SELECT max(updated_at) FROM sessions WHERE source != 'review'").fetchone()
+        row = db.conn.execute(
+            "SELECT max(updated_at) FROM sessions WHERE source != 'review' AND id != ?", (exclude or "",)
+        ).fetchone()
     return row[0] if row and row[0] else None
 
 
 def curator_due(
-    settings: Any, db: Database, now: float | None = None, *, require_idle: bool = True
+    settings: Any,
+    db: Database,
+    now: float | None = None,
+    *,
+    require_idle: bool = True,
+    opening: str | None = None,
 ) -> tuple[bool, str]:
     """(due?, why): idle for `curator_idle_hours` (unless `require_idle` is False: a detached run after a one-shot
     `grove run` does not compete with the user) and the last real run older than `curator_interval_days`."""
@@ -88,7 +97,7 @@ def curator_due(
     now = time.time() if now is None else now
     if not config.curator:
         return False, "the curator is turned off (learning.curator: false)"
-    active = last_user_activity(db) if require_idle else None
+    active = last_user_activity(db, opening) if require_idle else None
     if active is not None and now - active < config.curator_idle_hours * 3600:
         return (
             False,
@@ -285,7 +294,11 @@ def has_curatable_skills(settings: Any) -> bool:
 
 
 def run_curator_if_due(
-    settings: Any, model_factory: Callable[[], Model] | None = None, *, require_idle: bool = True
+    settings: Any,
+    model_factory: Callable[[], Model] | None = None,
+    *,
+    require_idle: bool = True,
+    opening: str | None = None,
 ) -> CuratorReport | None:
     """For front ends: run the curator when it is due and no other process is curating (call it in a
     background thread or a detached process); None when not due."""
@@ -294,7 +307,7 @@ def run_curator_if_due(
         with curator_lock(settings) as mine:
             if not mine:
                 return None
-            due, _ = curator_due(settings, db, require_idle=require_idle)
+            due, _ = curator_due(settings, db, require_idle=require_idle, opening=opening)
             if not due:
                 return None
             model = None

@@ -156,6 +156,7 @@ class Session:
             threading.Thread(
                 target=run_curator_if_due,
                 args=(self.settings, self._curator_factory()),
+                kwargs={"opening": self.id},  # idle means: before this chat opened
                 name="grove-curator",
                 daemon=True,
             ).start()
