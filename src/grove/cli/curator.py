@@ -22,7 +22,7 @@ def run(
         None,
         "--model",
         "-m",
-        help="Model that proposes merges of overlapping skills (default: the configured one).",
+        help="Model that proposes merges (default: learning.curator_model, else review_model, else the configured one).",
     ),
     no_model: bool = typer.Option(
         False, "--no-model", help="No model: only stale/archive and overlap report."
@@ -39,9 +39,11 @@ def run(
     reviewer = None
     if not no_model:
         from grove.agent.events import AgentEvents
+        from grove.learning.curator import curator_model_spec
         from grove.runtime.assemble import build_router
 
-        reviewer = build_router(settings, model or settings.resolved_model(), AgentEvents())
+        spec = model or curator_model_spec(settings, settings.resolved_model()) or settings.resolved_model()
+        reviewer = build_router(settings, spec, AgentEvents())
     report = run_curator(settings, dry_run=dry_run, model=reviewer)
     print(json.dumps(asdict(report), ensure_ascii=False) if as_json else report.render())
     if report.error:

@@ -77,6 +77,7 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
         "by",
         "views",
         "uses",
+        "ok",
         "patches",
         "description",
         box=None,
@@ -91,6 +92,7 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
             s.created_by,
             str(st.views if st else 0),
             str(st.uses if st else 0),
+            f"{st.succeeded}/{st.graded}" if st and st.graded else "-",  # graded uses that went well
             str(st.patches if st else 0),
             s.description[:70],
         )
