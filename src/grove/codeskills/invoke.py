@@ -1,4 +1,5 @@
-"""`skill_run`: call a stored code skill in the sandbox; input files go in read-only, new files come back out."""
+"""`skill_run`: call a stored code skill in the sandbox; input files go in read-only, new files come back out.
+The arguments are checked against the contract before anything runs; the result may go straight to a file."""
 
 from __future__ import annotations
 
@@ -9,7 +10,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grove.codeskills.check import check_args
+from grove.codeskills.contract import read_contract
 from grove.codeskills.layout import CODE_FILE
+from grove.codeskills.output import check_output_path, write_result
 from grove.codeskills.sandboxed import RUN_LIMITS, CallOutcome, call_solve
 from grove.config import grove_home
 from grove.sandbox import Limits, make_scratch
@@ -28,6 +32,9 @@ class RunOutcome:
     call: CallOutcome
     inputs: list[str] = field(default_factory=list)  # workspace files mapped in (read-only)
     written: list[str] = field(default_factory=list)  # files the skill wrote, copied to the workspace
+    output: dict[str, Any] | None = (
+        None  # where the result was written (output_path), instead of returning it
+    )
 
 
 def _relative_file(value: str, workspace: Path) -> str | None:
@@ -124,10 +131,15 @@ def run_code_skill(
     workspace: Path,
     limits: Limits = RUN_LIMITS,
     backend: str | None = None,
+    output_path: str | None = None,
 ) -> RunOutcome:
-    """Call the skill in `folder` with `args`; files of `workspace` named in the args are its read-only inputs."""
+    """Call the skill in `folder` with `args`; files of `workspace` named in the args are its read-only inputs.
+    Arguments that do not fit `solve`'s signature raise ArgumentsError (a ValueError) before the sandbox starts;
+    with `output_path` the result is written to that workspace file and `output` says so."""
     workspace = workspace.resolve()
     code = (folder / CODE_FILE).read_text(encoding="utf-8")
+    check_args(read_contract(code), args)  # the signature is the contract: typed, required, nothing unknown
+    target = check_output_path(workspace, output_path) if output_path is not None else None
     inputs: dict[str, str] = {}
     mapped = _map_args(args, workspace, inputs)
     scratch = make_scratch(prefix="grove-skillrun-")
@@ -137,4 +149,5 @@ def run_code_skill(
         written = _copy_out(scratch, workspace, inputs) if outcome.ok else []
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    return RunOutcome(outcome, sorted(inputs), written)
+    saved = write_result(workspace, target, outcome.result) if outcome.ok and target is not None else None
+    return RunOutcome(outcome, sorted(inputs), written, saved)

@@ -91,15 +91,19 @@ def skill_code_patch(
     return outcome.message
 
 
-def skill_run(ctx: ToolContext, name: str, args: dict[str, Any]) -> str:
+def skill_run(ctx: ToolContext, name: str, args: dict[str, Any], output_path: str | None = None) -> str:
     """Run a code skill's solve(**args) in the sandbox and return its JSON result.
 
     Workspace files named in args (relative paths) are readable by the skill; files it writes (relative
-    paths) land in the workspace. No network. The skills index shows each code skill's signature.
+    paths) land in the workspace. No network. The skills index shows each code skill's signature; arguments
+    of the wrong type are refused before anything runs. With output_path the result is written to that
+    workspace file (text as is, .jsonl one list item a line, else JSON) and only its size and shape come back:
+    use it for large results that belong in a file.
 
     Args:
         name: the code skill's name
         args: the arguments of solve, as a JSON object, e.g. {"path": "sales.csv", "column": "revenue"}
+        output_path: optional workspace file to write the result to instead of returning it
     """
     from grove.codeskills.invoke import run_code_skill
     from grove.codeskills.layout import CODE_FILE
@@ -113,14 +117,18 @@ def skill_run(ctx: ToolContext, name: str, args: dict[str, Any]) -> str:
         known = sorted(n for n, s in lib.skills.items() if is_code_skill(s.metadata))
         raise ToolError(f"no code skill named '{name}'; code skills: {', '.join(known) or 'none yet'}")
     try:
-        outcome = run_code_skill(skill.path, args, ctx.workspace, backend=_backend(ctx))
+        outcome = run_code_skill(
+            skill.path, args, ctx.workspace, backend=_backend(ctx), output_path=output_path
+        )
     except (OSError, ValueError) as e:
         raise ToolError(f"could not run '{name}': {e}") from e
     usage.record(ctx.store.db if ctx.store else None, name, "run", ctx.session_id, json.dumps(args)[:200])
     if not outcome.call.ok:
         printed = f"\noutput:\n{outcome.call.output.strip()}" if outcome.call.output.strip() else ""
         raise ToolError(f"skill '{name}' failed: {outcome.call.error}{printed}")
-    payload: dict[str, Any] = {"result": outcome.call.result}
+    payload: dict[str, Any] = (
+        {"output": outcome.output} if outcome.output is not None else {"result": outcome.call.result}
+    )
     if outcome.written:
         payload["files_written"] = outcome.written
     text = json.dumps(payload, ensure_ascii=False)

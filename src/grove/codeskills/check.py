@@ -1,0 +1,79 @@
+"""Checking a call against a code skill's contract before anything runs: the types of `solve`'s signature, its
+required arguments and no unknown ones, validated strictly (pydantic) so `"5"` is not an int and `true` is not 1."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, NotRequired, Required, Union
+
+from pydantic import ConfigDict, TypeAdapter, ValidationError
+from typing_extensions import TypedDict
+
+from grove.codeskills.contract import Contract
+
+_SCALARS: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "null": type(None),
+}
+
+
+class ArgumentsError(ValueError):
+    """The arguments do not fit the contract; the message says which, how, and what the signature is."""
+
+
+def schema_type(schema: dict[str, Any]) -> Any:
+    """The Python type for one of the contract's JSON schemas (the subset `contract.annotation_schema` writes)."""
+    if "anyOf" in schema:
+        return Union[tuple(schema_type(s) for s in schema["anyOf"])]  # noqa: UP007 (built at run time)
+    kind = schema.get("type")
+    if kind in _SCALARS:
+        return _SCALARS[kind]
+    if kind == "array":
+        return list[schema_type(schema.get("items") or {})]  # type: ignore[misc]
+    if kind == "object":
+        return dict[str, schema_type(schema.get("additionalProperties") or {})]  # type: ignore[misc]
+    return Any
+
+
+def _adapter(contract: Contract) -> TypeAdapter[Any]:
+    props: dict[str, Any] = contract.args.get("properties", {})
+    required = set(contract.args.get("required", []))
+    fields = {
+        name: (Required if name in required else NotRequired)[schema_type(schema)]
+        for name, schema in props.items()
+    }
+    shape = TypedDict("solve_args", fields, total=False)  # type: ignore[operator]
+    shape.__pydantic_config__ = ConfigDict(strict=True, extra="forbid")  # type: ignore[attr-defined]
+    return TypeAdapter(shape)
+
+
+def check_args(contract: Contract, args: Any) -> None:
+    """Raise ArgumentsError unless `args` is an object that `solve`'s signature accepts, with the declared types."""
+    if not isinstance(args, dict):
+        raise ArgumentsError(
+            f"args must be a JSON object of solve's arguments, got {type(args).__name__}; "
+            f"the contract is {contract.signature}"
+        )
+    try:
+        _adapter(contract).validate_python(args)
+    except ValidationError as e:
+        problems = [_problem(er) for er in e.errors()]
+        raise ArgumentsError(
+            f"the arguments do not match the contract {contract.signature}: "
+            + "; ".join(problems)
+            + ". Nothing ran; call again with arguments of these types."
+        ) from None
+
+
+def _problem(error: Any) -> str:
+    where = ".".join(str(p) for p in error.get("loc", ())) or "arguments"
+    if error.get("type") == "missing":
+        return f"{where}: missing (required)"
+    if error.get("type") == "extra_forbidden":
+        return f"{where}: not an argument of solve"
+    shown = json.dumps(error.get("input"), default=str)
+    shown = shown if len(shown) <= 60 else shown[:57] + "..."
+    return f"{where}: {error.get('msg', 'invalid').lower()}, got {shown}"
