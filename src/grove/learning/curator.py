@@ -103,7 +103,8 @@ def curator_due(
             False,
             f"grove was used {(now - active) / 3600:.1f} h ago (waits for {config.curator_idle_hours} h idle)",
         )
-    done = [r for r in runs(db, kind="curator", limit=20) if not r.dry_run and r.status == "done"]
+    # a failed run counts too: an unattended schedule runs at most once per interval, never in a retry loop
+    done = [r for r in runs(db, kind="curator", limit=20) if not r.dry_run and r.status in ("done", "failed")]
     if done and now - done[0].started_at < config.curator_interval_days * DAY:
         days = (now - done[0].started_at) / DAY
         return False, f"last run {days:.1f} days ago (runs every {config.curator_interval_days} days)"
