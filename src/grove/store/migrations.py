@@ -200,4 +200,33 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX IF NOT EXISTS skill_outcomes_session ON skill_outcomes(session_id, turn_key);
     """,
+    # 7: the skill catalog: each SKILL.md's parsed frontmatter keyed by its file stamp (a large library lists
+    # without re-parsing), an FTS5 index of skill names, descriptions, headings and bodies (as search's terms),
+    # and skill-scan verdicts cached by content hash and scanner version
+    """
+    CREATE TABLE IF NOT EXISTS skill_catalog (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL UNIQUE,
+        root TEXT NOT NULL,
+        stamp TEXT NOT NULL,
+        name TEXT NOT NULL,
+        description TEXT NOT NULL,
+        category TEXT NOT NULL,
+        frontmatter TEXT NOT NULL,
+        warnings TEXT NOT NULL DEFAULT '[]',
+        error TEXT,
+        lengths TEXT NOT NULL DEFAULT '{}'
+    );
+    CREATE INDEX IF NOT EXISTS skill_catalog_root ON skill_catalog(root);
+    CREATE VIRTUAL TABLE IF NOT EXISTS skill_fts USING fts5(name, description, category, headings, body);
+    CREATE VIRTUAL TABLE IF NOT EXISTS skill_fts_vocab USING fts5vocab(skill_fts, row);
+    CREATE TABLE IF NOT EXISTS skill_scan_cache (
+        hash TEXT NOT NULL,
+        scanner TEXT NOT NULL,
+        verdict TEXT NOT NULL,
+        reasons TEXT NOT NULL,
+        created_at REAL NOT NULL,
+        PRIMARY KEY (hash, scanner)
+    );
+    """,
 ]
