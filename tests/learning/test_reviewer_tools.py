@@ -27,6 +27,7 @@ def test_only_the_allowed_tools_per_review_kind() -> None:
         "memory",
         "read_file",
         "session_search",
+        "skill_code_create",
     ]
     assert reviewer_registry("memory", log, "s").names() == ["memory", "read_file", "session_search"]
 

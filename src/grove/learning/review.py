@@ -33,6 +33,8 @@ rules, or failures that were never resolved. Record what worked, not guesses.
 - A skill is SKILL.md with frontmatter (name, description saying what it is for and when to use it) and a short \
 markdown body of steps and pitfalls. Keep it focused; no session-specific names, paths or data.
 - Facts about the user's preferences or the environment go to the `memory` tool, not into skills.
+- When grove lists repeated code after the session (code it wrote and ran more than once), the procedure is \
+worth a code skill: skill_code_create with a typed solve(...) for what changed between runs, and tests.
 - If nothing is worth keeping, change nothing and say so. Finish with one line saying what you changed and why.\
 """
 
@@ -109,7 +111,10 @@ class GatedModel:
 
 
 def render_transcript(messages: list[Message], limit: int = MAX_TRANSCRIPT_CHARS) -> str:
-    """The conversation as compact text; tool outputs cut; the oldest part dropped first when too long."""
+    """The conversation as compact text; tool outputs cut; the oldest part dropped first when too long. Code the
+    session wrote and ran more than once is listed after it (never cut), as a hint toward a code skill."""
+    from grove.codeskills.repeats import find_repeats, render_repeats
+
     lines: list[str] = []
     for m in messages:
         role, text = m["role"], str(m.get("content") or "")
@@ -128,7 +133,8 @@ def render_transcript(messages: list[Message], limit: int = MAX_TRANSCRIPT_CHARS
     out = "\n".join(lines)
     if len(out) > limit:
         out = "[… earlier part of the session left out …]\n" + out[-limit:]
-    return out
+    repeats = render_repeats(find_repeats(messages))
+    return f"{out}\n\n{repeats}" if repeats else out
 
 
 def used_skills(store: SessionStore, session_id: str) -> list[str]:

@@ -1,4 +1,5 @@
-"""The reviewer's tools: the skills tools, `memory`, `read_file`, `session_search`, with its rules enforced in code.
+"""The reviewer's tools: the skills tools, `memory`, `read_file`, `session_search` and `skill_code_create` (repeated
+code made a tested code skill), with its rules enforced in code.
 
 Enforced here (not only asked in the prompt): a skill is read with skill_view before it is patched or edited; a
 `create` that overlaps an existing skill is refused with the name to patch instead; the reviewer never archives;
@@ -53,11 +54,14 @@ def reviewer_registry(
     dry_run: bool = False,
     overlap_threshold: float = 0.45,
 ) -> ToolRegistry:
-    """Tools for a reviewer of `kind` 'skill' (skills + memory + read_file + session_search) or 'memory'."""
-    from grove.tools import files, memory, sessions, skills
+    """Tools for a reviewer of `kind` 'skill' (skills, memory, read_file, session_search, skill_code_create) or
+    'memory'."""
+    from grove.tools import code_skills, files, memory, sessions, skills
 
-    by_name = {t.name: t for t in [*skills.tools(), *memory.tools(), *files.tools(), *sessions.tools()]}
+    found = [*skills.tools(), *memory.tools(), *files.tools(), *sessions.tools(), *code_skills.tools()]
+    by_name = {t.name: t for t in found}
     view, manage, mem = by_name["skill_view"], by_name["skill_manage"], by_name["memory"]
+    code_create = by_name["skill_code_create"]
 
     def skill_view(ctx: ToolContext, **kw: Any) -> Any:
         out = view.handler(ctx, **kw)
@@ -104,8 +108,34 @@ def reviewer_registry(
         log.add("memory", True, str(out), operations=detail)
         return out
 
+    def skill_code_create(ctx: ToolContext, **kw: Any) -> Any:
+        """Repeated code turned into a code skill: stored only when its tests pass in the sandbox."""
+        name = kw["name"]
+        close = [
+            s for s in _similar(ctx, kw.get("description") or "", name, name) if s.score >= overlap_threshold
+        ]
+        if close:
+            raise ToolError(
+                f"'{close[0].name}' already covers this kind of task (similarity {close[0].score:.2f}); "
+                "prefer improving it over a near-duplicate"
+            )
+        detail = {"action": "code_create", "name": name, "reason": kw.get("description") or ""}
+        if dry_run:
+            result = f"[dry run] not written: would create code skill '{name}'"
+            log.add("skill", False, result, arguments=dict(kw), **detail)
+            return result
+        out = code_create.handler(dataclasses.replace(ctx, session_id=source_session_id), **kw)
+        log.add("skill", True, str(out), **detail)
+        return out
+
     chosen = ["skill_view", "skills_search", "skill_manage", "memory", "read_file", "session_search"]
+    chosen.append("skill_code_create")  # repeated code in the session becomes a tested tool
     if kind == "memory":
         chosen = ["memory", "read_file", "session_search"]
-    wrapped = {"skill_view": skill_view, "skill_manage": skill_manage, "memory": memory_tool}
+    wrapped = {
+        "skill_view": skill_view,
+        "skill_manage": skill_manage,
+        "memory": memory_tool,
+        "skill_code_create": skill_code_create,
+    }
     return ToolRegistry(_wrap(by_name[n], wrapped[n]) if n in wrapped else by_name[n] for n in chosen)
