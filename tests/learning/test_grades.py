@@ -7,6 +7,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from typer.testing import CliRunner
+
+from grove.cli.curator import app as curator_app
 from grove.config import Settings
 from grove.learning.curator import run_curator
 from grove.llm.script import ScriptModel
@@ -127,3 +130,8 @@ def test_the_curator_proposes_a_patch_for_weak_agent_skills_only(
     assert "1 of 4 graded uses (25%)" in weak[0].detail and "patch" in weak[0].detail
     assert "[note] weak flaky-deploy" in report.render()
     assert json.dumps(stats(store.db)["good-deploy"].as_dict()).count('"success_rate": 1.0') == 1
+    status = CliRunner().invoke(curator_app, ["status"])
+    assert status.exit_code == 0
+    assert (
+        "weak (proposed for a patch): flaky-deploy (succeeded in 1 of 4 graded uses (25%))" in status.output
+    )

@@ -53,7 +53,7 @@ def run(
 @app.command("status")
 def status() -> None:
     """When the curator last ran, whether it is due, and which skills are stale."""
-    from grove.learning.curator import curator_due
+    from grove.learning.curator import curator_due, weak_skills
     from grove.learning.runs import runs
     from grove.skills.stale import read_stale
     from grove.store.db import Database
@@ -63,6 +63,7 @@ def status() -> None:
     try:
         due, why = curator_due(settings, db)
         last = runs(db, kind="curator", limit=1)
+        weak = weak_skills(settings, db)
     finally:
         db.close()
     print(f"due: {'yes' if due else 'no'} ({why})")
@@ -71,3 +72,5 @@ def status() -> None:
         print(f"last run: {r.status}{' (dry run)' if r.dry_run else ''}, {len(r.changes)} change(s)")
     stale = sorted(read_stale(settings.home))
     print(f"stale (hidden from the index): {', '.join(stale) if stale else 'none'}")
+    shown = [f"{a.skills[0]} ({a.detail.split(';')[0]})" for a in weak]
+    print(f"weak (proposed for a patch): {', '.join(shown) if shown else 'none'}")

@@ -150,6 +150,15 @@ def _grade_actions(skills: list[Skill], usage: dict[str, Any], config: LearningC
     return out
 
 
+def weak_skills(settings: Any, db: Database) -> list[CuratorAction]:
+    """The curator's `weak` proposals as they stand now (for `grove curator status`)."""
+    from grove.skills import usage as usage_mod
+    from grove.skills.discover import discover
+
+    skills = [s for s in discover(settings, None).sorted() if eligible(s)]
+    return _grade_actions(skills, usage_mod.stats(db), learning_config(settings))
+
+
 def run_curator(
     settings: Any,
     *,
