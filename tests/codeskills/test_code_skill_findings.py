@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from grove.codeskills.check import ArgumentsError, check_args
 from grove.codeskills.contract import read_contract
 from grove.config import Settings
 from grove.tools import code_skills
@@ -18,13 +17,13 @@ from grove.tools.registry import ToolRegistry, ToolResult
 
 # solve leaves a mark in the workspace whenever it really runs
 MARKING = (
-    "def solve(x: int, scale: float = 1.0, tags: list[str] | None = None) -> float:\n"
+    "def solve(x: int, scale: float = 1.0, tags: list[str] | None = None) -> dict:\n"
     "    open('ran.txt', 'a').write('ran\\n')\n"
-    "    return x * scale\n"
+    "    return {'x': x, 'scaled': x * scale if isinstance(x, int) else None}\n"
 )
 MARKING_TESTS = (
     "from skill import solve\n\n\ndef test_scale(tmp_path):\n    import os\n    os.chdir(tmp_path)\n"
-    "    assert solve(2, 1.5) == 3.0\n"
+    "    assert solve(2, 1.5) == {'x': 2, 'scaled': 3.0}\n"
 )
 ROWS = "def solve(n: int) -> list[dict]:\n    return [{'i': i, 'sq': i * i} for i in range(n)]\n"
 ROWS_TESTS = "from skill import solve\n\n\ndef test_rows():\n    assert solve(2) == [{'i': 0, 'sq': 0}, {'i': 1, 'sq': 1}]\n"
@@ -47,6 +46,8 @@ def _create(call, name: str, code: str, tests: str) -> None:
 
 
 def test_check_args_enforces_the_signature_types_strictly() -> None:
+    from grove.codeskills.check import ArgumentsError, check_args
+
     contract = read_contract(MARKING)
     check_args(contract, {"x": 3})
     check_args(contract, {"x": 3, "scale": 2, "tags": ["a"]})  # an int is a fine float
@@ -63,7 +64,7 @@ def test_check_args_enforces_the_signature_types_strictly() -> None:
         with pytest.raises(ArgumentsError) as e:
             check_args(contract, bad)
         text = str(e.value)
-        assert "solve(x: int, scale: float = 1.0, tags: list[str] | None = None) -> float" in text
+        assert "solve(x: int, scale: float = 1.0, tags: list[str] | None = None) -> dict" in text
         assert all(w in text for w in words), text
         assert "Nothing ran" in text
 
@@ -77,7 +78,7 @@ def test_skill_run_refuses_arguments_that_break_the_contract_before_the_sandbox_
     assert "solve(x: int" in bad.content  # the model is shown the signature to call it right
     assert not (workspace / "ran.txt").exists()  # solve never ran
     good = call("skill_run", name="scaled", args={"x": 4, "scale": 0.5})
-    assert good.ok and json.loads(good.content)["result"] == 2.0
+    assert good.ok and json.loads(good.content)["result"] == {"x": 4, "scaled": 2.0}
     assert (workspace / "ran.txt").read_text() == "ran\n"
 
 

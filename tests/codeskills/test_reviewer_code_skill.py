@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from grove.codeskills.repeats import find_repeats, fingerprint
 from grove.config import Settings
 from grove.learning.review import render_transcript
 from grove.llm.script import ScriptModel
@@ -62,6 +61,8 @@ def repeated_session() -> list[Message]:
 
 
 def test_repeated_code_is_found_with_other_values_but_short_commands_are_not() -> None:
+    from grove.codeskills.repeats import find_repeats, fingerprint
+
     [repeat] = find_repeats(repeated_session())
     assert repeat.runs == 2 and repeat.values_differ and "csv.DictReader" in repeat.code
     assert find_repeats(repeated_session()[:5]) == []  # ran once: nothing repeated
@@ -69,6 +70,8 @@ def test_repeated_code_is_found_with_other_values_but_short_commands_are_not() -
 
 
 def test_a_script_file_written_once_and_run_twice_counts() -> None:
+    from grove.codeskills.repeats import find_repeats
+
     body = "import sys\n" + "print(sum(int(a) for a in sys.argv[1:]))  # add the numbers up, all of them\n"
     write = json.dumps({"path": "tools/add.py", "content": body})
     messages: list[Message] = [
