@@ -58,7 +58,11 @@ def test_the_judge_checks_the_work_with_read_only_tools_confined_to_the_workspac
             verdict("done", "result.txt holds answer = 42"),
         ]
     )
-    goal = GoalRunner(agent, Judge(judge_model), GoalStore(store.db)).start("write the answer to result.txt")
+    events: list[str] = []
+    goal = GoalRunner(agent, Judge(judge_model), GoalStore(store.db), events.append).start(
+        "write the answer to result.txt"
+    )
+    assert 'judge checks: read_file(path="result.txt")' in events  # the user sees what the judge checked
     assert goal.status == "done" and goal.reason == "result.txt holds answer = 42"
     offered = {t["function"]["name"] for t in judge_model.requests[0][1]}
     assert offered == {"read_file", "search_files", "list_files"}  # no writes, no terminal

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from grove.context.prune import short_args
 from grove.goals.judge_tools import judge_context, judge_registry
 from grove.goals.store import VERDICTS, Goal, Verdict
 from grove.llm.errors import ModelError
@@ -82,6 +84,7 @@ class Judge:
         self.tool_settings = tool_settings  # grove Settings, for grove's home the file tools never read
         self.max_steps = max_steps
         self.tools = judge_registry()
+        self.on_check: Callable[[str], None] = lambda _text: None  # each check shown, e.g. in `grove goal`
 
     def history_budget(self) -> int:
         """Characters of history the judge reads: about half its window (~3 chars a token), within bounds."""
@@ -107,6 +110,7 @@ class Judge:
                 steps += 1
                 messages.append(completion.to_message())
                 for call in completion.tool_calls:
+                    self.on_check(f"judge checks: {call.name}({short_args(call.arguments)})")
                     out = self.tools.call(ctx, call.name, call.arguments).content
                     if len(out) > MAX_RESULT_CHARS:
                         out = out[:MAX_RESULT_CHARS] + f"\n[… cut at {MAX_RESULT_CHARS} characters]"

@@ -73,6 +73,7 @@ class GoalRunner:
         if judge.workspace is None:  # the judge checks the work where the agent did it
             judge.workspace = agent.ctx.workspace
             judge.tool_settings = agent.ctx.settings
+        judge.on_check = self.on_event
 
     def start(self, text: str, criteria: list[str] | None = None, max_turns: int = 20) -> Goal:
         goal = self.goals.create(text, list(criteria or []), max_turns, self.agent.session_id)
