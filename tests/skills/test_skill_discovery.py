@@ -61,9 +61,11 @@ def test_settings_section_is_used_when_present(tmp_path: Path, home: Path) -> No
 def test_category_folders_and_depth_bound(tmp_path: Path) -> None:
     root = tmp_path / "hermes"
     write_skill(root / "devops", "deploy-it")
-    write_skill(root / "a" / "b" / "c", "too-deep")
+    write_skill(root / "a" / "b" / "c", "deep-ok")
+    write_skill(root / "a" / "b" / "c" / "d" / "e" / "f", "too-deep")
     found = {d.name: cat for d, cat in iter_skill_dirs(root)}
-    assert found == {"deploy-it": "devops"}
+    assert found == {"deploy-it": "devops", "deep-ok": None}
+    assert "too-deep" in {d.name for d, _ in iter_skill_dirs(root, max_depth=7)}
     many = tmp_path / "many"
     for i in range(30):
         write_skill(many, f"s{i}")

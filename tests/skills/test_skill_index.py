@@ -20,7 +20,7 @@ def _many(n: int, categories: int) -> list[Skill]:
             path=Path(f"/nowhere/skill-{i:04d}"),
             source="home",
             frontmatter={},
-            body="",
+            body_text="",
             category=f"cat-{i % categories}",
         )
         for i in range(n)

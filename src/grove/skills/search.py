@@ -1,4 +1,9 @@
-"""Ranked lexical search over skills (BM25F over name, description, category and body), and relevance hints."""
+"""Ranked lexical search over skills (BM25F over name, description, category, headings and body), and hints.
+
+With a state.db, candidates come from the FTS5 index the catalog keeps (grove.skills.catalog) and only those are
+scored, so a search over 10,000 skills reads a few dozen rows; without one, an in-memory index scores them all.
+Both score with the same BM25F, so they rank alike.
+"""
 
 from __future__ import annotations
 
@@ -8,11 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from grove.skills.catalog import search_fields
 from grove.skills.skill import Skill
 from grove.skills.words import terms
 
 # Field weights: a word in the name or description says far more about what a skill is for than one in the body.
-FIELD_WEIGHTS = {"name": 3.0, "description": 2.0, "category": 0.5, "body": 0.6}
+FIELD_WEIGHTS = {"name": 3.0, "description": 2.0, "category": 0.5, "headings": 0.6, "body": 0.6}
 K1 = 1.2
 B = 0.75
 SYNONYM_WEIGHT = 0.5  # an expanded word counts half as much as one the user wrote
@@ -28,6 +34,32 @@ def expand(query_terms: list[str]) -> dict[str, float]:
         for syn in synonyms.get(t, ()):
             weights.setdefault(syn, SYNONYM_WEIGHT)
     return weights
+
+
+def bm25f(
+    doc: dict[str, Counter[str]],
+    lengths: dict[str, int],
+    query_terms: dict[str, float],
+    idf: dict[str, float],
+    avg_len: dict[str, float],
+) -> float:
+    """Per-field length-normalised term frequencies, weighted and summed, then one saturation and IDF per term."""
+    total = 0.0
+    for t, q_weight in query_terms.items():
+        term_idf = idf.get(t)
+        if term_idf is None:
+            continue
+        weighted = 0.0
+        for f, w in FIELD_WEIGHTS.items():
+            tf = doc[f].get(t, 0)
+            if tf:
+                weighted += w * tf / (1 - B + B * lengths.get(f, 0) / avg_len[f])
+        total += q_weight * term_idf * weighted / (K1 + weighted)
+    return total
+
+
+def idf_of(n: int, df: int) -> float:
+    return math.log(1 + (n - df + 0.5) / (df + 0.5))
 
 
 @dataclass
@@ -51,12 +83,7 @@ class SkillSearchIndex:
         lengths: dict[str, float] = {f: 0.0 for f in FIELD_WEIGHTS}
         df: Counter[str] = Counter()
         for s in self.skills:
-            doc = {
-                "name": Counter(terms(s.name.replace("-", " "))),
-                "description": Counter(terms(s.description)),
-                "category": Counter(terms(s.category)),
-                "body": Counter(terms(s.body)),
-            }
+            doc = {f: Counter(text.split()) for f, text in search_fields(s).items()}
             self.fields.append(doc)
             self.lengths.append({f: sum(counts.values()) for f, counts in doc.items()})
             for f in doc:
@@ -64,23 +91,10 @@ class SkillSearchIndex:
             df.update(set().union(*(set(c) for c in doc.values())))
         n = max(len(self.skills), 1)
         self.avg_len = {f: (lengths[f] / n) or 1.0 for f in FIELD_WEIGHTS}
-        self.idf = {t: math.log(1 + (n - d + 0.5) / (d + 0.5)) for t, d in df.items()}
+        self.idf = {t: idf_of(n, d) for t, d in df.items()}
 
     def score(self, i: int, query_terms: dict[str, float]) -> float:
-        doc = self.fields[i]
-        lengths = self.lengths[i]
-        total = 0.0
-        for t, q_weight in query_terms.items():
-            idf = self.idf.get(t)
-            if idf is None:
-                continue
-            weighted = 0.0
-            for f, w in FIELD_WEIGHTS.items():
-                tf = doc[f].get(t, 0)
-                if tf:
-                    weighted += w * tf / (1 - B + B * lengths[f] / self.avg_len[f])
-            total += q_weight * idf * weighted / (K1 + weighted)
-        return total
+        return bm25f(self.fields[i], self.lengths[i], query_terms, self.idf, self.avg_len)
 
     def search(self, query: str, limit: int = 5) -> list[SearchHit]:
         q = expand(terms(query))
@@ -104,9 +118,16 @@ def index_for(skills: list[Skill]) -> SkillSearchIndex:
 
 
 def search_skills(settings: Any, workspace: Path | None, query: str, limit: int = 5) -> list[SearchHit]:
-    from grove.skills.discover import discover
+    from grove.skills.catalog import database
+    from grove.skills.search_fts import fts_search, library_view
 
-    return index_for(list(discover(settings, workspace).skills.values())).search(query, limit)
+    lib = library_view(settings, workspace)
+    db = database(settings)
+    if db is not None:
+        hits = fts_search(db, lib, query, limit)
+        if hits is not None:
+            return hits
+    return index_for(list(lib.skills.values())).search(query, limit)
 
 
 def relevant_skills(

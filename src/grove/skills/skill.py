@@ -21,9 +21,19 @@ class Skill:
     path: Path  # the skill's folder
     source: str  # "home", "project", or "external"
     frontmatter: dict[str, Any]
-    body: str
+    body_text: str | None = field(default=None, repr=False)  # None: read from SKILL.md when first asked for
     category: str = DEFAULT_CATEGORY
     warnings: list[str] = field(default_factory=list)
+
+    @property
+    def body(self) -> str:
+        """The instructions below the frontmatter (a skill loaded from the catalog reads them only when asked)."""
+        if self.body_text is None:
+            try:
+                self.body_text = parse_skill_md(self.skill_md.read_text(encoding="utf-8"), self.path.name).body
+            except (OSError, UnicodeDecodeError, SkillFormatError):
+                self.body_text = ""
+        return self.body_text
 
     @property
     def skill_md(self) -> Path:
@@ -123,7 +133,7 @@ def _read_skill(folder: Path, source: str, category_hint: str | None) -> Skill:
         path=folder,
         source=source,
         frontmatter=fm,
-        body=parsed.body,
+        body_text=parsed.body,
         category=category_of(fm, category_hint),
         warnings=parsed.warnings,
     )

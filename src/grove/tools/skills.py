@@ -112,12 +112,12 @@ def skills_search(ctx: ToolContext, query: str, limit: int = 5) -> str:
         query: what the task is about, in a few words
         limit: how many results to return (at most 20)
     """
-    from grove.skills.search import index_for
+    from grove.skills.search import search_skills
+    from grove.skills.search_fts import library_view
 
-    lib = _library(ctx)
-    if not lib.skills:
+    if not library_view(_settings(ctx), ctx.workspace).skills:
         return "no skills installed yet"
-    hits = index_for(list(lib.skills.values())).search(query, max(1, min(limit, 20)))
+    hits = search_skills(_settings(ctx), ctx.workspace, query, max(1, min(limit, 20)))
     if not hits:
         return f"no skill matches '{query}'; try other words"
     return "\n".join(f"{i}. {h.name} [{h.category}] {h.description}" for i, h in enumerate(hits, 1))
