@@ -18,7 +18,9 @@ from grove.llm.types import Message
 from grove.security.boundary import redact_message
 
 CONTINUE = "[grove goal {id} · turn {turn}] Continuing toward the goal: {reason}"
-CUT_OFF = "turn {turn} was cut off: the process stopped before grove recorded it as finished; judge what it did"
+CUT_OFF = (
+    "turn {turn} was cut off: the process stopped before grove recorded it as finished; judge what it did"
+)
 
 
 def first_message(goal: Goal) -> str:
