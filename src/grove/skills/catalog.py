@@ -19,8 +19,9 @@ from grove.skills.skill import Skill, load_skill
 from grove.skills.words import terms
 
 if TYPE_CHECKING:
-    from grove.skills.discover import Found
     from grove.store.db import Database
+
+Found = Any  # grove.skills.discover.Found (imported by name only: discover imports this module)
 
 FIELDS = ("name", "description", "category", "headings", "body")
 _HEADING = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
@@ -125,13 +126,17 @@ def _parse(found: Found, source: str) -> Skill | str:
         return str(e)
 
 
-def load_root(db: Database | None, root: Path, found: list[Found], source: str) -> list[tuple[Found, Skill | str]]:
+def load_root(
+    db: Database | None, root: Path, found: list[Found], source: str
+) -> list[tuple[Found, Skill | str]]:
     """Every found folder with its Skill, or the reason it cannot load; parsing only what changed."""
     if db is None:
         return [(f, _parse(f, source)) for f in found]
     key = str(root)
     stamps = {f.where: stamp_of(f) for f in found}
-    hit = {p: _MEMORY[p][1] for p, s in stamps.items() if s is not None and p in _MEMORY and _MEMORY[p][0] == s}
+    hit = {
+        p: _MEMORY[p][1] for p, s in stamps.items() if s is not None and p in _MEMORY and _MEMORY[p][0] == s
+    }
     if len(hit) == len(found) and _ROOTS.get(key) == frozenset(stamps):
         return [(f, _with_source(hit[f.where], source)) for f in found]
     try:
@@ -143,7 +148,14 @@ def load_root(db: Database | None, root: Path, found: list[Found], source: str) 
 def _with_source(got: Skill | str, source: str) -> Skill | str:
     if isinstance(got, Skill) and got.source != source:
         got = Skill(
-            got.name, got.description, got.path, source, got.frontmatter, got.body_text, got.category, got.warnings
+            got.name,
+            got.description,
+            got.path,
+            source,
+            got.frontmatter,
+            got.body_text,
+            got.category,
+            got.warnings,
         )
     return got
 

@@ -72,7 +72,9 @@ class Found:
 @dataclass
 class Walk:
     found: list[Found] = field(default_factory=list)
-    depth_cut: int = 0  # skill folders beyond max_depth (a census counts them all; a library walk those just below)
+    depth_cut: int = (
+        0  # skill folders beyond max_depth (a census counts them all; a library walk those just below)
+    )
     limit_hit: bool = False  # stopped at `limit` skills
 
 
@@ -118,7 +120,9 @@ def walk(
                 st = None
             is_skill = st is not None and stat.S_ISREG(st.st_mode)
             if beyond and not census:
-                out.depth_cut += is_skill  # a skill right below the bound is said; deeper ones are not looked for
+                out.depth_cut += (
+                    is_skill  # a skill right below the bound is said; deeper ones are not looked for
+                )
                 continue
             if is_skill:
                 cat = category if here == 2 else None

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grove.skills.catalog import FIELDS
-from grove.skills.search import FIELD_WEIGHTS, SearchHit, bm25f, expand, idf_of
+from grove.skills.ranking import FIELD_WEIGHTS, SearchHit, bm25f, expand, idf_of
 from grove.skills.words import terms
 
 if TYPE_CHECKING:

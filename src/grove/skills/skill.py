@@ -30,7 +30,9 @@ class Skill:
         """The instructions below the frontmatter (a skill loaded from the catalog reads them only when asked)."""
         if self.body_text is None:
             try:
-                self.body_text = parse_skill_md(self.skill_md.read_text(encoding="utf-8"), self.path.name).body
+                self.body_text = parse_skill_md(
+                    self.skill_md.read_text(encoding="utf-8"), self.path.name
+                ).body
             except (OSError, UnicodeDecodeError, SkillFormatError):
                 self.body_text = ""
         return self.body_text
