@@ -93,22 +93,38 @@ def render_history(messages: list[Message], budget: int) -> str:
         room -= len(brief) + 2
         briefs.insert(0, brief)
     parts = []
-    if j > 0:
-        facts = Skeleton()
-        older = [m for t in turns[:j] for m in t]
-        facts.add_messages(older)
-        first = next((m for m in older if m.get("role") == "user"), None)
-        head = f"EARLIER TURNS (the first {j}, folded to fit; the facts below are exact):"
-        if first is not None:
-            head += f"\nFIRST REQUEST: {_clip(str(first.get('content') or ''), FULL[0])}"
-        parts.append(head + "\n" + facts.render())
     if briefs:
         parts.append(f"BRIEFS OF TURNS {j + 1}-{k} (requests and answers cut short):\n" + _join(briefs))
     parts.append(_join(recent))
-    spare = budget - len(_join(parts[1:])) - 2
-    if parts and j > 0:
-        parts[0] = _cut(parts[0], max(spare, 0))
+    if j > 0:
+        spare = budget - len(_join(parts)) - 2
+        parts.insert(0, _folded([m for t in turns[:j] for m in t], j, spare))
     return _join(parts)[:budget]
+
+
+def _folded(older: list[Message], count: int, room: int) -> str:
+    """The oldest turns as facts within `room` characters: the first request, files, commands and errors first
+    (never cut before the rest), then the rest of what the skeleton holds (its fact ledger, when it has one)."""
+    facts = Skeleton()
+    facts.add_messages(older)
+    first = next((m for m in older if m.get("role") == "user"), None)
+    lines = [f"EARLIER TURNS (the first {count}, folded to fit; the facts below are exact):"]
+    if first is not None:
+        lines.append(f"FIRST REQUEST: {_clip(str(first.get('content') or ''), FULL[0])}")
+    if facts.files_written:
+        lines.append("Files written: " + ", ".join(facts.files_written))
+    if facts.files_read:
+        lines.append("Files read: " + ", ".join(facts.files_read))
+    lines += [f"Command: {c}" for c in facts.commands] + [f"Error: {e}" for e in facts.errors]
+    lines += [f"Request: {g}" for g in getattr(facts, "goals", [])[1:]]
+    text = "\n".join(lines)
+    ledger = getattr(
+        facts, "ledger", None
+    )  # decisions, values and constraints, where the skeleton keeps them
+    left = room - len(text) - 2
+    if ledger is not None and left > 200:
+        text += "\n" + ledger.render(left // 4)  # ~4 characters a token
+    return text if len(text) <= room else text[: max(room - 1, 0)] + "…"
 
 
 def _join(parts: list[str]) -> str:
