@@ -93,7 +93,7 @@ def test_skeleton_collects_files_commands_exit_codes_errors_todo_and_goals() -> 
     ]
     sk = Skeleton()
     sk.add_messages(msgs)
-    assert sk.goals == ["Migrate the billing service to Postgres 16"]
+    assert sk.ledger.requests == ["Migrate the billing service to Postgres 16"]
     assert sk.files_read == ["billing/db.py"] and sk.files_written == ["billing/pg.py"]
     assert sk.commands == ["pytest -q billing -> exit 1"]
     assert sk.errors and "AssertionError: 3 != 4" in sk.errors[0]

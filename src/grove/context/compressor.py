@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from grove.context.check import completed
 from grove.context.prune import prune_tool_results
 from grove.context.settings import CompressionSettings
 from grove.context.skeleton import Skeleton
@@ -165,9 +166,14 @@ class Compressor:
         if model_summary is None:
             model_summary = updating  # a failed update keeps the earlier summary rather than losing it
         current = _current_request(convo, split.tail_start)
+        budget = cfg.ledger_tokens(self.window)
+        # a model summary is checked against the ledger: what it misses or gets wrong is added from the ledger
+        body, facts_text = (
+            completed(model_summary, skeleton, budget) if model_summary else (None, skeleton.render(budget))
+        )
         summary_message: Message = {
             "role": "user",
-            "content": render(model_summary, skeleton.render(), note=note, current_request=current),
+            "content": render(body, facts_text, note=note, current_request=current),
         }
         head_pruned = [i for i in pruned_at if i < split.head_end]
         inserts = [(entries[i][1], pruned[i]) for i in head_pruned]

@@ -18,6 +18,7 @@ class CompressionSettings:
     summary_ratio: float = 0.2  # phase 3: summary budget as a share of the tokens it replaces ...
     summary_min: int = 2_000  # ... at least this many tokens ...
     summary_max: int = 12_000  # ... at most this many, and never more than the text it replaces
+    ledger_ratio: float = 0.2  # the fact ledger budget, a share of the threshold (constraints may exceed it)
     min_middle_tokens: int = 200  # below this there is nothing worth a summary call
     cooldown_calls: int = 8  # after a failed summary call, this many model calls use the skeleton alone
     enabled: bool = True  # the automatic triggers; an overflow error or /compress still compresses
@@ -30,6 +31,9 @@ class CompressionSettings:
 
     def tail_tokens(self, window: int) -> int:
         return max(1, int(self.threshold_tokens(window) * self.tail_ratio))
+
+    def ledger_tokens(self, window: int) -> int:
+        return max(500, int(self.threshold_tokens(window) * self.ledger_ratio))
 
     def summary_budget(self, replaced_tokens: int) -> int:
         wanted = max(self.summary_min, int(replaced_tokens * self.summary_ratio))

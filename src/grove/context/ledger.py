@@ -1,0 +1,199 @@
+"""The fact ledger: what the compressed turns said, kept verbatim and rendered within a token budget.
+
+Every user request and constraint, the decisions and findings the agent stated, `KEY = value` lines with where
+they came from (the latest value wins, earlier ones noted), definitions and paths. Constraints are never shed;
+under budget pressure the oldest findings, then definitions, paths, values, decisions go first, and old
+requests shrink to their first sentence (their constraints stay listed).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import PurePosixPath
+from typing import Any
+
+from grove.context import facts
+
+REQUEST_CHARS = 600  # a user message longer than this keeps its start and, separately, its constraints
+SENTENCE_CHARS = 320
+MAX = {"decisions": 300, "findings": 300, "values": 600, "paths": 200, "definitions": 100}
+VALUES_PER_RESULT = 40
+READ_WORDS = ("read", "view", "cat", "open", "show")
+
+
+@dataclass
+class Ledger:
+    requests: list[str] = field(default_factory=list)
+    constraints: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+    findings: list[str] = field(default_factory=list)
+    values: list[dict[str, Any]] = field(default_factory=list)  # {source, subject, text, was}, oldest first
+    paths: list[str] = field(default_factory=list)
+    definitions: dict[str, list[str]] = field(default_factory=dict)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Ledger:
+        data = data or {}
+        return cls(**{k: v for k, v in data.items() if k in cls.__dataclass_fields__})
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    # -- reading messages -------------------------------------------------------------------------------------
+
+    def add_user(self, text: str) -> None:
+        prose = facts.sentences(text)
+        request = facts.clip(text, REQUEST_CHARS)
+        _add(self.requests, request)
+        for s in prose:
+            if facts.is_constraint(s):
+                _add(self.constraints, facts.clip(s, 2 * SENTENCE_CHARS))
+        for p in facts.paths_in(text):
+            _add(self.paths, p, MAX["paths"])
+        if "\n" in text.strip():  # pasted config or logs carry values too
+            self._add_values("user", facts.values_in(text, code=False))
+
+    def add_assistant(self, text: str) -> None:
+        for s in facts.sentences(text):
+            if facts.is_narration(s):
+                continue
+            item = facts.clip(s, SENTENCE_CHARS)
+            specific = facts.has_identifier(s) or facts.has_subject_number(s)
+            if _strong_decision(s):
+                _add(self.decisions, item, MAX["decisions"])
+            elif specific and (facts.is_decision(s) or facts.has_subject_number(s)):
+                _add(self.findings, item, MAX["findings"])
+        for p in facts.paths_in(text):
+            _add(self.paths, p, MAX["paths"])
+
+    def add_result(self, tool: str, args: dict[str, Any], text: str) -> None:
+        path = args.get("path") or args.get("file") or args.get("filename")
+        command = args.get("command") or args.get("cmd")
+        source = str(path) if isinstance(path, str) and path else facts.clip(str(command or tool), 80)
+        code = isinstance(path, str) and PurePosixPath(path).suffix.lstrip(".").lower() in facts.CODE_EXTS
+        self._add_values(source, facts.values_in(text, code=code))
+        if code:
+            names = facts.definitions(text)
+            if names:
+                self.definitions.pop(source, None)  # the file's latest reading wins
+                self.definitions[source] = names[:24]
+                while len(self.definitions) > MAX["definitions"]:
+                    self.definitions.pop(next(iter(self.definitions)))
+        if not any(w in tool for w in READ_WORDS):
+            for line in facts.test_summaries(text)[-2:]:
+                self._add_values(source, [facts.Value("tests", line, line)])
+
+    def _add_values(self, source: str, found: list[facts.Value]) -> None:
+        for v in found[:VALUES_PER_RESULT]:
+            old = next((e for e in self.values if e["source"] == source and e["subject"] == v.subject), None)
+            if old is not None:
+                self.values.remove(old)
+                was = list(old.get("was", []))
+                if old["text"] != v.text:
+                    was = [*was, old["text"]][-3:]
+                entry = {"source": source, "subject": v.subject, "text": v.text, "was": was}
+            else:
+                entry = {"source": source, "subject": v.subject, "text": v.text, "was": []}
+            self.values.append(entry)
+        del self.values[: max(0, len(self.values) - MAX["values"])]
+
+    # -- rendering ----------------------------------------------------------------------------------------------
+
+    def render(self, budget_tokens: int, present: Callable[[str], bool] | None = None) -> str:
+        """The ledger as text of at most ~`budget_tokens` (constraints are never cut). `present(item)` says an
+        item is already stated verbatim elsewhere (the model summary), so it need not be repeated."""
+        seen = present or (lambda _t: False)
+        requests = [r for r in self.requests if not seen(r)]
+        sections: dict[str, list[str]] = {
+            "findings": [f for f in self.findings if not seen(f)],
+            "definitions": [f"{src}: {', '.join(n)}" for src, n in self.definitions.items()],
+            "paths": [p for p in self.paths if not seen(p)],
+            "values": [_value_line(v) for v in self.values if not seen(v["text"])],
+            "decisions": [d for d in self.decisions if not seen(d)],
+        }
+        shortened = 0
+        while _size(requests, self.constraints, sections) > budget_tokens:
+            tier = next((k for k, items in sections.items() if items), None)
+            if tier is not None:
+                sections[tier].pop(0)
+            elif shortened < len(requests):
+                requests[shortened] = _first_sentence(requests[shortened])
+                shortened += 1
+            else:
+                break
+        listed = "\n".join(requests)
+        constraints = [c for c in self.constraints if c not in listed]
+        return _compose(requests, constraints, sections)
+
+    def is_empty(self) -> bool:
+        return not any(
+            (self.requests, self.decisions, self.findings, self.values, self.paths, self.definitions)
+        )
+
+
+STRONG = re.compile(
+    r"\b(?:decid\w*|decision|chose|choose|chosen|picked|opted|going with|go with|went with|settl\w+ on|"
+    r"agreed|instead of|rather than|in favou?r of|switch(?:ed|ing)? (?:to|from)|pinn?(?:ed|ing)?|from now on|"
+    r"going forward|no longer|root cause|caused by|because|the fix|workaround|recommend\w*|won'?t|will not|"
+    r"never|always|must|should|do not|don'?t|not \w+\b|only|from now|plan is|approach|we'll|we will|"
+    r"i'll keep|kept|keeping|stays?|goes|go through|over \w+)\b",
+    re.IGNORECASE,
+)
+
+
+def _strong_decision(sentence: str) -> bool:
+    return bool(STRONG.search(sentence)) and (
+        facts.has_identifier(sentence) or facts.has_subject_number(sentence) or len(sentence) >= 40
+    )
+
+
+def _add(items: list[str], item: str, limit: int | None = None) -> None:
+    if item in items:
+        return
+    items.append(item)
+    if limit is not None and len(items) > limit:
+        del items[0]
+
+
+def _value_line(v: dict[str, Any]) -> str:
+    line = f"{v['source']}: {v['text']}"
+    if v.get("was"):
+        line += f"   (earlier: {'; '.join(v['was'])})"
+    return line
+
+
+def _first_sentence(text: str) -> str:
+    parts = facts.sentences(text)
+    return facts.clip(parts[0] if parts else text, 200)
+
+
+def _size(requests: list[str], constraints: list[str], sections: dict[str, list[str]]) -> int:
+    chars = sum(len(r) + 3 for r in requests) + sum(len(c) + 3 for c in constraints)
+    chars += sum(len(i) + 3 for items in sections.values() for i in items)
+    return chars // 4 + 60
+
+
+def _compose(requests: list[str], constraints: list[str], sections: dict[str, list[str]]) -> str:
+    parts = []
+    if requests:
+        parts.append("User requests (verbatim, oldest first):\n" + "\n".join(f"- {r}" for r in requests))
+    if constraints:
+        parts.append(
+            "User constraints (verbatim; still in force unless the user lifted them):\n"
+            + "\n".join(f"- {c}" for c in constraints)
+        )
+    titles = {
+        "decisions": "Decisions and conclusions stated (verbatim)",
+        "findings": "Findings stated (verbatim)",
+        "values": "Values seen (source: line as written; the latest wins)",
+        "definitions": "Definitions seen (file: names)",
+        "paths": "Paths mentioned",
+    }
+    for key in ("decisions", "findings", "values", "definitions"):
+        if sections[key]:
+            parts.append(f"{titles[key]}:\n" + "\n".join(f"- {i}" for i in sections[key]))
+    if sections["paths"]:
+        parts.append(f"{titles['paths']}: " + ", ".join(sections["paths"]))
+    return "\n\n".join(parts)
