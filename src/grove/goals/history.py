@@ -5,6 +5,8 @@ full; older turns shrink to briefs, and the oldest to the exact facts grove.cont
 
 from __future__ import annotations
 
+import re
+
 from grove.context.prune import short_args
 from grove.context.skeleton import Skeleton
 from grove.context.summary import SUMMARY_MARKER
@@ -15,6 +17,12 @@ FULL = (1500, 600, 3000)  # request, tool result, answer: characters kept per it
 BRIEF = (200, 0, 300)  # a brief: the request and the answer's start, the calls by name and arguments
 RECENT_SHARE = 0.5  # of the budget, for the latest turns in full (the latest always, cut if it must be)
 BRIEF_SHARE = 0.3  # for briefs of the turns before them; the rest for the facts of the oldest
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_VALUE = re.compile(r"\w\s*[=:]\s*\S|\d")
+_DECISION = re.compile(
+    r"\b(decid\w*|chose|chosen|choose|because|instead|rather than|must|never|always|will not|won't|root cause)\b",
+    re.IGNORECASE,
+)
 
 
 def goal_messages(store: SessionStore, session_id: str, since: float) -> list[Message]:
@@ -62,7 +70,22 @@ def render_turn(turn: list[Message], limits: tuple[int, int, int] = FULL) -> str
                 lines.append(f"CALL {fn.get('name', '?')}({short_args(fn.get('arguments') or '')})")
             if text:
                 lines.append(f"AGENT: {_clip(text, answer_chars)}")
+                kept = _fact_sentences(text[answer_chars:]) if len(text) > answer_chars else []
+                if kept:
+                    lines.append("AGENT (facts from the part cut above): " + " ".join(kept))
     return "\n".join(lines)
+
+
+def _fact_sentences(text: str, limit: int = 6) -> list[str]:
+    """Sentences of a cut-away answer worth keeping: a value (`KEY = 3`, a number), a decision or a reason."""
+    found: list[str] = []
+    for sentence in _SENTENCE.split(text):
+        s = " ".join(sentence.split())
+        if 8 <= len(s) <= 300 and (_VALUE.search(s) or _DECISION.search(s)) and s not in found:
+            found.append(s)
+            if len(found) >= limit:
+                break
+    return found
 
 
 def render_history(messages: list[Message], budget: int) -> str:
