@@ -202,3 +202,11 @@ def test_chat_goal_uses_the_configured_judge_model(
     assert "[done]" in said[-1] and "the configured judge agrees" in said[-1]
     assert chat_model.calls == 1  # the chat's model worked; it did not judge
     session.close()
+
+
+def test_an_answer_cut_for_the_judge_keeps_its_fact_sentences() -> None:
+    from grove.goals.history import render_turn
+
+    answer = "All went fine. " * 250 + "We chose port 8123 because 80 is taken. " + "All went fine. " * 50
+    text = render_turn([{"role": "user", "content": "pick a port"}, {"role": "assistant", "content": answer}])
+    assert len(text) < 3_400 and "We chose port 8123 because 80 is taken." in text
