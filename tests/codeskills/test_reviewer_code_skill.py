@@ -106,6 +106,8 @@ def test_a_review_turns_the_repeated_code_into_a_code_skill(
 ) -> None:
     from grove.runtime.review import review_session
 
+    # the reviewer runs unattended; without bubblewrap or Landlock the user must have accepted unisolated runs
+    settings.security.allow_unisolated = True
     sid = store.create_session("script", title="sales totals")
     for m in repeated_session():
         store.add_message(sid, m)
