@@ -210,3 +210,18 @@ def test_an_answer_cut_for_the_judge_keeps_its_fact_sentences() -> None:
     answer = "All went fine. " * 250 + "We chose port 8123 because 80 is taken. " + "All went fine. " * 50
     text = render_turn([{"role": "user", "content": "pick a port"}, {"role": "assistant", "content": answer}])
     assert len(text) < 3_400 and "We chose port 8123 because 80 is taken." in text
+
+
+def test_the_judges_calls_count_in_the_sessions_usage(
+    settings: Settings, store: SessionStore, workspace: Path
+) -> None:
+    worker = ScriptModel(["one", "two"])
+    agent = new_agent(settings, store, workspace, worker)
+    judge_model = ScriptModel([call("list_files"), verdict("continue", "more"), verdict("done", "ok")])
+    GoalRunner(agent, Judge(judge_model), GoalStore(store.db)).start("count me", max_turns=3)
+    info = store.get_session(agent.session_id)
+    assert info.model_calls == worker.calls + judge_model.calls == 5
+    (agent_tokens,) = store.db.conn.execute(
+        "SELECT SUM(prompt_tokens) FROM messages WHERE session_id = ?", (agent.session_id,)
+    ).fetchone()
+    assert info.prompt_tokens > agent_tokens  # the judge's tokens are in the session's total too

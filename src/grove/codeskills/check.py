@@ -3,6 +3,7 @@ required arguments and no unknown ones, validated strictly (pydantic) so `"5"` i
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any, NotRequired, Required, Union
 
@@ -38,9 +39,12 @@ def schema_type(schema: dict[str, Any]) -> Any:
     return Any
 
 
-def _adapter(contract: Contract) -> TypeAdapter[Any]:
-    props: dict[str, Any] = contract.args.get("properties", {})
-    required = set(contract.args.get("required", []))
+@functools.lru_cache(maxsize=64)
+def _adapter(args_schema: str) -> TypeAdapter[Any]:
+    """The validator of one arguments schema (as JSON text, so it can be a cache key)."""
+    schema = json.loads(args_schema)
+    props: dict[str, Any] = schema.get("properties", {})
+    required = set(schema.get("required", []))
     fields = {
         name: (Required if name in required else NotRequired)[schema_type(schema)]
         for name, schema in props.items()
@@ -58,7 +62,7 @@ def check_args(contract: Contract, args: Any) -> None:
             f"the contract is {contract.signature}"
         )
     try:
-        _adapter(contract).validate_python(args)
+        _adapter(json.dumps(contract.args, sort_keys=True)).validate_python(args)
     except ValidationError as e:
         problems = [_problem(er) for er in e.errors()]
         raise ArgumentsError(

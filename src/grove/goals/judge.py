@@ -14,7 +14,7 @@ from grove.context.prune import short_args
 from grove.goals.judge_tools import judge_context, judge_registry
 from grove.goals.store import VERDICTS, Goal, Verdict
 from grove.llm.errors import ModelError
-from grove.llm.types import Message, Model, ModelSettings
+from grove.llm.types import Completion, Message, Model, ModelSettings
 from grove.security.boundary import redact_message
 
 SYSTEM = """You judge whether an AI agent has reached a goal. You get the goal, its acceptance criteria and the \
@@ -85,6 +85,9 @@ class Judge:
         self.max_steps = max_steps
         self.tools = judge_registry()
         self.on_check: Callable[[str], None] = lambda _text: None  # each check shown, e.g. in `grove goal`
+        self.on_usage: Callable[[Completion], None] = lambda _c: (
+            None
+        )  # each call counted, e.g. in the session
 
     def history_budget(self) -> int:
         """Characters of history the judge reads: about half its window (~3 chars a token), within bounds."""
@@ -106,6 +109,7 @@ class Judge:
                 completion = self.model.complete(messages, offered, self.settings)
             except ModelError as e:
                 raise JudgeError(f"the judge model failed: {e}") from e
+            self.on_usage(completion)
             if completion.tool_calls and offered and ctx is not None:
                 steps += 1
                 messages.append(completion.to_message())

@@ -14,7 +14,7 @@ from grove.goals.history import goal_messages, render_history
 from grove.goals.judge import Judge, JudgeError
 from grove.goals.store import ACTIVE, BLOCKED, DONE, EXHAUSTED, PAUSED, Goal, GoalStore
 from grove.llm.errors import ModelError
-from grove.llm.types import Message
+from grove.llm.types import Completion, Message
 from grove.security.boundary import redact_message
 
 CONTINUE = "[grove goal {id} · turn {turn}] Continuing toward the goal: {reason}"
@@ -76,6 +76,7 @@ class GoalRunner:
             judge.workspace = agent.ctx.workspace
             judge.tool_settings = agent.ctx.settings
         judge.on_check = self.on_event
+        judge.on_usage = self._count  # the judge's calls are part of what the goal cost
 
     def start(self, text: str, criteria: list[str] | None = None, max_turns: int = 20) -> Goal:
         goal = self.goals.create(text, list(criteria or []), max_turns, self.agent.session_id)
@@ -123,6 +124,15 @@ class GoalRunner:
             return self._finish(goal, PAUSED, f"model error: {e}")
         except KeyboardInterrupt:
             return self._finish(goal, PAUSED, "stopped by the user")
+
+    def _count(self, completion: Completion) -> None:
+        try:
+            from grove.llm.pricing import cost_usd
+        except ImportError:  # pricing table not available: cost unknown, tokens still counted
+            cost = 0.0
+        else:
+            cost = cost_usd(completion.model, completion.usage)
+        self.agent.store.add_usage(self.agent.session_id, completion.usage, cost)
 
     def _history(self, goal: Goal) -> list[Message]:
         """Everything since the goal began in this session, compressed-away turns included (from state.db)."""
