@@ -102,7 +102,9 @@ class GroveAdapter:
         room = self.max_body_bytes - len(join_body(candidate).encode())
         section = candidate[key]
         new: str | None = None
-        if op == "examples":
+        if not section:
+            pass  # a dropped section stays dropped (writing into it would lose its heading)
+        elif op == "examples":
             new = add_worked_examples(section, records, room)
         elif op == "shorten":
             new = shorten_section(section)
