@@ -23,7 +23,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from procedure import NAME, scripted_agent, scripted_reflection, write_dataset, write_skill  # noqa: E402
+from procedure import NAME, scripted_agent, scripted_reflection, write_dataset, write_skill
 
 HERE = Path(__file__).resolve().parent
 
