@@ -23,7 +23,7 @@ DEFAULT_TOOLSETS = ("files", "terminal")
 SKILL_BLOCK = "\n\n# Skill in use\nThe skill below is loaded for this task (as skill_view would show it). Follow it.\n\n"
 
 
-def _brief(arguments: object, limit: int = 80) -> str:
+def _brief(arguments: object, limit: int = 200) -> str:
     try:
         args = json.loads(arguments) if isinstance(arguments, str) else arguments
     except json.JSONDecodeError:
