@@ -78,7 +78,6 @@ def _child_setup(
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         fds = (
             landlock.open_paths(landlock_for, (gitconfig_path(),)) if landlock_for is not None else []
@@ -88,9 +87,12 @@ def _child_setup(
             os.setresgid(who.gid, who.gid, who.gid)
             os.setresuid(who.uid, who.uid, who.uid)
             os.umask(0o002)  # files stay writable by the next run's uid, which shares the group
-        if landlock_for is not None:  # last: seccomp forbids what the steps before may need
+        if landlock_for is not None:  # seccomp forbids what the steps before may need
             landlock.restrict(fds, network)
             seccomp.install(network)
+        # last: until exec the child still holds every fd of its parent (close_fds runs after this function), so
+        # in a process with many open files a lower cap made Landlock's own fds fail with EMFILE
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limits.open_files, limits.open_files))
 
     return apply
 
@@ -239,11 +241,13 @@ def _supervise(
             ),
         )
     except (OSError, subprocess.SubprocessError) as e:  # SubprocessError: the child setup failed
-        return Result(127, "", f"could not start {argv[0]}: {e}", info.name, duration=0.0, notes=notes)
-    out, err, timed_out, truncated, disk_over = _collect(proc, limits, watch)
-    if not (timed_out or disk_over):  # the pipes closed a moment before the exit: do not kill a finishing run
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            proc.wait(timeout=PIPE_GRACE)
+        why = f"could not start {argv[0]}: {e}"
+        out, err = (why, "") if merge_stderr else ("", why)  # merged: the caller reads stdout only
+        return Result(127, out, err, info.name, duration=0.0, notes=notes)
+    deadline = time.monotonic() + limits.timeout
+    out, err, timed_out, truncated, disk_over = _collect(proc, limits, watch, deadline)
+    if not (timed_out or disk_over):  # pipes closed before the exit: wait for it while the deadline allows
+        timed_out, disk_over = _await_exit(proc, watch, deadline)
     if proc.poll() is None:
         _kill_tree(proc, info, who)
     if group is not None:
@@ -286,12 +290,26 @@ def _memfd(name: str, data: bytes) -> int:
     return fd
 
 
+def _await_exit(proc: subprocess.Popen[bytes], watch: DiskWatch, deadline: float) -> tuple[bool, bool]:
+    """Wait for a run whose pipes are closed: it is finishing (or closed them on purpose and works on), and only
+    the deadline or the disk cap may stop it. A fixed grace here lost races on busy machines and reported
+    successful commands as killed (-9). Returns (timed_out, disk_over)."""
+    while True:
+        now = time.monotonic()
+        if now >= deadline:
+            return proc.poll() is None, False
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=min(POLL, deadline - now))
+            return False, False
+        if watch.over():
+            return False, proc.poll() is None
+
+
 def _collect(
-    proc: subprocess.Popen[bytes], limits: Limits, watch: DiskWatch
+    proc: subprocess.Popen[bytes], limits: Limits, watch: DiskWatch, deadline: float
 ) -> tuple[bytes, bytes, bool, bool, bool]:
     """Read both pipes until EOF, the deadline, the disk cap, or shortly after exit (pipes held by escapees are
     let go)."""
-    deadline = time.monotonic() + limits.timeout
     bufs: dict[int, bytearray] = {}
     sel = selectors.DefaultSelector()
     for stream in (proc.stdout, proc.stderr):
