@@ -40,7 +40,47 @@ def show() -> None:
         print(f"{name}: {mask(value) if value else '(not set)'}")
 
 
-@app.command("set")
+# Settings whose value is a model spec, checked when set rather than at the first run.
+MODEL_KEYS = (
+    "model",
+    "fallback_models",
+    "compression.summary_model",
+    "goals.judge_model",
+    "security.approval_model",
+)
+
+
+def check_value(key: str, raw_value: str) -> None:
+    """What config.yaml's schema cannot know: a model spec parses, toolsets exist. Raises ConfigError."""
+    import yaml
+
+    from grove.config import ConfigError
+
+    try:
+        value = yaml.safe_load(raw_value) if raw_value.strip() else None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"'{raw_value}' is not a YAML value ({e}); quote it or fix it") from e
+    items = value if isinstance(value, list) else [] if value is None else [value]
+    if isinstance(value, str) and key in ("toolsets", "fallback_models"):
+        items = [s.strip() for s in value.split(",") if s.strip()]
+    if key in MODEL_KEYS:
+        from grove.llm.spec import parse_spec
+
+        for item in items:
+            parse_spec(str(item))
+    elif key == "toolsets":
+        from grove.tools.builtin import builtin_registry
+
+        known = builtin_registry().toolsets
+        unknown = [str(t) for t in items if str(t) not in known]
+        if unknown:
+            raise ConfigError(
+                f"unknown toolset(s) {', '.join(unknown)}; known: {', '.join(sorted(known))} "
+                "(e.g. grove config set toolsets files,todo)"
+            )
+
+
+@app.command("set", context_settings={"ignore_unknown_options": True})  # `set max_iterations -5` is a value
 def set_(
     key: str = typer.Argument(
         ..., help="Dotted key, e.g. model, toolsets, retry.attempts, providers.vllm.base_url"
@@ -50,6 +90,7 @@ def set_(
     """Set one setting in config.yaml (validated first; API keys are refused: use environment variables)."""
     from grove.config import set_config_value
 
+    check_value(key, value)
     path = set_config_value(key, value)
     print(f"set {key} = {value} in {path}")
 

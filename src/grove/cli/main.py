@@ -70,11 +70,31 @@ def _requested(argv: list[str]) -> list[str] | None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from grove.errors import GroveError
+    from grove.cli.errors import explain
 
     args = sys.argv[1:] if argv is None else argv
     try:
-        build_app(_requested(args))(args=args, prog_name="grove")
-    except GroveError as e:
-        print(f"grove: {e}", file=sys.stderr)
-        sys.exit(2)
+        # not standalone: usage errors come here and get the same one-line form as every other error
+        code = build_app(_requested(args))(args=args, prog_name="grove", standalone_mode=False)
+    except typer.Abort:
+        print("grove: aborted (no answer on standard input)", file=sys.stderr)
+        sys.exit(1)
+    except typer.TyperException as e:  # click's errors, as typer vendors them: usage (2) and the like
+        exit_code = int(getattr(e, "exit_code", 2))
+        message = e.format_message() if hasattr(e, "format_message") else str(e)
+        ctx = getattr(e, "ctx", None)
+        if type(e).__name__ == "NoArgsIsHelpError":  # a bare group: its help is the answer
+            print(message, file=sys.stderr)
+        else:
+            where = f" (see `{ctx.command_path} --help`)" if ctx is not None and exit_code == 2 else ""
+            print(f"grove: {message}{where}", file=sys.stderr)
+        sys.exit(exit_code)
+    except (Exception, KeyboardInterrupt) as e:
+        known = explain(e)
+        if known is None:
+            raise  # a bug: the traceback is the report
+        message, code = known
+        print(f"grove: {message}", file=sys.stderr)
+        sys.exit(code)
+    if isinstance(code, int) and code:  # typer.Exit(n) from a command
+        sys.exit(code)

@@ -16,7 +16,11 @@ if TYPE_CHECKING:
 
 
 def run(
-    text: str = typer.Argument(..., help='What to ask or do, e.g. "What is the capital of France?"'),
+    text: str | None = typer.Argument(
+        None,
+        help='What to ask or do, e.g. "What is the capital of France?"; `-` or none with a pipe: read standard '
+        "input (echo text | grove run).",
+    ),
     model: str | None = typer.Option(
         None,
         "--model",
@@ -53,6 +57,7 @@ def run(
     from grove.llm.errors import ModelError
     from grove.runtime import Profile, Session
 
+    text = prompt_text(text)
     settings = load()
     events = TerminalEvents(stream_text=not as_json and sys.stdout.isatty(), quiet=as_json)
     profile = Profile(
@@ -104,6 +109,19 @@ def run(
             print(report.render(), file=sys.stderr)
     if result.interrupted:
         raise typer.Exit(130)
+    if plan and result.budget_exhausted:  # no plan, or one that did not finish: a script must see the failure
+        fail(f"the plan did not finish; session {session.id} keeps what was done", code=1)
+
+
+def prompt_text(text: str | None) -> str:
+    """The prompt: the argument, or standard input when it is `-` or absent and input is piped."""
+    if text is None or text == "-":
+        if text is None and sys.stdin.isatty():
+            fail('give the prompt as an argument (grove run "question") or pipe it (echo hi | grove run)', 2)
+        text = sys.stdin.read()
+    if not text.strip():
+        fail('the prompt is empty; say what to do, e.g. grove run "Summarise README.md"', 2)
+    return text
 
 
 def terminal_approver(interactive: bool) -> Approver | None:

@@ -329,20 +329,28 @@ def set_config_value(key: str, raw_value: str) -> Path:
 
     from grove.atomic_files import atomic_write_text
 
-    if (
-        any(w in key.lower() for w in SECRET_WORDS)
-        and key.lower() != "providers"
-        and not key.endswith("key_env")
-    ):
+    parts = key.split(".")
+    leaf = parts[-1].lower()
+    # a name that *is* a secret (api_key, token, openai_api_key), not one that merely contains the letters
+    secret = any(leaf == w or leaf.endswith(f"_{w}") for w in SECRET_WORDS) and not leaf.endswith("key_env")
+    if not secret and parts[0] not in SETTING_NAMES:
+        import difflib
+
+        close = difflib.get_close_matches(parts[0], sorted(SETTING_NAMES), n=1)
+        hint = f"did you mean '{close[0]}'? " if close else ""
+        raise ConfigError(f"unknown setting '{key}'; {hint}`grove config show` lists them")
+    if secret:
         raise ConfigError(
             f"'{key}' looks like a secret; grove never writes keys to disk. Export it in your shell instead "
             "(e.g. export OPENAI_API_KEY=...), or set providers.<name>.key_env to the variable's name."
         )
     path = grove_home() / "config.yaml"
     data = read_config_file(path)
-    value = yaml.safe_load(raw_value) if raw_value.strip() else None
+    try:
+        value = yaml.safe_load(raw_value) if raw_value.strip() else None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"'{raw_value}' is not a YAML value ({e}); quote it or fix it") from e
     node = data
-    parts = key.split(".")
     for part in parts[:-1]:
         node = node.setdefault(part, {})
         if not isinstance(node, dict):
