@@ -206,7 +206,8 @@ class Compressor:
             return None, "the summariser is cooling down after a failed call", None
         budget = self.settings.summary_budget(middle_tokens)
         # small windows: a 2K-token floor would eat the context it is meant to free, or the summariser's own window
-        budget = min(budget, max(256, self.settings.threshold_tokens(self.window) // 4))
+        # the exact facts travel in the ledger; the model's narrative stays small beside it
+        budget = min(budget, max(256, self.settings.threshold_tokens(self.window) // 8))
         budget = min(budget, max(256, int(getattr(self.summarizer, "context_window", 0) or 128_000) // 4))
         try:
             text, usage = summarise(self.summarizer, middle, previous, budget)

@@ -12,7 +12,7 @@ CODE_EXTS = {
     "swift", "scala", "sh", "bash", "lua", "sql", "m", "mm", "dart", "ex", "exs", "clj",
 }  # fmt: skip
 LINE_NO = re.compile(r"^\s*\d+\s*[|│]\s?")  # read_file numbers lines as "    12|text"
-_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+(?=[A-Z`\"'(\[*_0-9])|\n+")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\[*_0-9])|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _NARRATION = re.compile(
     r"^(?:ok(?:ay)?[,.]?\s+)?(?:now,?\s+|next,?\s+|first,?\s+|then,?\s+)?"
@@ -69,13 +69,13 @@ _DEFINITION = re.compile(
     r"(?:\([^)]*\)\s*)?(?P<name>[A-Za-z_]\w*)"
 )
 _TESTS = re.compile(
-    r"\b\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?|tests?)\b|\bRan \d+ tests?\b|"
+    r"\b\d+ (?:passed|failed|errors?|skipped|xfailed|xpassed|warnings?)(?:,| in \d)|\bRan \d+ tests?\b|"
     r"\bFAILED \(|\bTests?:\s+\d+",
     re.IGNORECASE,
 )
 _ERROR = re.compile(
     r"\b\w*(?:Error|Exception)\b|Traceback|\bFAILED\b|\bFAIL\b|\berror(?:\[\w+\])?:|\bfatal:|\bpanic:|^E\s{2,}|"
-    r"\bERROR\b|Segmentation fault|No such file|not found|Permission denied|\bdenied\b|timed out|refused|"
+    r"\bERROR\b|\bERR!|Segmentation fault|No such file|not found|Permission denied|\bdenied\b|timed out|refused|"
     r"\bexit(?:ed)?(?: with)?(?: code| status)?[=: ]\s*[1-9]",
     re.IGNORECASE,
 )

@@ -29,6 +29,7 @@ class Ledger:
     constraints: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
     findings: list[str] = field(default_factory=list)
+    progress: list[str] = field(default_factory=list)  # statements naming only files: cheapest to lose
     values: list[dict[str, Any]] = field(default_factory=list)  # {source, subject, text, was}, oldest first
     paths: list[str] = field(default_factory=list)
     definitions: dict[str, list[str]] = field(default_factory=dict)
@@ -45,7 +46,14 @@ class Ledger:
 
     def add_user(self, text: str) -> None:
         prose = facts.sentences(text)
-        request = facts.clip(text, REQUEST_CHARS)
+        lines = text.strip().splitlines()
+        if (
+            len(lines) > 8
+        ):  # a pasted log or file: its start and end say what it is; the values are read below
+            text_kept = "\n".join([*lines[:2], f"[… {len(lines) - 5} pasted lines …]", *lines[-3:]])
+        else:
+            text_kept = text
+        request = facts.clip(text_kept, REQUEST_CHARS)
         _add(self.requests, request)
         for s in prose:
             if facts.is_constraint(s):
@@ -60,11 +68,14 @@ class Ledger:
             if facts.is_narration(s):
                 continue
             item = facts.clip(s, SENTENCE_CHARS)
-            specific = facts.has_identifier(s) or facts.has_subject_number(s)
+            without_paths = facts.PATH.sub("", s)
+            specific = facts.has_identifier(without_paths) or facts.has_subject_number(without_paths)
             if _strong_decision(s):
                 _add(self.decisions, item, MAX["decisions"])
-            elif specific and (facts.is_decision(s) or facts.has_subject_number(s)):
+            elif specific:
                 _add(self.findings, item, MAX["findings"])
+            elif facts.PATH.search(s):
+                _add(self.progress, item, MAX["findings"])
         for p in facts.paths_in(text):
             _add(self.paths, p, MAX["paths"])
 
@@ -73,7 +84,7 @@ class Ledger:
         command = args.get("command") or args.get("cmd")
         source = str(path) if isinstance(path, str) and path else facts.clip(str(command or tool), 80)
         code = isinstance(path, str) and PurePosixPath(path).suffix.lstrip(".").lower() in facts.CODE_EXTS
-        self._add_values(source, facts.values_in(text, code=code))
+        self._add_values(source, facts.values_in(text, code=code), file=source == path)
         if code:
             names = facts.definitions(text)
             if names:
@@ -85,7 +96,7 @@ class Ledger:
             for line in facts.test_summaries(text)[-2:]:
                 self._add_values(source, [facts.Value("tests", line, line)])
 
-    def _add_values(self, source: str, found: list[facts.Value]) -> None:
+    def _add_values(self, source: str, found: list[facts.Value], file: bool = False) -> None:
         for v in found[:VALUES_PER_RESULT]:
             old = next((e for e in self.values if e["source"] == source and e["subject"] == v.subject), None)
             if old is not None:
@@ -93,9 +104,9 @@ class Ledger:
                 was = list(old.get("was", []))
                 if old["text"] != v.text:
                     was = [*was, old["text"]][-3:]
-                entry = {"source": source, "subject": v.subject, "text": v.text, "was": was}
             else:
-                entry = {"source": source, "subject": v.subject, "text": v.text, "was": []}
+                was = []
+            entry = {"source": source, "subject": v.subject, "text": v.text, "was": was, "file": file}
             self.values.append(entry)
         del self.values[: max(0, len(self.values) - MAX["values"])]
 
@@ -106,31 +117,38 @@ class Ledger:
         item is already stated verbatim elsewhere (the model summary), so it need not be repeated."""
         seen = present or (lambda _t: False)
         requests = [r for r in self.requests if not seen(r)]
+        # shed first to last: what is cheapest to find again (session search has it all) goes first
         sections: dict[str, list[str]] = {
-            "findings": [f for f in self.findings if not seen(f)],
-            "definitions": [f"{src}: {', '.join(n)}" for src, n in self.definitions.items()],
             "paths": [p for p in self.paths if not seen(p)],
-            "values": [_value_line(v) for v in self.values if not seen(v["text"])],
+            "definitions": [f"{src}: {', '.join(n)}" for src, n in self.definitions.items()],
+            "progress": [p for p in self.progress if not seen(p)],
+            # a file's values can be read again from the workspace; a command's output cannot: files go first
+            "file values": [_item(v) for v in self.values if v.get("file") and not seen(v["text"])],
+            "values": [_item(v) for v in self.values if not v.get("file") and not seen(v["text"])],
+            "findings": [f for f in self.findings if not seen(f)],
             "decisions": [d for d in self.decisions if not seen(d)],
         }
+        size = _size(requests, self.constraints, sections)
         shortened = 0
-        while _size(requests, self.constraints, sections) > budget_tokens:
+        while size > budget_tokens:
             tier = next((k for k, items in sections.items() if items), None)
             if tier is not None:
-                sections[tier].pop(0)
+                size -= (len(sections[tier].pop(0)) + 3) // 4
             elif shortened < len(requests):
-                requests[shortened] = _first_sentence(requests[shortened])
+                short = _first_sentence(requests[shortened])
+                size -= (len(requests[shortened]) - len(short)) // 4
+                requests[shortened] = short
                 shortened += 1
             else:
                 break
         listed = "\n".join(requests)
         constraints = [c for c in self.constraints if c not in listed]
-        return _compose(requests, constraints, sections)
+        sections["values"] = sections.pop("file values") + sections["values"]
+        text = _compose(requests, constraints, sections)
+        return text
 
     def is_empty(self) -> bool:
-        return not any(
-            (self.requests, self.decisions, self.findings, self.values, self.paths, self.definitions)
-        )
+        return not any((self.requests, self.decisions, self.findings, self.progress, self.values, self.paths))
 
 
 STRONG = re.compile(
@@ -157,11 +175,25 @@ def _add(items: list[str], item: str, limit: int | None = None) -> None:
         del items[0]
 
 
-def _value_line(v: dict[str, Any]) -> str:
-    line = f"{v['source']}: {v['text']}"
+def _item(v: dict[str, Any]) -> str:
+    return f"{v['source']}\x1f{_value_text(v)}"
+
+
+def _value_text(v: dict[str, Any]) -> str:
+    line = str(v["text"])
     if v.get("was"):
-        line += f"   (earlier: {'; '.join(v['was'])})"
+        line += f" (earlier: {'; '.join(v['was'])})"
     return line
+
+
+def _grouped(values: list[str]) -> list[str]:
+    """`source\x1fline` items as one line per source, sources in the order of their latest value."""
+    groups: dict[str, list[str]] = {}
+    for item in values:
+        source, text = item.split("\x1f", 1)
+        groups.setdefault(source, []).append(text)
+        groups[source] = groups.pop(source)  # move to the end: the latest reading orders the groups
+    return [f"{source}: {' | '.join(lines)}" for source, lines in groups.items()]
 
 
 def _first_sentence(text: str) -> str:
@@ -187,13 +219,15 @@ def _compose(requests: list[str], constraints: list[str], sections: dict[str, li
     titles = {
         "decisions": "Decisions and conclusions stated (verbatim)",
         "findings": "Findings stated (verbatim)",
-        "values": "Values seen (source: line as written; the latest wins)",
+        "progress": "Progress stated (verbatim)",
+        "values": "Values seen (source: lines as written, | between them; the latest wins)",
         "definitions": "Definitions seen (file: names)",
         "paths": "Paths mentioned",
     }
-    for key in ("decisions", "findings", "values", "definitions"):
-        if sections[key]:
-            parts.append(f"{titles[key]}:\n" + "\n".join(f"- {i}" for i in sections[key]))
+    for key in ("decisions", "findings", "progress", "values", "definitions"):
+        items = _grouped(sections[key]) if key == "values" else sections[key]
+        if items:
+            parts.append(f"{titles[key]}:\n" + "\n".join(f"- {i}" for i in items))
     if sections["paths"]:
         parts.append(f"{titles['paths']}: " + ", ".join(sections["paths"]))
     return "\n\n".join(parts)
