@@ -1,4 +1,4 @@
-"""Cost of the level-0 skills index in the system prompt (cl100k tokens) at 50, 200 and 1,000 skills.
+"""Cost of the level-0 skills index in the system prompt (cl100k tokens) at 50, 200, 1,000 and 10,000 skills.
 
 50: the realistic library in benchmarks/data/skills/library (first 50 by name). 200 and 1,000: those 60 plus
 generated skills with realistic names and descriptions ("<tool>-<task>", 20 categories), since nobody keeps 1,000
@@ -72,6 +72,19 @@ def generated(n: int, taken: set[str]) -> list[Skill]:
         out.append(Skill(name, desc, Path("/x") / name, "home", {}, "", category=cat))
         if len(out) == n:
             return out
+    for variant in ("ci", "prod", "local", "cloud", "legacy", "multi", "fast", "safe", "team"):
+        for cat, tool, task in combos:
+            name = f"{tool}-{task}-{variant}"
+            if name in taken:
+                continue
+            taken.add(name)
+            desc = (
+                f"{task.capitalize()} {tool} for {variant} setups, with the checks that catch the usual "
+                f"mistakes. Use when asked to {task} {tool} ({variant})."
+            )
+            out.append(Skill(name, desc, Path("/x") / name, "home", {}, "", category=cat))
+            if len(out) == n:
+                return out
     raise SystemExit(f"cannot generate {n} distinct skills")
 
 
@@ -85,18 +98,32 @@ def main() -> None:
     real = real_skills()
     figures: dict[str, int] = {}
     stable = True
-    for n in (50, 200, 1000):
-        skills = library(n, real)
+    for n in (50, 200, 1000, 10000, -10000):
+        skills = library(abs(n), real)
+        if n < 0:  # an imported collection: thousands of small groups (one per author)
+            skills = [
+                Skill(s.name, s.description, s.path, s.source, {}, "", category=f"author-{i % 2000}")
+                for i, s in enumerate(skills)
+            ]
         text = render_index(skills)
         shuffled = skills[:]
         random.Random(n).shuffle(shuffled)
         stable &= render_index(shuffled) == text
         tokens = count_tokens(text)
-        figures[f"index_tokens_{n}"] = tokens
-        layout = "described" if "\n- " in text else "folded" if "more\n" in text else "names by category"
+        key = f"index_tokens_{abs(n)}" + ("_2000groups" if n < 0 else "")
+        figures[key] = tokens
+        layout = (
+            "compact"
+            if "too many to list" in text
+            else "described"
+            if "\n- " in text
+            else "folded"
+            if "more\n" in text
+            else "names by category"
+        )
         print(
-            f"{n:5} skills: {tokens:5} tokens ({tokens / n:.1f}/skill), {len(text):6} chars, layout: {layout}, "
-            f"budget {token_budget(n)} (estimated {estimate_tokens(text)})"
+            f"{abs(n):6} skills{' (2,000 groups)' if n < 0 else ''}: {tokens:5} tokens, {len(text):6} chars, "
+            f"layout: {layout}, budget {token_budget(abs(n))} (estimated {estimate_tokens(text)})"
         )
     if "--show" in sys.argv:
         print(render_index(library(int(sys.argv[sys.argv.index("--show") + 1]), real)))

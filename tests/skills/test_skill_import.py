@@ -61,7 +61,7 @@ def test_existing_skills_are_skipped_unless_forced(home: Path, tmp_path: Path) -
     write_skill(src, "tool", skill_text("tool", "new"))
     write_skill(home / "skills", "tool", skill_text("tool", "old"))
     [o] = import_skills(src / "tool", home / "skills")
-    assert o.status == "skipped" and "exists already" in o.reason
+    assert o.status == "duplicate" and "library" in o.reason and "--on-conflict" in o.fix
     [o] = import_skills(src / "tool", home / "skills", force=True)
     assert o.status == "imported" and "new" in (home / "skills" / "tool" / "SKILL.md").read_text()
     assert (home / "skills" / ".history" / "tool" / "000001" / "SKILL.md").read_text().count("old") == 1

@@ -24,7 +24,7 @@ def test_import_list_show_history_rollback(home: Path, tmp_path: Path) -> None:
     write_skill(src, "broken", "---\nname: broken\n---\n")
     result = run("import", str(src))
     assert result.exit_code == 0, result.output
-    assert "imported  git-tidy" in result.output and "skipped   broken" in result.output
+    assert "imported  git-tidy" in result.output and "invalid   broken" in result.output
 
     listed = json.loads(run("list", "--json").output)
     assert [s["name"] for s in listed["skills"]] == ["git-tidy"]

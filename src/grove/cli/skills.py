@@ -262,34 +262,46 @@ def restore(name: str = typer.Argument(..., help="Archived skill name.")) -> Non
 
 @app.command("import")
 def import_(
-    path: Path = typer.Argument(..., help="A skill folder, or a folder of skills (e.g. ~/.claude/skills)."),
-    force: bool = typer.Option(False, "--force", help="Replace skills of the same name (old versions kept)."),
+    path: Path = typer.Argument(..., help="A skill folder, or a folder of skills in any layout (e.g. a checkout)."),
+    on_conflict: str = typer.Option(
+        "skip",
+        "--on-conflict",
+        help="A name already taken: skip it, rename it name-<author>, or replace the library's (old kept).",
+    ),
+    force: bool = typer.Option(False, "--force", help="Same as --on-conflict replace."),
     allow_flagged: bool = typer.Option(
         False,
         "--allow-flagged",
         help="Also import skills the scan flags as caution (read the reasons first); dangerous ones never import.",
     ),
+    report: Path | None = typer.Option(None, "--report", help="Write every verdict, with a way forward, as JSON."),
+    max_depth: int = typer.Option(6, "--max-depth", min=1, help="Folders deep to look for SKILL.md."),
+    max_skills: int | None = typer.Option(None, "--max-skills", min=1, help="Import at most this many (none)."),
+    max_files: int = typer.Option(200, "--max-files", min=1, help="Files a skill may hold."),
+    max_file_bytes: int = typer.Option(1 << 20, "--max-file-bytes", min=1, help="Bytes one file may hold."),
+    progress: bool | None = typer.Option(
+        None, "--progress/--no-progress", help="Show a progress bar (default: on a terminal, for 50+ skills)."
+    ),
 ) -> None:
-    """Import skills written for another agent: each is validated, scanned, copied, and reported."""
-    from grove.skills.importer import import_skills
+    """Import skills written for another agent: each is read, scanned, copied, and given a verdict."""
+    from grove.cli.skills_import import run_import
 
+    if on_conflict not in ("skip", "rename", "replace"):
+        fail(f"--on-conflict {on_conflict!r} is not known; use skip, rename or replace", code=2)
     settings = load()
-    try:
-        outcomes = import_skills(path, _root(settings), _db(settings), force, allow_flagged)
-    except FileNotFoundError as e:
-        fail(str(e))
-    for o in outcomes:
-        detail = f": {o.reason}" if o.reason else ""
-        print(f"{o.status:<9} {o.name}{detail}")
-        for w in o.warnings:
-            print(f"          warning: {w}")
-    done = sum(o.status == "imported" for o in outcomes)
-    counts = {s: sum(o.status == s for o in outcomes) for s in ("skipped", "quarantined", "refused")}
-    print(f"{done} imported, " + ", ".join(f"{n} {s}" for s, n in counts.items() if n or s == "skipped"))
-    if counts["quarantined"]:
-        print("quarantined skills were flagged as caution: read the reasons; --allow-flagged imports them")
-    if done == 0:
-        raise typer.Exit(1)
+    code = run_import(
+        settings,
+        path,
+        _root(settings),
+        _db(settings),
+        on_conflict="replace" if force else on_conflict,  # type: ignore[arg-type]
+        allow_flagged=allow_flagged,
+        report=report,
+        limits=(max_depth, max_skills, max_files, max_file_bytes),
+        progress=progress,
+    )
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("trust")

@@ -1,207 +1,194 @@
 """Importing skills written for other agents (Claude Code, Hermes Agent, any Agent Skills client) into $GROVE_HOME.
 
-Each skill is read leniently, scanned (every file, by its kind), and copied whole into a temp folder that is renamed
-into place, so a half-imported skill never shows up. Every skill gets a verdict: imported (with warnings), skipped
-(unreadable), quarantined (flagged caution: imported only with allow_flagged) or refused (dangerous, always).
+One pass over a skill folder or a whole collection: walk (every SKILL.md at any depth up to the bound, hidden
+agent folders included), read each skill once, settle names (--on-conflict skip | rename | replace), scan every
+distinct file once (in parallel, verdicts cached by content hash), then copy each skill through a temp folder that
+is renamed into place. Every SKILL.md found gets one verdict (grove.skills.import_report.STATUSES) with a reason
+and a way forward; a limit is a parameter, and what it holds back is reported as over-limit.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-import re
 import shutil
 import tempfile
+import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
-import yaml
-
-from grove.security.skill_scan import scan_skill_files
 from grove.skills import usage
-from grove.skills.discover import iter_skill_dirs
-from grove.skills.frontmatter import (
-    MAX_NAME,
-    NAME_RE,
-    SkillFormatError,
-    parse_skill_md,
-    quote_colon_values,
-    split_frontmatter,
-    strict_problems,
-)
+from grove.skills.discover import AGENT_DIRS, MAX_DEPTH, Found, walk
+from grove.skills.frontmatter import MAX_NAME, NAME_RE, SkillFormatError, strict_problems
 from grove.skills.history import skill_lock, snapshot
+from grove.skills.import_report import ImportOutcome, ImportSummary, fix_for, summarise
 from grove.skills.manage import MAX_SUPPORT_FILE_BYTES
+from grove.skills.repair import normalise_name, repair
 from grove.skills.skill import MAX_SUPPORT_FILES, SUPPORT_DIRS, load_skill
 from grove.store.db import Database
 
-_NAME_LINE = re.compile(r"^name:.*$", re.MULTILINE)
+__all__ = ["ImportLimits", "ImportOutcome", "find_skill_dirs", "import_skills", "normalise_name", "repair"]
+
+Conflict = Literal["skip", "rename", "replace"]
+AGENT_FOLDERS = sorted(AGENT_DIRS)
+Progress = Callable[[str, int, int], None]  # (stage, done, total)
+
+
+@dataclass(frozen=True)
+class ImportLimits:
+    max_depth: int = MAX_DEPTH
+    max_skills: int | None = None
+    max_files: int = MAX_SUPPORT_FILES
+    max_file_bytes: int = MAX_SUPPORT_FILE_BYTES
 
 
 @dataclass
-class ImportOutcome:
-    source: Path
+class _Prepared:
+    found: Found
     name: str
-    status: str  # "imported" | "skipped" | "quarantined" | "refused"
-    reason: str = ""
+    original: str
+    author: str
+    category: str | None
+    text: str  # SKILL.md as written
+    files: list[Path]
+    scan_files: list[tuple[str, str]]  # text files other than SKILL.md
     warnings: list[str] = field(default_factory=list)
+    digest: str = ""
+    replace: bool = False
 
 
-def normalise_name(name: str) -> str:
-    """'My_Skill.v2' -> 'my-skill-v2': the closest name the standard allows ('' if nothing is left)."""
-    out = re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
-    return out[:MAX_NAME].rstrip("-")
-
-
-def _with_metadata(yaml_text: str, entries: dict[str, str]) -> str | None:
-    """Add `entries` under `metadata:` by inserting lines (the rest of the YAML stays as written); None if unsure."""
-    lines = yaml_text.splitlines(keepends=True)
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    meta_at = next((i for i, ln in enumerate(lines) if re.match(r"^metadata:\s*$", ln)), None)
-    if meta_at is None and any(ln.startswith("metadata:") for ln in lines):
-        return None  # a flow mapping or a scalar: editing it by hand could break it
-    if meta_at is None:
-        return "".join(lines) + "metadata:\n" + "".join(f"  {k}: {v}\n" for k, v in entries.items())
-    nxt = lines[meta_at + 1] if meta_at + 1 < len(lines) else "  "
-    indent = nxt[: len(nxt) - len(nxt.lstrip())] or "  "
-    lines[meta_at + 1 : meta_at + 1] = [f"{indent}{k}: {v}\n" for k, v in entries.items()]
-    return "".join(lines)
-
-
-def repair(text: str, name: str, category: str | None) -> tuple[str, list[str]]:
-    """Make an imported SKILL.md as valid as can be done safely, editing lines, never re-serialising the YAML:
-    quote `key: value: with colon` lines, fix the name, record the category and that it was imported."""
-    notes: list[str] = []
-    yaml_text, body = split_frontmatter(text)
-    try:
-        data = yaml.safe_load(yaml_text)
-    except yaml.YAMLError:
-        yaml_text = quote_colon_values(yaml_text)
-        data = yaml.safe_load(yaml_text)  # parse_skill_md succeeded with exactly this retry
-        notes.append("quoted values containing ': ' so the frontmatter is valid YAML")
-    data = data if isinstance(data, dict) else {}
-    if data.get("name") != name:
-        if "name" in data:
-            notes.append(
-                f"renamed {data['name']!r} to {name!r} (the standard allows a-z, 0-9 and single hyphens)"
-            )
-            yaml_text = _NAME_LINE.sub(f"name: {name}", yaml_text, count=1)
-        else:
-            notes.append(f"added 'name: {name}' (it had none)")
-            yaml_text = f"name: {name}\n" + yaml_text
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-    entries = {"grove.created_by": "import"} if "grove.created_by" not in meta else {}
-    if category and not any(k in meta for k in ("grove.category", "category")) and "category" not in data:
-        entries["grove.category"] = category
-    if entries:
-        edited = _with_metadata(yaml_text, entries)
-        if edited is None:
-            notes.append("metadata is not a block mapping; grove's fields were not added")
-        else:
-            yaml_text = edited
-    new_text = f"---\n{yaml_text}---\n{body}"
-    try:
-        parse_skill_md(new_text, name)
-    except SkillFormatError:
-        return text, ["could not repair the frontmatter safely; imported as it was"]
-    return new_text, notes
-
-
-def find_skill_dirs(path: Path) -> list[tuple[Path, str | None]]:
+def find_skill_dirs(path: Path, max_depth: int = MAX_DEPTH) -> list[tuple[Path, str | None]]:
     path = Path(path)
     if (path / "SKILL.md").is_file():
         return [(path, None)]
     if path.is_file() and path.name == "SKILL.md":
         return [(path.parent, None)]
-    return list(iter_skill_dirs(path))
+    return [(f.folder, f.category) for f in walk(path, max_depth, nested=True).found]
 
 
-def _files(folder: Path) -> tuple[list[Path], list[str]]:
-    """The regular files to copy, and warnings for what is left out (symlinks, hidden files)."""
+def _files(folder: Path, nested: set[str]) -> tuple[list[Path], list[str]]:
+    """The regular files to copy, and warnings for what is left out (links, hidden files, skills of their own)."""
     files: list[Path] = []
     warnings: list[str] = []
     for dirpath, dirnames, filenames in os.walk(folder):
         for d in list(dirnames):
-            if d.startswith(".") or os.path.islink(os.path.join(dirpath, d)):
-                warnings.append(
-                    f"left out {os.path.relpath(os.path.join(dirpath, d), folder)}/ (hidden or a link)"
-                )
+            full = os.path.join(dirpath, d)
+            rel = os.path.relpath(full, folder)
+            if full in nested:
+                warnings.append(f"left out {rel}/ (a skill of its own, imported on its own)")
+                dirnames.remove(d)
+            elif d.startswith(".") or os.path.islink(full):
+                warnings.append(f"left out {rel}/ (hidden or a link)")
                 dirnames.remove(d)
         dirnames.sort()
         for fname in sorted(filenames):
-            full = Path(dirpath) / fname
-            rel = full.relative_to(folder)
-            if fname.startswith(".") or full.is_symlink():
-                warnings.append(f"left out {rel} (hidden or a link)")
+            full_path = Path(dirpath) / fname
+            if fname.startswith(".") or full_path.is_symlink():
+                warnings.append(f"left out {full_path.relative_to(folder)} (hidden or a link)")
                 continue
-            files.append(full)
+            files.append(full_path)
     return files, warnings
 
 
-def import_one(
-    folder: Path,
-    category: str | None,
-    skills_root: Path,
-    db: Database | None,
-    force: bool,
-    allow_flagged: bool = False,
-) -> ImportOutcome:
+def _author(folder: Path, fm: dict[str, object], root: Path) -> str:
+    """Who wrote it, for `name-<author>`: the frontmatter's author, a registry's _meta.json owner, or the folder
+    the skill sits in (collections keep <author>/<skill>/)."""
+    meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+    for value in (fm.get("author"), meta.get("author") if isinstance(meta, dict) else None):
+        if isinstance(value, str) and normalise_name(value):
+            return normalise_name(value)[:24]
     try:
-        skill = load_skill(folder, "import", category)
-    except SkillFormatError as e:
-        return ImportOutcome(folder, folder.name, "skipped", str(e))
+        owner = json.loads((folder / "_meta.json").read_text(encoding="utf-8")).get("owner")
+        if isinstance(owner, str) and normalise_name(owner):
+            return normalise_name(owner)[:24]
+    except (OSError, ValueError, AttributeError):
+        pass
+    parent = folder.parent
+    if parent != root and parent.name not in ("skills", "") and normalise_name(parent.name):
+        return normalise_name(parent.name)[:24]
+    return hashlib.sha256(str(folder).encode()).hexdigest()[:6]
+
+
+def _prepare(f: Found, root: Path, nested: set[str], limits: ImportLimits) -> _Prepared | ImportOutcome:
+    folder = f.folder
+    try:
+        skill = load_skill(folder, "import", f.category)
+        text = skill.skill_md.read_text(encoding="utf-8")
+    except (SkillFormatError, OSError, UnicodeDecodeError) as e:
+        return _verdict(folder, folder.name, "invalid", str(e))
     name = skill.name
     if not NAME_RE.match(name) or len(name) > MAX_NAME:
         name = normalise_name(name)
         if not name:
-            return ImportOutcome(folder, skill.name, "skipped", f"name {skill.name!r} cannot be made valid")
-    text, warnings = repair(skill.skill_md.read_text(encoding="utf-8"), name, category)
-    warnings += strict_problems(text, name)
-    files, left_out = _files(folder)
-    warnings += left_out
-    if len(files) > MAX_SUPPORT_FILES:
-        return ImportOutcome(
-            folder, name, "skipped", f"{len(files)} files; at most {MAX_SUPPORT_FILES} are allowed"
-        )
-    texts: list[tuple[str, str]] = []
-    for f in files:
-        rel = f.relative_to(folder)
-        if f.stat().st_size > MAX_SUPPORT_FILE_BYTES:
-            return ImportOutcome(folder, name, "skipped", f"{rel} is larger than 1 MiB")
-        if rel.parts[0] not in SUPPORT_DIRS and str(rel) != "SKILL.md":
-            warnings.append(f"{rel} is outside {', '.join(SUPPORT_DIRS)} (kept; readable with skill_view)")
-        data = text.encode() if str(rel) == "SKILL.md" else f.read_bytes()
-        if b"\0" not in data[:8192]:
-            texts.append((str(rel), data.decode("utf-8", errors="replace")))
-    scan = scan_skill_files(texts, f"import:{name}")
-    if scan.blocked:
-        why = "dangerous content, refused even with --allow-flagged: " + scan.why("dangerous")
-        return ImportOutcome(folder, name, "refused", why)
-    if scan.verdict == "caution" and not allow_flagged:
-        why = "flagged, not imported (read the reasons; --allow-flagged imports it): " + scan.why("caution")
-        return ImportOutcome(folder, name, "quarantined", why)
-    warnings += scan.reasons
-    skills_root.mkdir(parents=True, exist_ok=True)
-    with skill_lock(skills_root, name):
-        dest = skills_root / name
-        if dest.exists() and not force:
-            return ImportOutcome(
-                folder, name, "skipped", f"a skill '{name}' exists already (--force replaces it)"
-            )
-        tmp = Path(tempfile.mkdtemp(dir=skills_root, prefix=".import-"))
+            return _verdict(folder, skill.name, "invalid", f"name {skill.name!r} cannot be made valid")
+    files, warnings = _files(folder, nested)
+    if len(files) > limits.max_files:
+        why = f"{len(files)} files; at most {limits.max_files} are allowed (--max-files)"
+        return _verdict(folder, name, "over-limit", why)
+    digest = hashlib.sha256()
+    scan_files: list[tuple[str, str]] = []
+    for path in files:
+        rel = str(path.relative_to(folder))
         try:
-            for f in files:
-                rel = f.relative_to(folder)
-                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(f, tmp / rel)
-            (tmp / "SKILL.md").write_text(text, encoding="utf-8")
-            if dest.exists():
-                snapshot(skills_root, name, "import", "import", f"replaced by import from {folder}")
-                shutil.rmtree(dest)
-            os.rename(tmp, dest)
-        finally:
-            shutil.rmtree(tmp, ignore_errors=True)
-    usage.record(db, name, "create", detail=f"import from {folder}", actor="import")
-    return ImportOutcome(folder, name, "imported", warnings=warnings)
+            size = path.stat().st_size
+            if size > limits.max_file_bytes:
+                why = (
+                    f"{rel} has {size} bytes; at most {limits.max_file_bytes} are allowed (--max-file-bytes)"
+                )
+                return _verdict(folder, name, "over-limit", why)
+            data = b"" if rel == "SKILL.md" else path.read_bytes()
+        except OSError as e:
+            return _verdict(folder, name, "invalid", f"cannot read {rel}: {e.strerror or e}")
+        digest.update(rel.encode() + b"\0" + data)
+        if rel == "SKILL.md":
+            continue
+        if path.relative_to(folder).parts[0] not in SUPPORT_DIRS:
+            warnings.append(f"{rel} is outside {', '.join(SUPPORT_DIRS)} (kept; readable with skill_view)")
+        if b"\0" not in data[:8192]:
+            scan_files.append((rel, data.decode("utf-8", errors="replace")))
+    digest.update(text.encode())
+    author = _author(folder, skill.frontmatter, root)
+    return _Prepared(
+        f, name, skill.name, author, f.category, text, files, scan_files, warnings, digest.hexdigest()
+    )
+
+
+def _verdict(folder: Path, name: str, status: str, reason: str) -> ImportOutcome:
+    return ImportOutcome(folder, name, status, reason, fix=fix_for(status, reason))
+
+
+def _settle_names(
+    prepared: list[_Prepared | ImportOutcome], existing: set[str], on_conflict: Conflict
+) -> None:
+    """Give each skill its final name, in walk order; a clash becomes a duplicate verdict (skip) or a new name."""
+    first: dict[str, _Prepared] = {}
+    for i, p in enumerate(prepared):
+        if not isinstance(p, _Prepared):
+            continue
+        earlier = first.get(p.name)
+        if earlier is not None and earlier.digest == p.digest:
+            prepared[i] = _verdict(
+                p.found.folder, p.name, "duplicate", f"identical to {earlier.found.folder}"
+            )
+            continue
+        clash = earlier is not None or (p.name in existing and on_conflict != "replace")
+        if clash and on_conflict != "rename":
+            where = f"the skill from {earlier.found.folder}" if earlier else "a skill in the library"
+            why = f"a skill named '{p.name}' comes first ({where})"
+            prepared[i] = _verdict(p.found.folder, p.name, "duplicate", why)
+            continue
+        if clash:
+            base = f"{p.name[: MAX_NAME - len(p.author) - 1]}-{p.author}"
+            new, n = base, 2
+            while new in first or new in existing:
+                new, n = f"{base[: MAX_NAME - len(str(n)) - 1]}-{n}", n + 1
+            p.warnings.append(f"renamed '{p.name}' to '{new}': the name was taken (--on-conflict rename)")
+            p.name = new
+        p.replace = p.name in existing
+        first[p.name] = p
 
 
 def import_skills(
@@ -210,14 +197,134 @@ def import_skills(
     db: Database | None = None,
     force: bool = False,
     allow_flagged: bool = False,
+    on_conflict: Conflict | None = None,
+    limits: ImportLimits | None = None,
+    progress: Progress | None = None,
+    workers: int | None = None,
 ) -> list[ImportOutcome]:
-    """Import one skill folder, or every skill under a folder of skills (flat or by category). Skills the scan
-    flags as caution are quarantined unless `allow_flagged`; dangerous ones are always refused."""
+    """Import one skill folder, or every skill under a folder (any layout); one outcome per SKILL.md found.
+    Skills the scan flags as caution are quarantined unless `allow_flagged`; dangerous ones are always refused."""
+    return import_with_summary(
+        path, skills_root, db, force, allow_flagged, on_conflict, limits, progress, workers
+    )[0]
+
+
+def import_with_summary(
+    path: Path,
+    skills_root: Path,
+    db: Database | None = None,
+    force: bool = False,
+    allow_flagged: bool = False,
+    on_conflict: Conflict | None = None,
+    limits: ImportLimits | None = None,
+    progress: Progress | None = None,
+    workers: int | None = None,
+) -> tuple[list[ImportOutcome], ImportSummary]:
+    from grove.skills.scan_cache import scan_many
+
+    started = time.monotonic()
+    limits = limits or ImportLimits()
+    conflict: Conflict = on_conflict or ("replace" if force else "skip")
+    tell = progress or (lambda _stage, _done, _total: None)
     path = Path(path).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
-    found = find_skill_dirs(path)
+    if path.is_file() and path.name == "SKILL.md":
+        path = path.parent
+    if (path / "SKILL.md").is_file():
+        found = [Found(str(path), None, 0)]
+        root = path.parent
+    else:
+        found = walk(path, limits.max_depth, nested=True, census=True).found
+        root = path
     if not found:
-        raise FileNotFoundError(f"no SKILL.md found in {path} (looked {3} folders deep)")
-    root = Path(skills_root)
-    return [import_one(folder, category, root, db, force, allow_flagged) for folder, category in found]
+        raise FileNotFoundError(f"no SKILL.md found in {path} (looked {limits.max_depth} folders deep)")
+    skills_folders = {f.where for f in found}
+    prepared: list[_Prepared | ImportOutcome] = []
+    taken = 0
+    for i, f in enumerate(found):
+        if f.hidden:
+            why = f"inside the hidden folder {f.hidden}/ (of hidden folders, only {', '.join(AGENT_FOLDERS)} are read)"
+            prepared.append(_verdict(f.folder, f.folder.name, "hidden", why))
+        elif f.beyond_depth:
+            why = f"{f.depth} folders deep; at most {limits.max_depth} are read (--max-depth)"
+            prepared.append(_verdict(f.folder, f.folder.name, "over-limit", why))
+        elif limits.max_skills is not None and taken >= limits.max_skills:
+            why = f"after the first {limits.max_skills} skills (--max-skills)"
+            prepared.append(_verdict(f.folder, f.folder.name, "over-limit", why))
+        else:
+            taken += 1
+            prepared.append(_prepare(f, root, skills_folders, limits))
+        tell("reading", i + 1, len(found))
+    root_dir = Path(skills_root)
+    existing = {e.name for e in os.scandir(root_dir) if e.is_dir()} if root_dir.is_dir() else set()
+    _settle_names(prepared, existing, conflict)
+    todo = [p for p in prepared if isinstance(p, _Prepared)]
+    texts: list[list[tuple[str, str]]] = []
+    for p in todo:
+        extra = {"grove.source": str(p.found.folder)}
+        if p.name != p.original:
+            extra["grove.original_name"] = p.original
+        p.text, notes = repair(p.text, p.name, p.category, extra)
+        p.warnings = notes + strict_problems(p.text, p.name) + p.warnings
+        texts.append([("SKILL.md", p.text), *p.scan_files])
+    distinct_total = len({t for files in texts for t in files})
+    scanned = [0]
+
+    def step(n: int) -> None:
+        scanned[0] += n
+        tell("scanning", scanned[0], distinct_total)
+
+    results, figures = scan_many(db, texts, workers, step) if todo else ([], {})
+    verdict_of = {id(p): r for p, r in zip(todo, results, strict=True)}
+    outcomes: list[ImportOutcome] = []
+    for i, p in enumerate(prepared):
+        outcomes.append(
+            p if isinstance(p, ImportOutcome) else _install(p, verdict_of[id(p)], root_dir, db, allow_flagged)
+        )
+        tell("copying", i + 1, len(prepared))
+    return outcomes, summarise(outcomes, time.monotonic() - started, figures)
+
+
+def _install(
+    p: _Prepared, scan: object, skills_root: Path, db: Database | None, allow_flagged: bool
+) -> ImportOutcome:
+    from grove.security.skill_scan import ScanResult
+
+    assert isinstance(scan, ScanResult)
+    folder, name = p.found.folder, p.name
+    out = ImportOutcome(folder, name, "imported", warnings=p.warnings, author=p.author)
+    if p.original != name:
+        out.original_name = p.original
+    if scan.blocked:
+        why = "dangerous content, refused even with --allow-flagged: " + scan.why("dangerous")
+        return _with(out, "refused", why)
+    if scan.verdict == "caution" and not allow_flagged:
+        why = "flagged, not imported (read the reasons; --allow-flagged imports it): " + scan.why("caution")
+        return _with(out, "quarantined", why)
+    out.warnings = p.warnings + scan.reasons
+    skills_root.mkdir(parents=True, exist_ok=True)
+    with skill_lock(skills_root, name):
+        dest = skills_root / name
+        if dest.exists() and not p.replace:
+            return _with(out, "duplicate", f"a skill '{name}' appeared in the library meanwhile")
+        tmp = Path(tempfile.mkdtemp(dir=skills_root, prefix=".import-"))
+        try:
+            for f in p.files:
+                rel = f.relative_to(folder)
+                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(f, tmp / rel)
+            (tmp / "SKILL.md").write_text(p.text, encoding="utf-8")
+            if dest.exists():
+                snapshot(skills_root, name, "import", "import", f"replaced by import from {folder}")
+                shutil.rmtree(dest)
+            os.rename(tmp, dest)
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    usage.record(db, name, "create", detail=f"import from {folder}", actor="import")
+    return out
+
+
+def _with(out: ImportOutcome, status: str, reason: str) -> ImportOutcome:
+    out.status, out.reason, out.fix = status, reason, fix_for(status, reason)
+    return out

@@ -1,13 +1,16 @@
 """Level 0 of progressive disclosure: the compact, deterministic skills index that goes into the system prompt.
 
 The richest layout that fits a token budget wins: names with short descriptions for small libraries, names
-grouped by category for mid-sized ones, categories folded with counts for large ones. The budget grows
-sublinearly with the library (about 600 tokens at 50 skills, 2,300 at 1,000). The output depends only on the
-skill files (sorted, no paths, no times, no usage counts), so it is byte-stable for the provider's prefix cache.
+grouped by category for mid-sized ones, categories folded with counts for large ones, and past that one compact
+paragraph ("N skills in M groups; use skills_search") naming the pinned and most-used skills and the largest
+groups. The budget grows sublinearly with the library (about 600 tokens at 50 skills) and stops at MAX_BUDGET, so
+the index is bounded at any size. The output depends only on the skill files and the usage ranking (sorted, no
+paths, no times), so it is byte-stable for the provider's prefix cache.
 """
 
 from __future__ import annotations
 
+import sqlite3
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -23,10 +26,13 @@ FOLDED_NOTE = "Large library: a few names per category shown; skills_search(quer
 DESCRIPTION_LENGTHS = (100, 70, 45)
 FOLD_SIZES = (40, 30, 20, 12, 8, 5, 3, 2, 1, 0)
 CHARS_PER_TOKEN = 3.4  # cl100k: 4.1-4.6 on the real library, 3.6-3.9 on tool-task names; kept below both
+MAX_BUDGET = 2300  # estimated tokens; real cl100k tokens stay below 2,500 whatever the library's size
+NAMED = 12  # pinned and most-used skills the compact layout names at most (each list)
+GROUPS_NAMED = 40  # the largest groups it names at most: more says little and tokenises poorly
 
 
 def token_budget(n: int) -> int:
-    return int(600 * max(1.0, n / 50) ** 0.45)
+    return min(MAX_BUDGET, int(600 * max(1.0, n / 50) ** 0.45))
 
 
 def estimate_tokens(text: str) -> int:
@@ -83,20 +89,53 @@ def render_folded(skills: list[Skill], shown: int) -> str:
     return "".join(lines)
 
 
-def render_index(skills: list[Skill], budget: int | None = None) -> str:
+def render_compact(skills: list[Skill], budget: int, most_used: list[str] | None = None) -> str:
+    """Past every other layout: the counts, the pinned and most-used skills by name, and the largest groups
+    (as many as the budget holds), each list in a fixed order."""
+    groups = _by_category(skills)
+    known = {s.name for s in skills}
+    pinned = sorted(s.name for s in skills if s.pinned)
+    used = [n for n in (most_used or []) if n in known and n not in pinned][:NAMED]
+    lines = [
+        HEADER,
+        f"{len(skills)} skills in {len(groups)} groups: too many to list; use skills_search(query) to find one, "
+        "then skill_view(name) to load it.\n",
+    ]
+    if pinned:
+        more = f" (+{len(pinned) - NAMED} more)" if len(pinned) > NAMED else ""
+        lines.append(f"Pinned: {', '.join(pinned[:NAMED])}{more}\n")
+    if used:
+        lines.append(f"Most used: {', '.join(used)}\n")
+    largest = sorted(groups.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    shown: list[str] = []
+    for category, group in largest[:GROUPS_NAMED]:
+        item = f"{category} ({len(group)})"
+        if estimate_tokens("".join(lines) + "Groups: " + ", ".join([*shown, item]) + ", ...\n") > budget:
+            break
+        shown.append(item)
+    if shown:
+        tail = ", ..." if len(shown) < len(groups) else ""
+        lines.append(f"Groups: {', '.join(shown)}{tail}\n")
+    return "".join(lines)
+
+
+def render_index(skills: list[Skill], budget: int | None = None, most_used: list[str] | None = None) -> str:
     """The index text for `skills` within `budget` estimated tokens ('' for no skills)."""
     if not skills:
         return ""
     budget = token_budget(len(skills)) if budget is None else budget
-    candidates = [lambda lim=lim: render_described(skills, lim) for lim in DESCRIPTION_LENGTHS]
-    candidates.append(lambda: render_names(skills))
-    candidates += [lambda k=k: render_folded(skills, k) for k in FOLD_SIZES]
-    text = ""
+    candidates = []
+    names_chars = sum(len(s.name) + 2 for s in skills)
+    if estimate_tokens(" " * names_chars) <= budget:  # a layout listing every name can fit at all
+        candidates += [lambda lim=lim: render_described(skills, lim) for lim in DESCRIPTION_LENGTHS]
+        candidates.append(lambda: render_names(skills))
+    if len(_by_category(skills)) * 6 <= budget:  # folding lists every category: only for a few hundred
+        candidates += [lambda k=k: render_folded(skills, k) for k in FOLD_SIZES]
     for make in candidates:
         text = make()
         if estimate_tokens(text) <= budget:
             return text
-    return text  # more categories than any budget: the smallest layout still beats none
+    return render_compact(skills, budget, most_used)
 
 
 def skills_index_text(settings: Any, workspace: Path) -> str:
@@ -108,4 +147,22 @@ def skills_index_text(settings: Any, workspace: Path) -> str:
     from grove.skills.stale import stale_names
 
     hidden = stale_names(settings)
-    return render_index([s for s in discover(settings, workspace).sorted() if s.name not in hidden])
+    skills = [s for s in discover(settings, workspace).sorted() if s.name not in hidden]
+    return render_index(skills, most_used=_most_used(settings) if len(skills) > 200 else None)
+
+
+def _most_used(settings: Any) -> list[str]:
+    """Skill names by uses in working sessions, most first (ties by name); [] without a state.db."""
+    from grove.skills.catalog import database
+
+    db = database(settings)
+    if db is None:
+        return []
+    try:
+        with db.lock:
+            rows = db.conn.execute(
+                "SELECT name FROM skill_usage WHERE uses > 0 ORDER BY uses DESC, name LIMIT ?", (NAMED * 2,)
+            ).fetchall()
+    except sqlite3.Error:  # an older or damaged state.db: the index simply names no most-used skills
+        return []
+    return [r[0] for r in rows]

@@ -1,0 +1,134 @@
+"""The skill scan for imports: each distinct file scanned once, in parallel, its verdict cached by content hash.
+
+The cache key is the file's path inside its skill (its kind depends on it) and its bytes; the scanner version is
+a hash of grove.security's source, so a changed scanner never reuses an old verdict. The scan itself is
+grove.security.skill_scan's, unchanged: this module only decides what needs scanning and where.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grove.security.skill_scan import ScanResult, level_of, scan_skill_file
+
+if TYPE_CHECKING:
+    from grove.store.db import Database
+
+Files = list[tuple[str, str]]  # (path inside the skill, text)
+Progress = Callable[[int], None]
+_ORDER = {"dangerous": 0, "caution": 1, "note": 2}
+
+
+@functools.cache
+def scanner_version() -> str:
+    import grove.security as security
+
+    digest = hashlib.sha256()
+    folder = Path(security.__file__).parent
+    for path in sorted(folder.glob("*.py")) + sorted(folder.glob("*.json")):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def file_key(rel: str, text: str) -> str:
+    return hashlib.sha256(rel.encode() + b"\0" + text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _scan_one(item: tuple[str, str]) -> tuple[str, list[str]]:
+    rel, text = item
+    result = scan_skill_file(rel, text, f"import:skill/{rel}")
+    return result.verdict, result.reasons
+
+
+def _cached(db: Database | None, keys: list[str]) -> dict[str, tuple[str, list[str]]]:
+    if db is None or not keys:
+        return {}
+    out: dict[str, tuple[str, list[str]]] = {}
+    version = scanner_version()
+    try:
+        with db.lock:
+            for i in range(0, len(keys), 900):
+                part = keys[i : i + 900]
+                marks = ",".join("?" * len(part))
+                for row in db.conn.execute(
+                    f"SELECT hash, verdict, reasons FROM skill_scan_cache WHERE scanner = ? AND hash IN ({marks})",
+                    [version, *part],
+                ):
+                    out[row["hash"]] = (row["verdict"], json.loads(row["reasons"]))
+    except sqlite3.Error:
+        return {}
+    return out
+
+
+def _remember(db: Database | None, fresh: dict[str, tuple[str, list[str]]]) -> None:
+    if db is None or not fresh:
+        return
+    version, now = scanner_version(), time.time()
+    try:
+        with db.transaction() as conn:
+            conn.executemany(
+                "INSERT OR REPLACE INTO skill_scan_cache (hash, scanner, verdict, reasons, created_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                [(k, version, v, json.dumps(r, ensure_ascii=False), now) for k, (v, r) in fresh.items()],
+            )
+    except sqlite3.Error:
+        pass  # a cache that cannot be written costs time next import, nothing else
+
+
+def combine(files: Files, verdicts: dict[str, tuple[str, list[str]]]) -> ScanResult:
+    """One skill's result from its files' verdicts, as scan_skill_files would give it."""
+    reasons: list[str] = []
+    per_file = {}
+    for rel, text in files:
+        verdict, why = verdicts[file_key(rel, text)]
+        per_file[rel] = verdict
+        reasons += [f"{rel}: {r}" for r in why]
+    levels = set(per_file.values())
+    worst = "dangerous" if "dangerous" in levels else "caution" if "caution" in levels else "safe"
+    reasons.sort(key=lambda r: _ORDER[level_of(r)])
+    return ScanResult(worst, reasons, per_file)  # type: ignore[arg-type]
+
+
+def scan_many(
+    db: Database | None, skills: list[Files], workers: int | None = None, progress: Progress | None = None
+) -> tuple[list[ScanResult], dict[str, int]]:
+    """Every skill's scan result, scanning each distinct file once (cache first, then `workers` processes).
+    Returns the results and figures: files, distinct, cached, scanned."""
+    distinct: dict[str, tuple[str, str]] = {}
+    for files in skills:
+        for rel, text in files:
+            distinct.setdefault(file_key(rel, text), (rel, text))
+    known = _cached(db, list(distinct))
+    todo = [(k, item) for k, item in distinct.items() if k not in known]
+    todo.sort(key=lambda x: -len(x[1][1]))  # the longest first, so no worker is left with one at the end
+    fresh: dict[str, tuple[str, list[str]]] = {}
+    workers = workers or os.cpu_count() or 1
+    if workers > 1 and len(todo) > 8:
+        with ProcessPoolExecutor(max_workers=workers) as pool:
+            for (k, _), got in zip(todo, pool.map(_scan_one, [i for _, i in todo], chunksize=4), strict=True):
+                fresh[k] = got
+                if progress:
+                    progress(1)
+    else:
+        for k, item in todo:
+            fresh[k] = _scan_one(item)
+            if progress:
+                progress(1)
+    _remember(db, fresh)
+    verdicts = {**known, **fresh}
+    figures = {
+        "files": sum(len(f) for f in skills),
+        "distinct": len(distinct),
+        "cached": len(known),
+        "scanned": len(fresh),
+    }
+    return [combine(files, verdicts) for files in skills], figures
