@@ -116,6 +116,11 @@ class GroveAdapter:
                 self.reflection_model, from_candidate(self.head, candidate), key, section, records, budget
             )
         self.log.append(
-            {"iteration": self.schedule.iteration, "operator": op, "section": key, "changed": bool(new)}
+            {
+                "iteration": self.schedule.iteration,
+                "operator": op,
+                "section": key,
+                "changed": new is not None and new != section,  # "" (a dropped section) is a change
+            }
         )
         return {key: new} if new is not None and new != section else {}
