@@ -10,7 +10,9 @@ import typer
 from grove.cli.common import load, split_csv
 
 if TYPE_CHECKING:
+    from grove.cli.output import TerminalEvents
     from grove.runtime import Session
+    from grove.runtime.stream import EventStream
 
 HELP = """\
 /help            this help
@@ -53,7 +55,8 @@ def chat(
     settings = load()
     settings.home.mkdir(parents=True, exist_ok=True)
     console = Console(highlight=False)
-    stream = EventStream(TerminalEvents(stream_text=True))
+    shown = TerminalEvents(stream_text=True)
+    stream = EventStream(shown)
     store = open_store(settings)
     profile = Profile(
         source="chat",
@@ -156,6 +159,7 @@ def chat(
             console.print(f"[red]model error: {escape(str(e))}[/] (the session keeps everything so far)")
             continue
         if result.interrupted:
+            keep_interrupted_text(session, stream, shown)
             console.print("[yellow]turn cancelled; what was done is kept[/]")
             continue
         if not result.answer:
@@ -165,3 +169,16 @@ def chat(
         console.print("[dim]finishing the background review… (Ctrl-C skips it)[/]")
     with contextlib.suppress(KeyboardInterrupt):
         session.close(wait_review=pending)
+
+
+INTERRUPTED_MARK = "[interrupted by the user]"
+
+
+def keep_interrupted_text(session: Session, stream: EventStream, shown: TerminalEvents) -> None:
+    """After Ctrl-C in a model call: the half line the stream held back is shown now (it must not open the next
+    answer), and the text the user saw is kept in the session as an assistant message marked interrupted."""
+    shown.last_call_text = ""
+    stream.on_model_done(False)  # flushes the held-back text and closes the call
+    text = shown.last_call_text
+    if text.strip():
+        session.agent.append({"role": "assistant", "content": f"{text.rstrip()}\n{INTERRUPTED_MARK}"})

@@ -33,6 +33,8 @@ class TerminalEvents(AgentEvents):
         self.streaming = stream_text
         self.quiet = quiet
         self.streamed_any = False
+        self.call_text = ""  # what the model call under way has shown so far
+        self.last_call_text = ""  # what the last finished (or cut short) call showed
 
     @cached_property
     def err(self) -> Console:
@@ -49,10 +51,12 @@ class TerminalEvents(AgentEvents):
     def on_text(self, delta: str) -> None:
         # the runtime's stream hands over whole lines, already redacted
         self.streamed_any = True
+        self.call_text += delta
         sys.stdout.write(delta)
         sys.stdout.flush()
 
     def on_model_done(self, has_tool_calls: bool) -> None:
+        self.last_call_text, self.call_text = self.call_text, ""
         if self.streamed_any:
             sys.stdout.write("\n")
             sys.stdout.flush()
