@@ -47,6 +47,15 @@ TOP_LEVEL = (
 CSV_MODULE = (
     "2. Sum the amount column with python3's csv module (amounts may be quoted, with thousands separators)."
 )
+FIND_STEP = "1. Find the CSV files: `find . -name '*.csv'`."
+AWK_STEP = "2. Sum the amount column with awk: `awk -F, 'FNR>1 {s+=$2} END {printf \"%.2f\", s}' FILES`."
+
+
+def fixed_skill() -> str:
+    """The seed with both flaws fixed (what the scripted run evolves to), for comparing models on both."""
+    return SKILL.replace(FIND_STEP, TOP_LEVEL).replace(AWK_STEP, CSV_MODULE)
+
+
 PROMPTS = (
     "What is the sales total in this folder? Write it to total.txt.",
     "Total the amounts of the sales files here and put the result in total.txt.",

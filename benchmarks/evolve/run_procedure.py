@@ -14,7 +14,6 @@ reflection off (deterministic operators only). Any grove model spec works for bo
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import tempfile
 import time
@@ -23,7 +22,16 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from procedure import NAME, scripted_agent, scripted_reflection, write_dataset, write_skill
+from procedure import (
+    NAME,
+    SKILL,
+    fixed_skill,
+    make_items,
+    scripted_agent,
+    scripted_reflection,
+    write_dataset,
+    write_skill,
+)
 
 HERE = Path(__file__).resolve().parent
 
@@ -80,6 +88,30 @@ def table(report: dict[str, Any]) -> str:
     return "\n".join(rows)
 
 
+def compare(runner: Any, n: int, seed: int, work: Path) -> None:
+    """Seed skill vs the fixed one on the first n items (3 variants each), without a search: what a model does with
+    each, for models too slow for a full run."""
+    from grove.evolve.dataset import example_from
+    from grove.evolve.evaluate import EvalConfig, Evaluator
+
+    items = [example_from(x, i) for i, x in enumerate(make_items(n, seed))]
+    figures = []
+    for label, text in (("seed", SKILL), ("fixed", fixed_skill())):
+        ev = Evaluator(runner=runner, work_root=work, config=EvalConfig(max_tokens=512))
+        start = time.monotonic()
+        results = ev.run(text, label, items)
+        for r in results:
+            print(
+                f"{label} {r.id}: accuracy {r.accuracy:.2f} robustness {r.robustness:.2f}; {r.trace[0][:300]}"
+            )
+        acc = sum(r.accuracy for r in results) / n
+        rob = sum(r.robustness for r in results) / n
+        tok = sum(r.tokens for r in results) / n
+        figures.append(f"{label}_acc={acc:.3f} {label}_robust={rob:.3f} {label}_tokens={tok:.0f} "
+                       f"{label}_seconds={time.monotonic() - start:.0f}")  # fmt: skip
+    print(f"model={runner.name} items={n} " + " ".join(figures))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--model", default="script")
@@ -95,9 +127,13 @@ def main() -> None:
     ap.add_argument(
         "--allow-unisolated", action="store_true", help="run commands with rlimits only (no bwrap)"
     )
+    ap.add_argument("--lean", action="store_true", help="grove's lean system prompt (small local models)")
+    ap.add_argument("--max-iterations", type=int, default=12, help="model calls per episode")
+    ap.add_argument(
+        "--compare", type=int, default=0, help="only score the seed and the fixed skill on N items"
+    )
     args = ap.parse_args()
-    os.environ.setdefault("GROVE_HOME", str(args.out / "home"))
-
+    # GROVE_HOME stays the user's (a local model is assembled there once); episodes get their own home anyway
     from grove.config import Settings
     from grove.evolve.evaluate import EvalConfig
     from grove.evolve.run import EvolveConfig, run_evolution
@@ -115,7 +151,17 @@ def main() -> None:
         shutil.rmtree(run_dir)
     skill = write_skill(args.out / "skills")
     data = write_dataset(args.out / "csv-total.jsonl", args.items, args.seed)
-    runner = AgentRunner(settings, task, home=run_dir / "agent-home", allow_unisolated=args.allow_unisolated)
+    runner = AgentRunner(
+        settings,
+        task,
+        home=run_dir / "agent-home",
+        max_iterations=args.max_iterations,
+        allow_unisolated=args.allow_unisolated,
+        lean=args.lean,
+    )
+    if args.compare:
+        compare(runner, args.compare, args.seed, run_dir / "work")
+        return
     ops = (["reflect"] if reflection else []) + ["shorten", "drop", "examples"]
     cfg = EvolveConfig(
         budget=args.budget,
