@@ -6,6 +6,7 @@ import json
 import os
 import shlex
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -67,42 +68,33 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
         return
     if not lib.skills:
         print("no skills yet; `grove skills create NAME` or `grove skills import PATH` adds some")
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(
-        "name",
-        "category",
-        "source",
-        "by",
-        "views",
-        "uses",
-        "ok",
-        "patches",
-        "description",
-        box=None,
-        highlight=False,
-    )
-    for s in sorted(lib.skills.values(), key=lambda s: (s.category, s.name)):
-        st = stats.get(s.name)
-        table.add_row(
+    rows = [
+        (
             s.name + (" (pinned)" if s.pinned else ""),
             s.category,
             s.source,
             s.created_by,
-            str(st.views if st else 0),
-            str(st.uses if st else 0),
-            f"{st.succeeded}/{st.graded}" if st and st.graded else "-",  # graded uses that went well
-            str(st.patches if st else 0),
+            *(str(getattr(stats.get(s.name), k, 0)) for k in ("views", "uses")),
+            _graded(stats.get(s.name)),  # graded uses that went well
+            str(getattr(stats.get(s.name), "patches", 0)),
             s.description[:70],
         )
-    console = Console()
-    if lib.skills:
-        console.print(table)
+        for s in sorted(lib.skills.values(), key=lambda s: (s.category, s.name))
+    ]
+    if rows:  # plain aligned columns: a table widget takes seconds at ten thousand rows
+        head = ("name", "category", "source", "by", "views", "uses", "ok", "patches", "description")
+        widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head[:-1])]
+        out = [" ".join(c.ljust(w) for c, w in zip((*r[:-1],), widths, strict=True)) + " " + r[-1] for r in rows]
+        print(" ".join(h.ljust(w) for h, w in zip(head[:-1], widths, strict=True)) + " " + head[-1])
+        print("\n".join(out))
     for k in lib.skipped:
-        console.print(f"skipped {k.path}: {k.reason}", markup=False, style="yellow")
+        print(f"skipped {k.path}: {k.reason}", file=sys.stderr)
     for w in lib.warnings:
-        console.print(f"warning: {w}", markup=False, style="yellow")
+        print(f"warning: {w}", file=sys.stderr)
+
+
+def _graded(st: Any) -> str:
+    return f"{st.succeeded}/{st.graded}" if st is not None and st.graded else "-"
 
 
 @app.command("show")
