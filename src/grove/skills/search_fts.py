@@ -1,7 +1,8 @@
 """skills_search on the catalog's FTS5 index: candidates by FTS5 bm25, then exact BM25F on those few.
 
-The library view behind it is a discover kept per process and refreshed when a source folder's mtime changes
-(a skill added, removed or renamed) or after REFRESH_SECONDS (an edit in place): a hit is at most that stale.
+The library view behind it (which skills are visible: precedence, shadowing) is a discover kept per process and
+redone when a source folder's mtime changes (a skill added, removed or renamed). Names and descriptions in hits
+come from the catalog rows, which every discover (each prompt build, skill_view, the CLI) keeps current.
 """
 
 from __future__ import annotations
@@ -22,7 +23,6 @@ if TYPE_CHECKING:
     from grove.skills.discover import Library
     from grove.store.db import Database
 
-REFRESH_SECONDS = 2.0
 CANDIDATES = 60  # FTS5 ranks; BM25F re-scores this many (the right skill is far inside it in every benchmark)
 
 
@@ -31,7 +31,7 @@ class _View:
     signature: tuple[tuple[str, int], ...]
     at: float
     lib: Library
-    by_path: dict[str, Any]
+    by_path: dict[str, Any]  # visible skill folders
     avg_len: dict[str, float] | None = None
 
 
@@ -58,7 +58,7 @@ def library_view(settings: Any, workspace: Path | None) -> Library:
     sig = _signature(settings, workspace)
     view = _VIEWS.get(key)
     now = time.monotonic()
-    if view is None or view.signature != sig or now - view.at > REFRESH_SECONDS:
+    if view is None or view.signature != sig:
         lib = discover(settings, workspace)
         view = _View(sig, now, lib, {str(s.path): s for s in lib.skills.values()})
         _VIEWS[key] = view
@@ -99,7 +99,8 @@ def fts_search(db: Database, lib: Library, query: str, limit: int = 5) -> list[S
                 view.avg_len = _avg_lengths(db.conn, list(by_path))
             avg_len = view.avg_len if view else _avg_lengths(db.conn, list(by_path))
             rows = db.conn.execute(
-                f"SELECT c.path, c.lengths, f.name, f.description, f.category, f.headings, f.body"
+                f"SELECT c.path, c.lengths, c.name AS skill, c.description AS text, c.category AS cat,"
+                f" f.name, f.description, f.category, f.headings, f.body"
                 f" FROM skill_fts f JOIN skill_catalog c ON c.id = f.rowid"
                 f" WHERE skill_fts MATCH ? ORDER BY bm25(skill_fts, {weights}) LIMIT ?",
                 (match, CANDIDATES * 4),
@@ -119,8 +120,9 @@ def fts_search(db: Database, lib: Library, query: str, limit: int = 5) -> list[S
         if skill is None:  # shadowed, or in a folder that is not a source now
             continue
         doc = {f: Counter(row[f].split()) for f in FIELDS}
-        scored.append((bm25f(doc, json.loads(row["lengths"]), q, idf, avg_len), skill))
+        score = bm25f(doc, json.loads(row["lengths"]), q, idf, avg_len)
+        scored.append((score, row["skill"], row["text"], row["cat"]))
         if len(scored) >= CANDIDATES:
             break
-    ranked = sorted((x for x in scored if x[0] > 0), key=lambda x: (-x[0], x[1].name))
-    return [SearchHit(s.name, round(sc, 4), s.description, s.category) for sc, s in ranked[:limit]]
+    ranked = sorted((x for x in scored if x[0] > 0), key=lambda x: (-x[0], x[1]))
+    return [SearchHit(name, round(sc, 4), text, cat) for sc, name, text, cat in ranked[:limit]]
