@@ -63,9 +63,10 @@ def lossy_summariser() -> ScriptModel:
     def reply(messages: list[Message], tools: object) -> str:
         turns = str(messages[-1]["content"])
         lines = [ln for ln in turns.splitlines() if ln.startswith(("USER:", "ASSISTANT:"))]
-        kept = lines[::3]
-        wrong = [re.sub(r"(\w+): (\d+)$", lambda m: f"{m.group(1)}: {int(m.group(2)) + 1}", ln) for ln in turns.splitlines() if re.search(r"^\s*\w+: \d+$", ln)][:5]  # fmt: skip
-        return "## Goal\ncontinue the work\n## Progress\n" + "\n".join(f"- {k[:300]}" for k in kept + wrong)
+        kept = [ln.split(": ", 1)[1][:300] for ln in lines[::3]]
+        values = re.findall(r"\b([A-Za-z_]{5,}\w*)(: | = )(\d{2,})\b", turns)[:5]
+        wrong = [f"{k}{sep}{int(v) + 1}" for k, sep, v in values]
+        return "## Goal\ncontinue the work\n## Progress\n" + "\n".join(f"- {k}" for k in kept + wrong)
 
     return ScriptModel(reply, name="lossy")
 
@@ -139,6 +140,9 @@ def play(summariser: Model, seed: int, turns: int, window: int) -> dict[str, obj
         "tokens_before": count_tokens(render([system, *session.messages])),
         "tokens_after": count_tokens(render(live)),
         "summary_tokens": count_tokens(summary),
+        "corrections": summary.split("## Corrections", 1)[1].split("\n\n")[0].count("\n- ")
+        if "## Corrections" in summary
+        else 0,
         "compressions": len(compressions),
         "summary": summary,
     }
@@ -159,7 +163,7 @@ def main() -> None:
         print(f"summariser={args.summariser} status=unavailable")
         return
     per_kind = {k: [0, 0] for k in KINDS}
-    ratios, counts, missing = [], [], []
+    ratios, counts, missing, corrections = [], [], [], []
     for seed in range(args.seeds):
         row = play(summariser, seed, args.turns, args.window)
         for f in row["compressed"]:  # type: ignore[attr-defined]
@@ -170,6 +174,7 @@ def main() -> None:
                 missing.append(f"seed {seed} {f.kind}: {' | '.join(f.needles)}")
         ratios.append(row["tokens_after"] / row["tokens_before"])  # type: ignore[operator]
         counts.append(row["compressions"])
+        corrections.append(row["corrections"])
         print(
             f"seed {seed:>2}: kept {len(row['kept'])}/{len(row['compressed'])}; tokens {row['tokens_before']} -> "  # type: ignore[arg-type]
             f"{row['tokens_after']} (summary message {row['summary_tokens']}); {row['compressions']} compressions"
@@ -194,6 +199,7 @@ def main() -> None:
         "context_ratio_mean": round(statistics.mean(ratios), 3),
         "context_ratio_max": round(max(ratios), 3),
         "compressions_mean": round(statistics.mean(counts), 2),
+        "corrections_mean": round(statistics.mean(corrections), 2),  # wrong model values flagged (lossy)
     }
     print(" ".join(f"{k}={v}" for k, v in figures.items()))
 

@@ -157,3 +157,14 @@ def test_compression_with_a_model_summary_carries_the_checked_and_completed_fact
         assert fact in text
     assert len(store.messages(sid, active_only=False)) == len(msgs) + 1  # nothing lost from state.db
     store.db.close()
+
+
+def test_the_budget_is_used_but_not_exceeded_when_values_are_grouped_by_source() -> None:
+    sk = Skeleton()
+    for f in range(30):
+        config = "\n".join(f"key_{f}_{k}: {1000 + k}" for k in range(20))
+        sk.add_messages(tool_turn(str(f), "read_file", {"path": f"config/service_{f}.yaml"}, config))
+    for budget in (300, 1_000, 2_000):
+        text = sk.ledger.render(budget)
+        assert 0.8 * budget * 4 <= len(text) <= budget * 4 + 200, (budget, len(text))
+        assert "key_29_19: 1019" in text and "key_0_0: 1000" not in text  # the oldest go first

@@ -28,24 +28,28 @@ class SummaryCheck:
         return bool(wanted) and wanted in self._text
 
 
-def check_summary(summary: str, skeleton: Skeleton) -> SummaryCheck:
-    """Which ledger values the summary contradicts: the subject on a summary line with another value."""
+def check_summary(summary: str, skeleton: Skeleton, limit: int = 20) -> SummaryCheck:
+    """Which ledger values the summary contradicts: a subject on a summary line with a value that no source
+    ever had for it (one line per subject, at most `limit`)."""
     result = SummaryCheck(summary)
+    by_subject: dict[str, list[dict]] = {}
     for v in skeleton.ledger.values:
         subject = str(v["subject"]).split(".")[-1]
-        value = _value_of(str(v["text"]))
-        if len(subject) < 4 or not value:
-            continue
+        if len(subject) >= 4 and _value_of(str(v["text"])):
+            by_subject.setdefault(subject, []).append(v)
+    for subject, entries in by_subject.items():
+        known = {_value_of(str(e["text"])).lower() for e in entries}
+        known |= {_value_of(str(w)).lower() for e in entries for w in e.get("was", [])}
         pattern = re.compile(
             rf"\b{re.escape(subject.lower())}\b\s*(?:[:=]|is|was|to)\s*[\"'`]?([^\s,;\"'`]+)"
         )
-        for line in result._lines:
-            m = pattern.search(line)
-            if m and m.group(1).rstrip(".") != value.lower() and value.lower() not in line:
-                result.conflicts.append(
-                    f"{v['subject']}: the summary says {m.group(1)!r}; {v['source']} says `{v['text']}`"
-                )
-                break
+        said = next((m.group(1).rstrip(".") for ln in result._lines if (m := pattern.search(ln))), None)
+        if said is None or said in known:
+            continue
+        where = "; ".join(f"{e['source']}: `{e['text']}`" for e in entries[-3:])
+        result.conflicts.append(f"{subject}: the summary says {said!r}; the messages say {where}")
+        if len(result.conflicts) >= limit:
+            break
     return result
 
 

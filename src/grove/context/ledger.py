@@ -9,6 +9,7 @@ requests shrink to their first sentence (their constraints stay listed).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import PurePosixPath
@@ -128,15 +129,21 @@ class Ledger:
             "findings": [f for f in self.findings if not seen(f)],
             "decisions": [d for d in self.decisions if not seen(d)],
         }
-        size = _size(requests, self.constraints, sections)
+        size = _chars(requests, self.constraints, sections)
+        per_source = Counter(i.split("\x1f", 1)[0] for k in ("file values", "values") for i in sections[k])
         shortened = 0
-        while size > budget_tokens:
+        while size > budget_tokens * 4:
             tier = next((k for k, items in sections.items() if items), None)
             if tier is not None:
-                size -= (len(sections[tier].pop(0)) + 3) // 4
+                item = sections[tier].pop(0)
+                source, _, text = item.rpartition("\x1f")
+                size -= len(text) + 3
+                if source:  # a value: its source is written once per group
+                    per_source[source] -= 1
+                    size -= 0 if per_source[source] else len(source) + 4
             elif shortened < len(requests):
                 short = _first_sentence(requests[shortened])
-                size -= (len(requests[shortened]) - len(short)) // 4
+                size -= len(requests[shortened]) - len(short)
                 requests[shortened] = short
                 shortened += 1
             else:
@@ -201,10 +208,18 @@ def _first_sentence(text: str) -> str:
     return facts.clip(parts[0] if parts else text, 200)
 
 
-def _size(requests: list[str], constraints: list[str], sections: dict[str, list[str]]) -> int:
-    chars = sum(len(r) + 3 for r in requests) + sum(len(c) + 3 for c in constraints)
-    chars += sum(len(i) + 3 for items in sections.values() for i in items)
-    return chars // 4 + 60
+def _chars(requests: list[str], constraints: list[str], sections: dict[str, list[str]]) -> int:
+    """The rendered length: values are grouped, so each source is written once."""
+    chars = sum(len(r) + 3 for r in requests) + sum(len(c) + 3 for c in constraints) + 240
+    sources: set[str] = set()
+    for items in sections.values():
+        for i in items:
+            source, _, text = i.rpartition("\x1f")
+            chars += len(text) + 3
+            if source and source not in sources:
+                sources.add(source)
+                chars += len(source) + 4
+    return chars
 
 
 def _compose(requests: list[str], constraints: list[str], sections: dict[str, list[str]]) -> str:

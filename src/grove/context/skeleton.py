@@ -21,7 +21,7 @@ WRITE_WORDS = ("write", "patch", "edit", "create", "delete", "move", "append")
 SHELL_TOOLS = ("terminal", "shell", "bash", "run_command", "execute_code")
 _EXIT = re.compile(r"^exit[=: ]\s*(-?\d+)", re.IGNORECASE)
 _ERROR = re.compile(r"(error|exception|traceback|failed|not found|denied)", re.IGNORECASE)
-LIMITS = {"files_read": 60, "files_written": 60, "commands": 40, "errors": 40}
+LIMITS = {"files_read": 300, "files_written": 300, "commands": 40, "errors": 40}
 BIG_BUDGET = 1_000_000  # render everything: for readers with their own budget
 
 
@@ -117,7 +117,8 @@ class Skeleton:
     def render(self, budget_tokens: int = BIG_BUDGET, present: Callable[[str], bool] | None = None) -> str:
         """The facts, the ledger within ~`budget_tokens`; `present` says an item is already stated verbatim."""
         parts = ["## Facts recorded by grove (exact, from the messages)"]
-        ledger = self.ledger.render(budget_tokens - _tokens(self._lists()), present)
+        lists = self.files_read + self.files_written + self.commands + self.errors
+        ledger = self.ledger.render(budget_tokens - _tokens(lists), present)
         if ledger:
             parts.append(ledger)
         if self.files_read:
@@ -137,9 +138,6 @@ class Skeleton:
         if len(parts) == 1:
             parts.append("(nothing recorded)")
         return "\n\n".join(parts)
-
-    def _lists(self) -> list[str]:
-        return self.files_read + self.files_written + self.commands + self.errors
 
 
 def _tokens(items: list[str]) -> int:
