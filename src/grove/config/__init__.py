@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from grove.config.delegation import DelegationConfig
 from grove.config.learning import LearningConfig
 from grove.config.memory import MemoryConfig
 from grove.dataclass_io import STRICT_KEYS, InvalidData, from_dict, to_jsonable, validate_as
@@ -181,6 +182,7 @@ class Settings:
     goals: GoalsConfig = field(default_factory=GoalsConfig)
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     learning: LearningConfig = field(default_factory=LearningConfig)
+    delegation: DelegationConfig = field(default_factory=DelegationConfig)
 
     @property
     def config_path(self) -> Path:

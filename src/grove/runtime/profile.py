@@ -3,6 +3,7 @@ which loops run around its turns. A new entrance (gateway, cron, worker) is most
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -40,6 +41,8 @@ class Profile:
     curator: bool | Literal["detached"] = False
     model_override: Model | None = None  # a ready model object instead of the spec (tests, the reviewer)
     route: bool = True  # wrap the model in the retry/fallback router (False: it is routed already)
+    # each sub-agent's model (`delegate`): a new one per child; None = delegation.model, else the parent's own
+    child_model: Callable[[], Model] | None = None
 
     @property
     def unattended(self) -> bool:

@@ -48,6 +48,10 @@ class Session:
         store = store or open_store(settings)
         agent = open_agent(settings, profile, stream, store)
         session = cls(settings, profile, agent, stream, store)
+        if agent.tools.get("delegate") is not None:
+            from grove.runtime.children import attach_children
+
+            attach_children(session, cls.open)  # the runner the `delegate` tool calls
         if profile.curator is True:
             session._start_curator()
         return session

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grove.tools import code_skills, files, memory, sessions, skills, terminal, todo
+from grove.tools import code_skills, delegate, files, memory, sessions, skills, terminal, todo
 from grove.tools.registry import ToolRegistry
 
 
@@ -16,5 +16,6 @@ def builtin_registry() -> ToolRegistry:
             *memory.tools(),
             *sessions.tools(),
             *code_skills.tools(),
+            *delegate.tools(),
         ]
     )

@@ -1,0 +1,289 @@
+"""Sub-agents: the runner behind the `delegate` tool. Each child is an entrance of the runtime (a Profile with the
+parent's id, its own registry from `ToolRegistry.for_subagent()`, an approver per the parent's policy), run in a
+thread, up to `delegation.max_parallel` at once, each within its time, token and iteration budgets."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from grove.agent.events import AgentEvents
+from grove.config import Settings
+from grove.config.delegation import DelegationConfig, delegation_config
+from grove.llm.types import Model
+from grove.runtime.child_budget import BudgetedModel, BudgetExceeded, usage_to
+from grove.runtime.child_report import child_prompt, files_touched, last_answer, split_open_questions
+from grove.runtime.child_workspace import own_workspace
+from grove.runtime.profile import Profile
+from grove.tools.delegate import RUNNER_KEY, ChildReport, DelegateTask
+from grove.tools.registry import ToolError, ToolRegistry
+
+SOURCE = "delegate"  # the stored source of a child session; the depth of a session is its chain of these
+
+
+class ChildSession(Protocol):  # what the runner uses of a runtime Session (session.py imports this module)
+    settings: Settings
+    profile: Profile
+    agent: Any
+    store: Any
+    stream: AgentEvents
+
+    @property
+    def id(self) -> str: ...
+
+    def run_turn(self, text: str) -> Any: ...
+
+    def close(self, *, wait_review: bool = False) -> None: ...
+
+
+OpenSession = Callable[..., ChildSession]  # Session.open(settings, profile, sink, store)
+
+
+def attach_children(parent: ChildSession, open_session: OpenSession) -> None:
+    """Give a session whose tools include `delegate` the runner that tool calls."""
+    if parent.agent.tools.get("delegate") is None:
+        return
+    depth, ancestors = _lineage(parent.store, parent.id)
+    parent.agent.ctx.state[RUNNER_KEY] = Children(parent, open_session, depth, ancestors)
+
+
+def _lineage(store: Any, session_id: str) -> tuple[int, list[str]]:
+    """How many delegations deep this session is, and the sessions its children's usage is counted in."""
+    ancestors = [session_id]
+    info = store.get_session(session_id)
+    depth = 0
+    while info.source == SOURCE and info.parent_id:
+        depth += 1
+        ancestors.append(info.parent_id)
+        info = store.get_session(info.parent_id)
+    return depth, ancestors
+
+
+def _mutating(tools: ToolRegistry) -> set[str]:
+    return {n for n in tools.names() if (t := tools.get(n)) is not None and t.mutating}
+
+
+def _is_serial(model: Model) -> bool:
+    """The embedded llama.cpp model serves one call at a time under its own lock (one shared context and KV
+    cache): children on it would only queue, and thrash the parent's cache, so they run one after another."""
+    inner = getattr(model, "models", None) or [model]
+    return any(str(getattr(m, "name", "")).split(":")[0] == "local" for m in inner)
+
+
+class _ChildEvents(AgentEvents):
+    """A child's notices reach the parent's stream, labelled; its text and tool chatter stay in its session."""
+
+    def __init__(self, parent: AgentEvents, label: str) -> None:
+        self.parent = parent
+        self.label = label
+
+    def on_notice(self, text: str) -> None:
+        self.parent.on_notice(f"{self.label}: {text}")
+
+
+@dataclass
+class _Slot:
+    started: float = 0.0
+    model: BudgetedModel | None = None
+    session_id: str | None = None
+    workspace: str | None = None
+
+
+class Children:
+    """The `delegate` tool's runner for one parent session: `children(tasks) -> reports`, in task order."""
+
+    def __init__(
+        self, parent: ChildSession, open_session: OpenSession, depth: int, ancestors: list[str]
+    ) -> None:
+        self.parent = parent
+        self.open_session = open_session
+        self.depth = depth
+        self.ancestors = ancestors
+        self.config: DelegationConfig = delegation_config(parent.settings)
+        if parent.profile.child_model is not None:
+            self.serial = False  # a model per child
+        elif self.config.model:
+            self.serial = self.config.model.split(":")[0] == "local"
+        else:
+            self.serial = _is_serial(parent.agent.model)
+
+    @property
+    def parallel(self) -> int:
+        return 1 if self.serial else self.config.max_parallel
+
+    @property
+    def grace(self) -> float:
+        """How long past its time budget the runner waits for a child before reporting a timeout (a call in
+        flight is never cut; the child then stops before its next model call)."""
+        return min(10.0, self.config.max_seconds)
+
+    def __call__(self, tasks: list[DelegateTask]) -> list[ChildReport]:
+        cfg = self.config
+        if self.depth >= cfg.max_depth:
+            raise ToolError(f"delegation depth limit ({cfg.max_depth}) reached; do this task yourself")
+        if len(tasks) > cfg.max_tasks:
+            raise ToolError(f"at most {cfg.max_tasks} tasks per delegate call; got {len(tasks)}")
+        n = len(tasks)
+        reports: list[ChildReport | None] = [None] * n
+        slots = [_Slot() for _ in tasks]
+        cond = threading.Condition()
+
+        def body(i: int) -> None:
+            report = self._run_safely(i, tasks[i], slots[i])
+            with cond:
+                if reports[i] is None:  # not already reported as timed out
+                    reports[i] = report
+                cond.notify_all()
+
+        started = 0
+        with cond:
+            while True:
+                running = [i for i in range(started) if reports[i] is None]
+                while len(running) < self.parallel and started < n:
+                    slots[started].started = time.monotonic()
+                    threading.Thread(
+                        target=body, args=(started,), name=f"grove-child-{started + 1}", daemon=True
+                    ).start()
+                    running.append(started)
+                    started += 1
+                if not running:
+                    break
+                now = time.monotonic()
+                limit = cfg.max_seconds + self.grace
+                for i in running:
+                    if now >= slots[i].started + limit:
+                        reports[i] = self._timed_out(tasks[i], slots[i], now)
+                expiry = min((slots[i].started + limit for i in running if reports[i] is None), default=now)
+                if expiry > now:
+                    cond.wait(expiry - now)
+        return [r for r in reports if r is not None]
+
+    # -- one child ----------------------------------------------------------------------------------------------
+    def _run_safely(self, index: int, task: DelegateTask, slot: _Slot) -> ChildReport:
+        try:
+            return self._run(index, task, slot)
+        except Exception as e:  # a child's failure is a result for the parent, never a crash of its turn
+            return ChildReport(
+                task.goal, "failed", "", error=f"{type(e).__name__}: {e}", session_id=slot.session_id
+            )
+
+    def _run(self, index: int, task: DelegateTask, slot: _Slot) -> ChildReport:
+        try:
+            tools = self.child_tools(task)
+        except ToolError as e:
+            return ChildReport(task.goal, "refused", "", error=str(e))
+        parent = self.parent
+        workspace = own_workspace() if task.workspace == "own" else parent.agent.ctx.workspace
+        slot.workspace = str(workspace)
+        label = f"child {index + 1}"
+        events = _ChildEvents(parent.stream, label)
+        model = BudgetedModel(
+            self._model(events),
+            seconds=self.config.max_seconds,
+            max_tokens=self.config.max_tokens,
+            on_usage=usage_to(parent.store, self.ancestors),
+        )
+        slot.model = model
+        profile = Profile(
+            source=SOURCE,
+            parent_id=parent.id,
+            title=" ".join(task.goal.split())[:80],
+            tools=tools,
+            workspace=workspace,
+            max_iterations=self.config.max_iterations,
+            allow_terminal=parent.profile.allow_terminal,
+            yolo=parent.profile.yolo,
+            allow_unisolated=parent.profile.allow_unisolated,
+            approver=parent.profile.approver if self.config.approvals == "parent" else None,
+            model_override=model,
+            route=False,  # the model is routed already (the parent's router, or one built for children)
+            child_model=parent.profile.child_model,
+        )
+        session = self.open_session(parent.settings, profile, events, parent.store)
+        slot.session_id = session.id
+        status, error, answer, calls = "done", None, "", []
+        try:
+            result = session.run_turn(child_prompt(task, workspace))
+            answer, calls = result.answer, result.tool_calls
+            if result.budget_exhausted:
+                status, error = "budget", f"iteration budget of {self.config.max_iterations} used up"
+            elif result.interrupted:
+                status, error = "failed", "interrupted"
+        except BudgetExceeded as e:
+            status, error, answer = "budget", str(e), last_answer(parent.store, session.id)
+        except Exception as e:
+            status, error = "failed", f"{type(e).__name__}: {e}"
+            answer = last_answer(parent.store, session.id)
+        finally:
+            session.close()
+        result_text, questions = split_open_questions(answer)
+        return ChildReport(
+            task.goal,
+            status,  # type: ignore[arg-type]
+            result_text,
+            files_touched(calls, _mutating(tools), workspace if task.workspace == "own" else None),
+            questions,
+            error,
+            session.id,
+            str(workspace),
+            model.calls,
+            model.tokens,
+            round(time.monotonic() - slot.started, 3),
+        )
+
+    def _timed_out(self, task: DelegateTask, slot: _Slot, now: float) -> ChildReport:
+        if slot.model is not None:
+            slot.model.stop()  # it stops before its next model call
+        return ChildReport(
+            task.goal,
+            "timeout",
+            last_answer(self.parent.store, slot.session_id) if slot.session_id else "",
+            error=f"no answer within {self.config.max_seconds:g}s (+{self.grace:g}s grace)",
+            session_id=slot.session_id,
+            workspace=slot.workspace,
+            model_calls=slot.model.calls if slot.model else 0,
+            tokens=slot.model.tokens if slot.model else 0,
+            seconds=round(now - slot.started, 3),
+        )
+
+    def _model(self, events: AgentEvents) -> Model:
+        """The profile's factory (an embedding, tests), else `delegation.model`, else the parent's own model."""
+        if self.parent.profile.child_model is not None:
+            return self.parent.profile.child_model()
+        if self.config.model:
+            from grove.runtime.assemble import build_router
+
+            return build_router(self.parent.settings, self.config.model, events)
+        return self.parent.agent.model  # type: ignore[no-any-return]
+
+    def child_tools(self, task: DelegateTask) -> ToolRegistry:
+        """The parent's tools a child may have: `subagent_ok` ones, in the toolsets asked for; nothing that needs
+        approval unless the parent's policy lets children ask (or approvals are off); read-only on a view of the
+        parent's workspace; `delegate` itself only while the depth limit allows another level."""
+        parent_tools: ToolRegistry = self.parent.agent.tools
+        allowed = parent_tools.for_subagent()
+        if task.toolsets is not None:
+            unknown = [t for t in task.toolsets if t not in allowed.toolsets]
+            if unknown:
+                raise ToolError(
+                    f"toolset(s) {', '.join(unknown)} not available to children; "
+                    f"available: {', '.join(sorted(allowed.toolsets)) or 'none'}"
+                )
+            allowed = allowed.select(task.toolsets)
+        may_ask = self.config.approvals == "parent" or self.parent.profile.yolo
+        kept = []
+        for name in allowed.names():
+            tool = allowed.get(name)
+            assert tool is not None
+            if tool.needs_approval and not may_ask:
+                continue
+            if tool.mutating and task.workspace == "view":
+                continue
+            kept.append(tool)
+        delegate = parent_tools.get("delegate")
+        if delegate is not None and self.depth + 1 < self.config.max_depth:
+            kept.append(delegate)
+        return ToolRegistry(kept)
