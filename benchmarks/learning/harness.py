@@ -24,6 +24,8 @@ from typing import Any
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 
+from summary import figures as learning_figures  # noqa: E402
+from summary import table  # noqa: E402
 from tasks import CLASSES, Task, stream  # noqa: E402
 
 from grove.llm.types import Completion, Message, Model, ModelSettings, TextCallback, ToolSchema  # noqa: E402
@@ -163,22 +165,9 @@ def _stats(rows: list[dict]) -> dict[str, float]:
 
 
 def report(rows: dict[str, list[dict]], classes: list[str]) -> None:
-    print(
-        f"{'mode':<4} {'class':<16} {'part':<6} {'n':>2} {'success':>7} {'calls':>6} {'tools':>6} {'prompt':>8} {'compl':>6}"
-    )
-    for mode, mode_rows in rows.items():
-        for cls in classes:
-            mine = [r for r in mode_rows if r["class"] == cls]
-            for part, sel in (
-                ("first", [r for r in mine if r["instance"] == 1]),
-                ("later", [r for r in mine if r["instance"] > 1]),
-            ):
-                s = _stats(sel)
-                if s["n"]:
-                    print(
-                        f"{mode:<4} {cls:<16} {part:<6} {s['n']:>2} {s['ok']:>7.0%} {s['calls']:>6.1f} {s['tools']:>6.1f}"
-                        f" {s['ptok']:>8.0f} {s['ctok']:>6.0f}"
-                    )
+    """Per mode, class and part (first try, later instances): success and cost with bootstrap 95% intervals."""
+    for line in table(rows, classes):
+        print(line)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -202,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
         args.json.write_text(json.dumps(rows, indent=1, default=str))
     off, on = rows["off"], rows["on"]
     later = lambda rs: [r for r in rs if r["instance"] > 1]  # noqa: E731
-    figures = {
+    figures: dict[str, object] = {
         "model": args.model,
         "tasks": len(tasks),
         "classes": len(classes),
@@ -218,6 +207,7 @@ def main(argv: list[str] | None = None) -> int:
         "review_prompt_tokens_per_task": f"{mean(r['review_prompt_tokens'] for r in on):.0f}",
         "skill_writes": sum(len(r["review_changes"]) for r in on),
         "errors": sum(1 for r in off + on if r["error"]),
+        **learning_figures(off, on),
         "seconds": f"{time.perf_counter() - started:.0f}",
     }
     print(" ".join(f"{k}={v}" for k, v in figures.items()))

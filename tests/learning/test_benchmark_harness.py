@@ -44,3 +44,24 @@ def test_harness_runs_both_modes_and_prints_figures(
     figures = dict(kv.split("=", 1) for kv in out[-1].split())
     assert figures["tasks"] == "2" and figures["off_success"] == "0.000" and figures["on_success"] == "0.000"
     assert figures["review_calls_per_task"] == "1.00" and int(figures["off_prompt_tokens_per_task"]) > 0
+    assert figures["diff_later_success_ci"] == "0.000..0.000" and "on_later_prompt_review_ci" in figures
+
+
+def test_the_report_gives_first_and_later_success_and_cost_with_bootstrap_intervals() -> None:
+    import summary
+
+    def row(task: str, instance: int, ok: bool, calls: int, review: int = 0) -> dict:
+        extra = {"review_calls": review, "review_prompt_tokens": 100 * review} if review else {}
+        return {"task": task, "class": "c", "instance": instance, "ok": ok, "model_calls": calls,
+                "prompt_tokens": 1000 * calls, **extra}  # fmt: skip
+
+    off = [row(f"c-{i}", i, i % 2 == 0, 6) for i in range(1, 9)]
+    on = [row(f"c-{i}", i, i > 1, 6 if i == 1 else 3, review=1) for i in range(1, 9)]
+    figures = summary.figures(off, on)
+    assert figures["off_later_success"] == "0.571" and figures["on_later_success"] == "1.000"
+    lo, hi = (float(x) for x in figures["off_later_success_ci"].split(".."))
+    assert 0 <= lo < 0.571 < hi <= 1  # an interval, not a point, when the tasks disagree
+    assert figures["diff_later_calls"] == "-3.00" and figures["diff_later_calls_ci"] == "-3.00..-3.00"
+    assert figures["diff_later_prompt_review"] == "-2900"  # the reviewer's cost is counted with learning on
+    lines = summary.table({"off": off, "on": on}, ["c"])
+    assert any(ln.startswith("on   all              later   7  100% [100%,100%]") for ln in lines)
