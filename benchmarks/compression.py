@@ -4,7 +4,9 @@ Each session is played through the compressor as the agent would (it compresses 
 then compressed once more at the end. A planted fact counts as compressed when its message left the live
 context, and as kept when the compressed-context message still states it: all of its needles on one line (a
 value right after its subject, so a stale value elsewhere does not count; a constraint as its whole sentence).
-Sizes are cl100k tokens of the final live context against the whole session (offline tiktoken, bpe-openai).
+Sizes are cl100k tokens of the final live context against the whole session (offline tiktoken, bpe-openai):
+`context_ratio`; `step_ratio` is each automatic compression alone (the live context after it against before it,
+which the protected tail and the ledger's budget bound from below).
 
 Summarisers: `script` answers with a fixed sectioned text holding no facts, so its figures are what the ledger
 alone keeps; `lossy` is a scripted model summary that states some facts, paraphrases others and gets one value
@@ -144,6 +146,8 @@ def play(summariser: Model, seed: int, turns: int, window: int) -> dict[str, obj
         if "## Corrections" in summary
         else 0,
         "compressions": len(compressions),
+        # each automatic compression on its own: the live context after it against the context before it
+        "step_ratios": [r.tokens_after / r.tokens_before for r in compressions if r.reason == "threshold"],
         "summary": summary,
     }
 
@@ -163,7 +167,7 @@ def main() -> None:
         print(f"summariser={args.summariser} status=unavailable")
         return
     per_kind = {k: [0, 0] for k in KINDS}
-    ratios, counts, missing, corrections = [], [], [], []
+    ratios, counts, missing, corrections, steps = [], [], [], [], []
     for seed in range(args.seeds):
         row = play(summariser, seed, args.turns, args.window)
         for f in row["compressed"]:  # type: ignore[attr-defined]
@@ -175,6 +179,7 @@ def main() -> None:
         ratios.append(row["tokens_after"] / row["tokens_before"])  # type: ignore[operator]
         counts.append(row["compressions"])
         corrections.append(row["corrections"])
+        steps += row["step_ratios"]  # type: ignore[arg-type]
         print(
             f"seed {seed:>2}: kept {len(row['kept'])}/{len(row['compressed'])}; tokens {row['tokens_before']} -> "  # type: ignore[arg-type]
             f"{row['tokens_after']} (summary message {row['summary_tokens']}); {row['compressions']} compressions"
@@ -199,6 +204,7 @@ def main() -> None:
         "context_ratio_mean": round(statistics.mean(ratios), 3),
         "context_ratio_max": round(max(ratios), 3),
         "compressions_mean": round(statistics.mean(counts), 2),
+        "step_ratio_mean": round(statistics.mean(steps), 3) if steps else "-",
         "corrections_mean": round(statistics.mean(corrections), 2),  # wrong model values flagged (lossy)
     }
     print(" ".join(f"{k}={v}" for k, v in figures.items()))
