@@ -27,7 +27,8 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[a-zA-Z]|\x1b[()][A-Z0-9]|\x1b[=>]|\r")
 
 
 class _Handler(BaseHTTPRequestHandler):
-    release = threading.Event()
+    release = threading.Event()  # set when the test is over: a stalled answer may end
+    stalled = threading.Event()  # set when an answer is stalled mid-stream
 
     def log_message(self, *args: object) -> None:
         pass
@@ -36,8 +37,13 @@ class _Handler(BaseHTTPRequestHandler):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         last = next((m for m in reversed(body["messages"]) if m["role"] == "user"), {})
         story = "tell me a story" in str(last.get("content"))
-        pieces = [STORY, HALF_LINE] if story else [SECOND]
+        # one chunk: once the story's line shows, the half line is surely held back in the client
+        pieces = [STORY + HALF_LINE] if story else [SECOND]
         if not body.get("stream"):
+            if story:  # `grove run` in a script does not stream: stall before answering
+                self.stalled.set()
+                self.release.wait(60)
+                return
             text = "".join(pieces)
             data = json.dumps(
                 {"id": "x", "object": "chat.completion", "model": "fake",
@@ -61,6 +67,7 @@ class _Handler(BaseHTTPRequestHandler):
                 self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
                 self.wfile.flush()
             if story:  # stall mid-answer until the test is over: the user's Ctrl-C has to end it
+                self.stalled.set()
                 self.release.wait(60)
                 return
             done = {"id": "x", "object": "chat.completion.chunk", "model": "fake",
@@ -71,16 +78,27 @@ class _Handler(BaseHTTPRequestHandler):
             pass
 
 
-@pytest.fixture
-def fake_url() -> Iterator[str]:
+@contextlib.contextmanager
+def serve() -> Iterator[str]:
+    """The fake OpenAI-compatible server on 127.0.0.1; yields its base URL."""
+    _Handler.release.clear()
+    _Handler.stalled.clear()
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
-    _Handler.release.set()
-    server.shutdown()
-    server.server_close()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    finally:
+        _Handler.release.set()
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture
+def fake_url() -> Iterator[str]:
+    with serve() as url:
+        yield url
 
 
 class Terminal:

@@ -108,7 +108,10 @@ def run(
         for report in session.reviews.reports:
             print(report.render(), file=sys.stderr)
     if result.interrupted:
-        raise typer.Exit(130)
+        fail(
+            f"interrupted; session {session.id} keeps what was done (grove run --resume {session.id} ...)",
+            130,
+        )
     if plan and result.budget_exhausted:  # no plan, or one that did not finish: a script must see the failure
         fail(f"the plan did not finish; session {session.id} keeps what was done", code=1)
 

@@ -35,20 +35,21 @@ def list_(
     if not sessions:
         print('no sessions yet; start one with `grove run "..."` or `grove chat`')
         return
-    from rich.console import Console
-    from rich.table import Table
+    import shutil
 
-    table = Table("id", "updated", "model", "msgs", "tokens", "title", box=None, highlight=False)
-    for s in sessions:
-        table.add_row(
-            s.id,
-            _when(s.updated_at),
-            s.model,
-            str(s.message_count),
-            str(s.prompt_tokens + s.completion_tokens),
-            (s.title or "")[:60],
-        )
-    Console().print(table)
+    head = ("id", "updated", "model", "msgs", "tokens")
+    rows = [
+        (s.id, _when(s.updated_at), s.model, str(s.message_count), str(s.prompt_tokens + s.completion_tokens))
+        for s in sessions
+    ]
+    widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head)]
+    # ids are what people copy into --resume: never cut; only the title gives way on a narrow terminal
+    room = max(shutil.get_terminal_size((100, 24)).columns - sum(w + 2 for w in widths), 10)
+    print("  ".join(h.ljust(w) for h, w in zip(head, widths, strict=True)) + "  title")
+    for row, s in zip(rows, sessions, strict=True):
+        title = " ".join((s.title or "").split())
+        title = title if len(title) <= room else title[: room - 1] + "…"
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + "  " + title)
 
 
 @app.command("show")
