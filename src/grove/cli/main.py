@@ -25,6 +25,8 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "review": ("review", "review", False),
     "curator": ("curator", "app", True),
     "evolve": ("evolve", "app", True),
+    "kanban": ("kanban", "app", True),
+    "worker": ("worker", "worker", False),
 }
 
 

@@ -331,4 +331,3 @@ class BoardCore:
             "failed_runs": sum(1 for r in runs if r["outcome"] in ("failed", "reclaimed")),
             "reclaims": int(reclaims),
         }
-

@@ -1,0 +1,149 @@
+"""A kanban worker: one task, one runtime session. It holds the task's lease (claimed here, or handed over by the
+dispatcher with its fence), heartbeats in a thread, runs unattended (approvals deny) in the task's workspace with
+the kanban tools added, and finishes the task: done, blocked, or failed (the circuit breaker counts failures)."""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grove.kanban.handle import WorkerHandle
+from grove.kanban.leases import Leases
+from grove.kanban.model import LeaseLost, Task
+from grove.kanban.procs import process_start
+
+if TYPE_CHECKING:
+    from grove.config import Settings
+    from grove.llm.types import Model
+    from grove.runtime.profile import ReviewMode
+
+
+@dataclass
+class WorkerResult:
+    task_id: int
+    outcome: str  # done, review, blocked, failed, lost, none (nothing to claim)
+    detail: str = ""
+
+
+def worker_prompt(task: Task, board: Leases) -> str:
+    lines = [f"You are a kanban worker. Your task is #{task.id}: {task.title}"]
+    if task.body:
+        lines += ["", task.body]
+    for parent_id in task.parents:
+        parent = board.get(parent_id)
+        lines.append(f"Done before it: #{parent.id} {parent.title}: {parent.result or ''}")
+    if task.skills:
+        lines.append(f"Load these skills before you start: {', '.join(task.skills)}.")
+    lines += [
+        "",
+        "Work in your workspace. When the task is finished call kanban_complete(summary, artifacts); "
+        "if it cannot be done, call kanban_block(reason). Follow-up work goes on the board with kanban_create.",
+    ]
+    return "\n".join(lines)
+
+
+WORKSPACES_ENV = "GROVE_KANBAN_WORKSPACES"
+
+
+def _own_workspace(task_id: int) -> Path:
+    """The task's own folder under $GROVE_KANBAN_WORKSPACES (default ~/grove-kanban): outside grove's home, where
+    file tools never write. As root it is group-writable by the sandbox group, whose rights file tools act with."""
+    from grove.sandbox.users import SANDBOX_GID
+
+    root = Path(os.environ.get(WORKSPACES_ENV) or Path.home() / "grove-kanban")
+    workspace = root / f"task-{task_id}"
+    workspace.mkdir(parents=True, exist_ok=True)
+    if os.geteuid() == 0:
+        os.chown(workspace, -1, SANDBOX_GID)
+        workspace.chmod(0o2775)
+    return workspace
+
+
+def _heartbeat(handle: WorkerHandle, stop: threading.Event) -> None:
+    while not stop.wait(handle.lease_s / 3):
+        if handle.outcome is not None:
+            return
+        try:
+            handle.board.heartbeat(handle.task_id, handle.fence, handle.lease_s)
+        except LeaseLost:
+            handle.lost = True  # its next kanban call is refused; the result is dropped
+            return
+
+
+def run_worker(
+    settings: Settings,
+    board: Leases,
+    task_id: int,
+    *,
+    fence: int | None = None,
+    model: str | None = None,
+    model_override: Model | None = None,
+    host: str | None = None,
+    lease_s: float = 300.0,
+    toolsets: list[str] | None = None,
+    review: ReviewMode = "thread",
+) -> WorkerResult:
+    from grove.runtime import Profile, Session
+    from grove.tools import kanban as kanban_tools
+    from grove.tools.builtin import builtin_registry
+    from grove.tools.kanban import STATE_KEY
+
+    host = host or socket.gethostname()
+    worker = f"{host}:{os.getpid()}"
+    if fence is None:
+        claim = board.claim(worker, host, lease_s=lease_s, task_id=task_id, pid=os.getpid())
+        if claim is None:
+            return WorkerResult(task_id, "none", f"task #{task_id} is not ready to claim")
+        fence = claim.fence
+    try:
+        board.attach(task_id, fence, os.getpid(), process_start(os.getpid()), worker)
+    except LeaseLost as e:
+        return WorkerResult(task_id, "lost", str(e))
+    task = board.get(task_id)
+    handle = WorkerHandle(board, task_id, fence, worker, lease_s)
+    workspace = Path(task.workspace) if task.workspace else _own_workspace(task_id)
+    tools = builtin_registry().select(toolsets if toolsets is not None else settings.toolsets)
+    for tool in kanban_tools.tools():
+        tools.add(tool)
+    profile = Profile(
+        source="worker",
+        model=model,
+        model_override=model_override,
+        tools=tools,
+        workspace=workspace,
+        approver=None,  # unattended: whatever needs approval is denied
+        title=f"kanban #{task_id}: {task.title}"[:120],
+        review=review,  # "thread": its experience feeds the shared skill library
+    )
+    stop = threading.Event()
+    beat = threading.Thread(target=_heartbeat, args=(handle, stop), name="kanban-heartbeat", daemon=True)
+    session = Session.open(settings, profile)
+    session.agent.ctx.state[STATE_KEY] = handle
+    beat.start()
+    try:
+        result = session.run_turn(worker_prompt(task, board))
+        if handle.lost:
+            return WorkerResult(task_id, "lost", "the lease was reclaimed while working")
+        if handle.outcome is not None:
+            return WorkerResult(task_id, handle.outcome)
+        if result.answer.strip() and not (result.interrupted or result.budget_exhausted):
+            handle.complete(result.answer.strip(), [])  # answered without the tool: the answer is the summary
+            return WorkerResult(task_id, handle.outcome or "done")
+        why = "interrupted" if result.interrupted else "the turn ended without an answer (iteration budget)"
+        board.fail(task_id, fence, why)
+        return WorkerResult(task_id, "failed", why)
+    except LeaseLost as e:
+        return WorkerResult(task_id, "lost", str(e))
+    except Exception as e:  # any failure of the attempt is recorded on the task, then counted by the breaker
+        try:
+            board.fail(task_id, fence, f"{type(e).__name__}: {e}")
+        except LeaseLost:
+            return WorkerResult(task_id, "lost", str(e))
+        return WorkerResult(task_id, "failed", f"{type(e).__name__}: {e}")
+    finally:
+        stop.set()
+        session.close(wait_review=True)

@@ -1,0 +1,96 @@
+"""The `kanban` toolset: what a worker may do on the board, only ever to its own task (the one it holds a lease
+on). The board itself sits above the tools layer, so the tools reach it through a handle the worker puts in the
+session state (`ctx.state["kanban"]`)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from grove.tools.context import ToolContext
+from grove.tools.registry import Tool, ToolError, make_tool
+
+STATE_KEY = "kanban"
+
+
+class KanbanHandle(Protocol):
+    """A worker's hold on its task; every method carries the lease's fencing token and fails once it is stale."""
+
+    def show(self) -> str: ...
+
+    def heartbeat(self) -> str: ...
+
+    def complete(self, summary: str, artifacts: list[str]) -> str: ...
+
+    def block(self, reason: str) -> str: ...
+
+    def comment(self, text: str) -> str: ...
+
+    def create(self, title: str, body: str, parents: list[int]) -> str: ...
+
+
+def _handle(ctx: ToolContext) -> KanbanHandle:
+    handle = ctx.state.get(STATE_KEY)
+    if handle is None:
+        raise ToolError("the kanban tools work only inside a kanban worker (`grove worker --task ID`)")
+    return handle  # type: ignore[no-any-return]
+
+
+def kanban_show(ctx: ToolContext) -> str:
+    """Show your task: title, body, status, its parents' results, comments and earlier attempts."""
+    return _handle(ctx).show()
+
+
+def kanban_heartbeat(ctx: ToolContext) -> str:
+    """Extend your lease on the task during long work (the worker also does this on its own)."""
+    return _handle(ctx).heartbeat()
+
+
+def kanban_complete(ctx: ToolContext, summary: str, artifacts: list[str] | None = None) -> str:
+    """Mark your task done. Call once, when the work is finished and checked.
+
+    Args:
+        summary: what was done and where the results are
+        artifacts: paths of the files the work produced
+    """
+    return _handle(ctx).complete(summary, list(artifacts or []))
+
+
+def kanban_block(ctx: ToolContext, reason: str) -> str:
+    """Stop: the task cannot be done now (missing input, a decision a person must make).
+
+    Args:
+        reason: what is missing and who or what could unblock it
+    """
+    return _handle(ctx).block(reason)
+
+
+def kanban_comment(ctx: ToolContext, text: str) -> str:
+    """Add a comment to your task (progress, a finding others should see).
+
+    Args:
+        text: the comment
+    """
+    return _handle(ctx).comment(text)
+
+
+def kanban_create(ctx: ToolContext, title: str, body: str = "", parents: list[int] | None = None) -> str:
+    """Add a new task to the board (follow-up work you found); it waits for `parents` to be done.
+
+    Args:
+        title: one line saying what to do
+        body: the details a worker needs
+        parents: ids of tasks that must be done first
+    """
+    return _handle(ctx).create(title, body, list(parents or []))
+
+
+def tools() -> list[Tool]:
+    # never for sub-agents: a child must not act on its parent's lease
+    return [
+        make_tool(kanban_show, toolset="kanban", subagent_ok=False),
+        make_tool(kanban_heartbeat, toolset="kanban", mutating=True, subagent_ok=False),
+        make_tool(kanban_complete, toolset="kanban", mutating=True, subagent_ok=False),
+        make_tool(kanban_block, toolset="kanban", mutating=True, subagent_ok=False),
+        make_tool(kanban_comment, toolset="kanban", mutating=True, subagent_ok=False),
+        make_tool(kanban_create, toolset="kanban", mutating=True, subagent_ok=False),
+    ]
