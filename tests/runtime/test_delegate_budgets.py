@@ -176,3 +176,23 @@ def test_approvals_follow_the_parents_policy(tmp_path: Path, workspace: Path) ->
     asking.run_turn("go")
     asking.close()
     assert seen[0] == ["publish"] and POSTED == ["news"] and asked and "publish" in asked[0]
+
+
+def test_an_interrupted_parent_stops_its_children(tmp_path: Path, workspace: Path) -> None:
+    from grove.runtime.children import stop_children
+
+    settings = with_delegation(tmp_path, max_parallel=1)
+    holder: list[Session] = []
+
+    def child(messages: list[Message], tools: list[ToolSchema]) -> Step:
+        stop_children(holder[0])  # as Session does when the user interrupts the parent's turn
+        return call("todo")
+
+    args = {"goal": "x", "tasks": [{"goal": "alpha"}, {"goal": "beta"}, {"goal": "gamma"}]}
+    session = open_parent(settings, workspace, args, child)
+    holder.append(session)
+    session.run_turn("go")
+    session.close()
+    alpha, beta, gamma = reports(session)
+    assert alpha["status"] == "failed" and "interrupted" in alpha["error"] and alpha["model_calls"] == 1
+    assert beta["status"] == gamma["status"] == "refused" and "not started" in beta["error"]

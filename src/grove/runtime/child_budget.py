@@ -15,6 +15,10 @@ class BudgetExceeded(Exception):
     """A child used up its time or token budget; it stops before its next model call."""
 
 
+class Stopped(BudgetExceeded):
+    """The parent stopped its children (its turn was interrupted)."""
+
+
 class BudgetedModel:
     """Wraps the child's model. Checked before each call (a call in flight is never cut): past the deadline, or
     with the token budget spent, the child stops with BudgetExceeded; `stop()` does the same from outside."""
@@ -35,6 +39,7 @@ class BudgetedModel:
         self.tokens = 0
         self.calls = 0
         self._stopped = threading.Event()
+        self._reason = ""
 
     @property
     def name(self) -> str:
@@ -47,7 +52,9 @@ class BudgetedModel:
     def __getattr__(self, attr: str) -> Any:  # what else the agent may ask of a model (count_tokens, ...)
         return getattr(self.inner, attr)
 
-    def stop(self) -> None:
+    def stop(self, reason: str | None = None) -> None:
+        """Stop before the next call: past the time budget (the runner's timeout), or with `reason` (Stopped)."""
+        self._reason = reason or ""
         self._stopped.set()
 
     def complete(
@@ -57,7 +64,11 @@ class BudgetedModel:
         settings: ModelSettings,
         on_text: TextCallback | None = None,
     ) -> Completion:
-        if self._stopped.is_set() or time.monotonic() > self.deadline:
+        if self._stopped.is_set():
+            if self._reason:
+                raise Stopped(self._reason)
+            raise BudgetExceeded(f"time budget of {self.seconds:g}s used up")
+        if time.monotonic() > self.deadline:
             raise BudgetExceeded(f"time budget of {self.seconds:g}s used up")
         if self.tokens >= self.max_tokens:
             raise BudgetExceeded(f"token budget of {self.max_tokens} used up ({self.tokens} tokens)")

@@ -14,7 +14,7 @@ from grove.agent.events import AgentEvents
 from grove.config import Settings
 from grove.config.delegation import DelegationConfig, delegation_config
 from grove.llm.types import Model
-from grove.runtime.child_budget import BudgetedModel, BudgetExceeded, usage_to
+from grove.runtime.child_budget import BudgetedModel, BudgetExceeded, Stopped, usage_to
 from grove.runtime.child_report import child_prompt, files_touched, last_answer, split_open_questions
 from grove.runtime.child_workspace import own_workspace
 from grove.runtime.profile import Profile
@@ -48,6 +48,13 @@ def attach_children(parent: ChildSession, open_session: OpenSession) -> None:
         return
     depth, ancestors = _lineage(parent.store, parent.id)
     parent.agent.ctx.state[RUNNER_KEY] = Children(parent, open_session, depth, ancestors)
+
+
+def stop_children(parent: ChildSession) -> None:
+    """The parent's turn was interrupted: its running children stop before their next model call."""
+    runner = parent.agent.ctx.state.get(RUNNER_KEY)
+    if isinstance(runner, Children):
+        runner.stop()
 
 
 def _lineage(store: Any, session_id: str) -> tuple[int, list[str]]:
@@ -103,6 +110,9 @@ class Children:
         self.depth = depth
         self.ancestors = ancestors
         self.config: DelegationConfig = delegation_config(parent.settings)
+        self._running: list[_Slot] = []  # slots of children running now, for stop()
+        self._halted = False
+        self._ask_lock = threading.Lock()  # children ask the parent's approver one at a time
         if parent.profile.child_model is not None:
             self.serial = False  # a model per child
         elif self.config.model:
@@ -119,6 +129,25 @@ class Children:
         """How long past its time budget the runner waits for a child before reporting a timeout (a call in
         flight is never cut; the child then stops before its next model call)."""
         return min(10.0, self.config.max_seconds)
+
+    def stop(self) -> None:
+        self._halted = True  # no further child starts
+        for slot in list(self._running):
+            if slot.model is not None:
+                slot.model.stop("stopped: the parent's turn was interrupted")
+
+    def _approver(self) -> Any:
+        """None (nobody: what needs approval is denied at once), or the parent's approver, asked by one child at
+        a time so questions from parallel children never interleave on the user's screen."""
+        approver = self.parent.profile.approver
+        if self.config.approvals != "parent" or approver is None:
+            return None
+
+        def ask(request: Any) -> Any:
+            with self._ask_lock:
+                return approver(request)
+
+        return ask
 
     def __call__(self, tasks: list[DelegateTask]) -> list[ChildReport]:
         cfg = self.config
@@ -138,11 +167,13 @@ class Children:
                     reports[i] = report
                 cond.notify_all()
 
+        self._running.extend(slots)
+        self._halted = False
         started = 0
         with cond:
             while True:
                 running = [i for i in range(started) if reports[i] is None]
-                while len(running) < self.parallel and started < n:
+                while len(running) < self.parallel and started < n and not self._halted:
                     slots[started].started = time.monotonic()
                     threading.Thread(
                         target=body, args=(started,), name=f"grove-child-{started + 1}", daemon=True
@@ -159,7 +190,12 @@ class Children:
                 expiry = min((slots[i].started + limit for i in running if reports[i] is None), default=now)
                 if expiry > now:
                     cond.wait(expiry - now)
-        return [r for r in reports if r is not None]
+        for slot in slots:
+            self._running.remove(slot)
+        return [
+            r or ChildReport(t.goal, "refused", "", error="not started: the parent's turn was interrupted")
+            for r, t in zip(reports, tasks, strict=True)
+        ]
 
     # -- one child ----------------------------------------------------------------------------------------------
     def _run_safely(self, index: int, task: DelegateTask, slot: _Slot) -> ChildReport:
@@ -197,7 +233,7 @@ class Children:
             allow_terminal=parent.profile.allow_terminal,
             yolo=parent.profile.yolo,
             allow_unisolated=parent.profile.allow_unisolated,
-            approver=parent.profile.approver if self.config.approvals == "parent" else None,
+            approver=self._approver(),
             model_override=model,
             route=False,  # the model is routed already (the parent's router, or one built for children)
             child_model=parent.profile.child_model,
@@ -212,6 +248,8 @@ class Children:
                 status, error = "budget", f"iteration budget of {self.config.max_iterations} used up"
             elif result.interrupted:
                 status, error = "failed", "interrupted"
+        except Stopped as e:
+            status, error, answer = "failed", str(e), last_answer(parent.store, session.id)
         except BudgetExceeded as e:
             status, error, answer = "budget", str(e), last_answer(parent.store, session.id)
         except Exception as e:

@@ -142,6 +142,10 @@ class Session:
             self.reviews.resume()
 
     def _after(self, result: TurnResult) -> None:
+        if result.interrupted and self.agent.tools.get("delegate") is not None:
+            from grove.runtime.children import stop_children
+
+            stop_children(self)  # its children stop too, before their next model call
         if self._grades:
             from grove.learning.grades import grade_turn
 
