@@ -128,6 +128,14 @@ DECISIONS = [
     ("Dates are stored as UTC and converted only in the templates.", ["UTC", "templates"]),
     ("Feature flags now live in LaunchDarkly; the YAML flag file is deprecated.", ["LaunchDarkly", "YAML"]),
     ("The search index is rebuilt nightly at 02:30 instead of on every write.", ["02:30", "search index"]),
+    ("The cache is keyed by tenant and locale.", ["keyed by tenant and locale"]),
+    ("Sessions expire after a week of inactivity.", ["Sessions expire after a week"]),
+    (
+        "Invoices are immutable once sent; corrections become credit notes.",
+        ["immutable once sent", "credit notes"],
+    ),
+    ("The admin page stays server-rendered.", ["admin page stays server-rendered"]),
+    ("Refunds will go through the outbox table from here on.", ["Refunds will go through the outbox"]),
 ]
 FINDINGS = [
     ("The p95 latency dropped from 840 ms to {n3} ms after adding the index.", ["p95", "{n3} ms"]),

@@ -30,7 +30,7 @@ class Ledger:
     constraints: list[str] = field(default_factory=list)
     decisions: list[str] = field(default_factory=list)
     findings: list[str] = field(default_factory=list)
-    progress: list[str] = field(default_factory=list)  # statements naming only files: cheapest to lose
+    progress: list[str] = field(default_factory=list)  # other statements (no identifier, number or marker)
     values: list[dict[str, Any]] = field(default_factory=list)  # {source, subject, text, was}, oldest first
     paths: list[str] = field(default_factory=list)
     definitions: dict[str, list[str]] = field(default_factory=dict)
@@ -75,7 +75,8 @@ class Ledger:
                 _add(self.decisions, item, MAX["decisions"])
             elif specific:
                 _add(self.findings, item, MAX["findings"])
-            elif facts.PATH.search(s):
+            elif facts.PATH.search(s) or len(s.split()) >= 4:
+                # a plain statement may still be a decision ("the cache is keyed by tenant"): kept, shed first
                 _add(self.progress, item, MAX["findings"])
         for p in facts.paths_in(text):
             _add(self.paths, p, MAX["paths"])
@@ -122,9 +123,9 @@ class Ledger:
         sections: dict[str, list[str]] = {
             "paths": [p for p in self.paths if not seen(p)],
             "definitions": [f"{src}: {', '.join(n)}" for src, n in self.definitions.items()],
-            "progress": [p for p in self.progress if not seen(p)],
             # a file's values can be read again from the workspace; a command's output cannot: files go first
             "file values": [_item(v) for v in self.values if v.get("file") and not seen(v["text"])],
+            "progress": [p for p in self.progress if not seen(p)],
             "values": [_item(v) for v in self.values if not v.get("file") and not seen(v["text"])],
             "findings": [f for f in self.findings if not seen(f)],
             "decisions": [d for d in self.decisions if not seen(d)],
@@ -234,7 +235,7 @@ def _compose(requests: list[str], constraints: list[str], sections: dict[str, li
     titles = {
         "decisions": "Decisions and conclusions stated (verbatim)",
         "findings": "Findings stated (verbatim)",
-        "progress": "Progress stated (verbatim)",
+        "progress": "Other statements (verbatim)",
         "values": "Values seen (source: lines as written, | between them; the latest wins)",
         "definitions": "Definitions seen (file: names)",
         "paths": "Paths mentioned",
