@@ -259,5 +259,16 @@ def test_ctrl_c_in_run_exits_130_with_a_line(lived_in: Path, tmp_path: Path) -> 
     assert err.strip().splitlines()[-1].startswith("grove: interrupted") and "Traceback" not in err
 
 
+def test_no_local_extra_and_no_key(
+    lived_in: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as on the base install: the import fails
+    before = snapshot(lived_in)
+    code, _, err = grove(capsys, "run", "hi")
+    assert code == 2 and err.startswith("grove: ") and "Traceback" not in err
+    assert "grove-agent[local]" in err and "OPENAI_API_KEY" in err
+    assert snapshot(lived_in) == before
+
+
 def test_there_are_at_least_forty_cases() -> None:
-    assert len(CASES) + 4 >= 40
+    assert len(CASES) + 5 >= 40

@@ -44,7 +44,13 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
         return str(exc), USAGE
     if isinstance(exc, ModelError):
         code = USAGE if exc.kind.value in _CONFIG_KINDS else RUNTIME
-        return str(exc), code
+        message = str(exc)
+        if exc.model.startswith("local") and "not installed" in exc.message:  # the default when no key is set
+            from grove.config import KEY_ENVS
+
+            keys = ", ".join(sorted(set(KEY_ENVS.values())))
+            message += f"; or use a hosted model: export one of {keys} (grove picks it up)"
+        return message, code
     if isinstance(exc, sqlite3.Error):  # state.db: unopenable (odd home) or read-only
         return _home_hint(f"the session store cannot be used ({exc})"), USAGE
     if isinstance(exc, OSError):
