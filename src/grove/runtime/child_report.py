@@ -23,9 +23,9 @@ def child_prompt(task: DelegateTask, workspace: Path) -> str:
         if task.workspace == "own"
         else f"Your workspace is {workspace}, the parent's project: you may read and search it, not change it."
     )
-    parts = [
-        "You are a sub-agent doing one task for another agent, which sees only your final answer.",
+    parts = [  # the task first: it also becomes the child session's title
         f"Task: {task.goal}",
+        "You are a sub-agent doing this one task for another agent, which sees only your final answer.",
     ]
     if task.context:
         parts.append(f"Context from the parent:\n{task.context}")

@@ -84,7 +84,8 @@ def delegate(
     else:
         todo = [DelegateTask(goal, context, toolsets, workspace)]
     reports = runner(todo)
-    return json.dumps({"children": [asdict(r) for r in reports]}, ensure_ascii=False, indent=1)
+    children = [{k: v for k, v in asdict(r).items() if v is not None} for r in reports]  # no "error": null
+    return json.dumps({"children": children}, ensure_ascii=False, indent=1)
 
 
 def tools() -> list[Tool]:
