@@ -99,3 +99,10 @@ def test_dispatch_once_starts_a_real_worker_process(
         check=False,
     )
     assert again.returncode == 1 and "is not ready to claim" in again.stderr
+
+
+def test_db_option_names_a_postgresql_board(capsys, pg_cluster) -> None:
+    url = pg_cluster.create_db("cli_board")
+    assert grove(capsys, "kanban", "--db", url, "add", "shared")[1].strip() == "#1 [ready] p0 shared"
+    assert grove(capsys, "kanban", "--db", url, "list")[1].strip() == "#1 [ready] p0 shared"
+    assert grove(capsys, "kanban", "list")[1] == ""  # the default board (state.db) is another one

@@ -149,6 +149,22 @@ def test_dispatcher_decomposes_triage_promotes_and_spawns(settings, board: Lease
     assert "release 1.0" in model.requests[0][0][0]["content"]
 
 
+def test_a_failed_decomposition_leaves_the_task_whole(board: Leases) -> None:
+    from grove.kanban.decompose import propose_subtasks
+    from grove.llm.errors import ErrorKind, ModelError
+
+    big = board.add("big", triage=True)
+    model = ScriptModel([ModelError(ErrorKind.BAD_REQUEST, "no", model="script")])
+    dispatcher = Dispatcher(
+        board,
+        DispatchConfig(location="-", host="h"),
+        spawn=lambda c: 0,
+        decomposer=lambda t: propose_subtasks(model, t),
+    )
+    assert dispatcher.tick().spawned == [big.id]
+    assert "decomposition failed" in board.comments(big.id)[0].body
+
+
 def test_dispatcher_respects_limits(board: Leases) -> None:
     for i in range(3):
         board.add(f"c{i}", assignee="coder")

@@ -76,7 +76,13 @@ class Dispatcher:
                     report.crashed.append(task.id)
         if self.decomposer is not None:
             for task in self.board.tasks("triage")[: self.config.decompose_per_tick]:
-                children = self.decomposer(task)
+                try:
+                    children = self.decomposer(task)
+                except Exception as e:  # a model failure must not stop the dispatcher: work it as one task
+                    self.board.comment(
+                        task.id, "dispatcher", f"decomposition failed ({e}); worked as one task"
+                    )
+                    children = []
                 self.board.decompose(task.id, children)
                 report.decomposed.append(task.id)
         report.promoted = self.board.promote()
