@@ -26,8 +26,9 @@ _CONSTRAINT = re.compile(
     r"\b(?:must(?:n'?t)?|never|always|don'?t|do not|does not|doesn'?t|should(?:n'?t)?|shall|need(?:s)? to|"
     r"has to|have to|make sure|ensure|avoid|only|no more than|at most|at least|exceed|within|under no|prefer|"
     r"rather|instead|keep|stick to|limit|required?|requirement|mandatory|forbidden|not allowed|allowed|can'?t|"
-    r"cannot|important|careful|without|except|stay|leave|no new|not touch|hands off|off-limits|budget|deadline|"
-    r"by (?:monday|tuesday|wednesday|thursday|friday|eod|end of)|until|before|after|unless)\b",
+    r"cannot|important|careful|without|except|stay|leave|no new|not touch|hands off|off-limits|budget|deadline|please|"
+    r"by (?:monday|tuesday|wednesday|thursday|friday|eod|end of)|until|before|after|unless|defaults? to|follows?|"
+    r"^use|^do|^don't)\b",
     re.IGNORECASE,
 )
 _DECISION = re.compile(
