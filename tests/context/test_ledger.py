@@ -168,3 +168,22 @@ def test_the_budget_is_used_but_not_exceeded_when_values_are_grouped_by_source()
         text = sk.ledger.render(budget)
         assert 0.8 * budget * 4 <= len(text) <= budget * 4 + 200, (budget, len(text))
         assert "key_29_19: 1019" in text and "key_0_0: 1000" not in text  # the oldest go first
+
+
+def test_when_requests_must_shrink_every_constraint_in_them_is_still_listed() -> None:
+    sk = Skeleton()
+    sk.add_messages(
+        [
+            {
+                "role": "user",
+                "content": f"Step {i} of the port is next. Keep worker_{i} under {i + 5} seconds. Thanks.",
+            }
+            for i in range(120)
+        ]
+    )
+    text = sk.render(budget_tokens=500)
+    assert "Keep worker_0 under 5 seconds." in text and "Step 0 of the port is next." in text
+    assert all(f"Keep worker_{i} under {i + 5} seconds." in text for i in range(120))
+    assert (
+        "Thanks." not in text.split("User constraints")[0].splitlines()[1]
+    )  # the oldest request was shortened
