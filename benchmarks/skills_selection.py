@@ -2,12 +2,16 @@
 
 Library: benchmarks/data/skills/library (60 skills in Hermes Agent's category layout, some with Claude Code's
 or Hermes Agent's extra keys). Tasks: tasks.yaml (120, looked at while tuning the search) and tasks_heldout.yaml
-(30, written afterwards and never tuned on). Run: python benchmarks/skills_selection.py [-v]
+(30, written afterwards and never tuned on). Also, through the path the skills_search tool takes (state.db
+catalog, FTS5 candidates, BM25F), the same tasks with and without 5,000 unrelated skills added to the library
+(generated: hobbies, cooking, sport, music... nothing a task asks for), to show that a large library does not
+crowd out the right skill. Run: python benchmarks/skills_selection.py [-v] [--distractors N]
 """
 
 from __future__ import annotations
 
 import inspect
+import random
 import sys
 import time
 from pathlib import Path
@@ -66,6 +70,185 @@ def hint_figures(index: SkillSearchIndex, tasks: list[dict[str, str]]) -> tuple[
     return recall, sum(bool(hints(c)) for c in CHITCHAT)
 
 
+HOBBIES = [
+    "sourdough",
+    "bread",
+    "croissant",
+    "risotto",
+    "ramen",
+    "curry",
+    "sushi",
+    "tapas",
+    "paella",
+    "dumpling",
+    "kimchi",
+    "pesto",
+    "lasagne",
+    "tiramisu",
+    "macaron",
+    "brioche",
+    "chutney",
+    "falafel",
+    "gazpacho",
+    "goulash",
+    "ceviche",
+    "bonsai",
+    "orchid",
+    "tomato",
+    "rose",
+    "tulip",
+    "lavender",
+    "compost",
+    "hedge",
+    "lawn",
+    "beehive",
+    "chicken",
+    "aquarium",
+    "terrarium",
+    "knitting",
+    "crochet",
+    "quilting",
+    "embroidery",
+    "origami",
+    "calligraphy",
+    "pottery",
+    "woodcarving",
+    "watercolour",
+    "sketching",
+    "violin",
+    "cello",
+    "guitar",
+    "ukulele",
+    "drums",
+    "choir",
+    "opera",
+    "jazz",
+    "chess",
+    "sudoku",
+    "crossword",
+    "bridge",
+    "poker",
+    "mahjong",
+    "marathon",
+    "triathlon",
+    "cycling",
+    "rowing",
+    "climbing",
+    "surfing",
+    "skiing",
+    "snowboard",
+    "tennis",
+    "golf",
+    "badminton",
+    "fencing",
+    "archery",
+    "yoga",
+    "pilates",
+    "birdwatching",
+    "stargazing",
+    "fishing",
+    "camping",
+    "kayaking",
+    "sailing",
+    "genealogy",
+    "scrapbook",
+    "candle",
+    "soap",
+    "perfume",
+    "wine",
+    "cheese",
+    "coffee",
+    "tea",
+    "cocktail",
+]
+ACTIVITIES = [
+    "recipe",
+    "guide",
+    "tips",
+    "basics",
+    "etiquette",
+    "history",
+    "plan",
+    "checklist",
+    "journal",
+    "season",
+    "beginner",
+    "advanced",
+    "glossary",
+    "troubleshooting",
+    "kit",
+    "budget",
+    "schedule",
+    "gift",
+    "club",
+    "contest",
+    "diary",
+    "shopping",
+    "storage",
+    "cleaning",
+    "repair",
+    "playlist",
+    "trivia",
+    "quiz",
+    "routine",
+    "warmup",
+    "technique",
+    "drills",
+]
+
+
+def distractors(n: int) -> list[tuple[str, str]]:
+    """n unrelated skills as (name, SKILL.md text): hobby x activity, each with a plain description and body."""
+    rng = random.Random(5)
+    combos = [(h, a) for h in HOBBIES for a in ACTIVITIES]
+    rng.shuffle(combos)
+    out = []
+    for k in range(n):
+        hobby, act = combos[k % len(combos)]
+        name = f"{hobby}-{act}" + (f"-{k // len(combos) + 1}" if k >= len(combos) else "")
+        desc = f"A friendly {act} for {hobby} enthusiasts. Use when someone asks about {hobby} {act}."
+        body = f"# {hobby.title()} {act}\n\n## Steps\n1. Gather what {hobby} needs.\n2. Follow the {act}.\n"
+        out.append((name, f"---\nname: {name}\ndescription: {desc}\n---\n{body}"))
+    return out
+
+
+def through_the_tool(tasks: list[dict[str, str]], extra: int) -> tuple[float, float, float]:
+    """top-1, top-3 and ms/query of search_skills (the tool's path) on a home holding the library + `extra`."""
+    import os
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="grove-selection-") as tmp:
+        home = Path(tmp)
+        for folder, category in iter_skill_dirs(DATA / "library"):
+            dest = home / "skills" / category / folder.name if category else home / "skills" / folder.name
+            shutil.copytree(folder, dest)
+        for name, text in distractors(extra):
+            (home / "skills" / "hobbies" / name).mkdir(parents=True)
+            (home / "skills" / "hobbies" / name / "SKILL.md").write_text(text, encoding="utf-8")
+        old = os.environ.get("GROVE_HOME")
+        os.environ["GROVE_HOME"] = str(home)
+        try:
+            from grove.config import load_settings
+            from grove.skills.search import search_skills
+
+            settings = load_settings()
+            search_skills(settings, None, "warm up")
+            top1 = top3 = 0
+            start = time.perf_counter()
+            for t in tasks:
+                ranked = [h.name for h in search_skills(settings, None, t["task"], limit=3)]
+                top1 += bool(ranked) and ranked[0] == t["skill"]
+                top3 += t["skill"] in ranked
+            ms = (time.perf_counter() - start) / len(tasks) * 1000
+        finally:
+            if old is None:
+                os.environ.pop("GROVE_HOME", None)
+            else:
+                os.environ["GROVE_HOME"] = old
+    return top1 / len(tasks), top3 / len(tasks), ms
+
+
 def main() -> None:
     verbose = "-v" in sys.argv
     skills = load_library()
@@ -94,7 +277,14 @@ def main() -> None:
         f"relevance hint (k=2, score >= {MIN_SCORE}): right skill hinted for {recall:.1%} of tasks; "
         f"{false_hints}/{len(CHITCHAT)} small-talk messages got a hint"
     )
+    extra = int(sys.argv[sys.argv.index("--distractors") + 1]) if "--distractors" in sys.argv else 5000
+    base = through_the_tool(all_tasks, 0)
+    crowded = through_the_tool(all_tasks, extra)
+    for label, (t1, t3, ms) in ((f"tool path, {len(skills)} skills", base), (f"+{extra} unrelated", crowded)):
+        print(f"{label:28} top1={t1:.1%}  top3={t3:.1%}  {ms:.1f} ms/query")
     print(
+        f"tool_top1={base[0]:.3f} tool_top3={base[1]:.3f} distractors={extra} "
+        f"tool_top1_crowded={crowded[0]:.3f} tool_top3_crowded={crowded[1]:.3f} "
         f"skills={len(skills)} tasks={n_all} top1_all={top1_all:.3f} top1_tuned={results['tuned'][1]:.3f} "
         f"top1_heldout={results['heldout'][1]:.3f} top3_all="
         f"{sum(r[0] * r[2] for r in results.values()) / n_all:.3f} hint_recall={recall:.3f} "
