@@ -175,3 +175,27 @@ def test_the_depth_limit_holds_even_if_the_tool_is_reached(settings: Settings, w
 def test_children_on_the_embedded_model_run_one_at_a_time() -> None:
     assert _is_serial(ScriptModel([], name="local:qwen2.5-1.5b"))
     assert not _is_serial(ScriptModel([], name="openai:gpt-4o-mini"))
+
+
+def test_children_may_run_on_their_own_model(tmp_path: Path, workspace: Path) -> None:
+    cheap = tmp_path / "cheap.yaml"
+    cheap.write_text("- text: from the cheap model\n")  # each child builds its own, so each replays it
+    settings = Settings(home=tmp_path / "home", delegation=DelegationConfig(model=f"script:{cheap}"))
+    from tests.runtime.delegate_helpers import parent_model
+
+    from grove.runtime import Profile, Session
+
+    session = Session.open(
+        settings,
+        Profile(
+            toolsets=["files", "delegate"],
+            workspace=workspace,
+            model_override=parent_model(THREE),
+            route=False,
+        ),
+    )
+    session.run_turn("go")
+    session.close()
+    assert [r["result"] for r in reports(session)] == ["from the cheap model"] * 3
+    assert {k.model for k in children_of(session)} == {f"script:{cheap}"}
+    assert session.store.get_session(session.id).model == "script-parent"
