@@ -31,14 +31,6 @@ _CONSTRAINT = re.compile(
     r"^use|^do|^don't)\b",
     re.IGNORECASE,
 )
-_DECISION = re.compile(
-    r"\b(?:decid\w*|decision|chose|choose|chosen|choice|pick(?:ed)?|opt(?:ed)?|going with|go with|went with|"
-    r"settl\w+ on|agree[ds]?|will|won'?t|'ll|we'd|instead|rather than|in favou?r of|over|switch(?:ed)? to|"
-    r"replac\w+|pin(?:ned)?|plan(?:ned)?|approach|root cause|caused by|because|the cause|fix(?:ed)? by|"
-    r"the fix|resolved|workaround|conclu\w+|recommend\w*|from now on|going forward|no longer|not (?:use|going)|"
-    r"keep|kept|drop(?:ped)?|stay|stays|now|must|never|always|only|should|moved? to|use[sd]?|behind)\b",
-    re.IGNORECASE,
-)
 _NUMBER = re.compile(r"(?<![\w.])-?\d[\d,_]*(?:\.\d+)?(?:[eE]-?\d+)?(?:%|[a-zA-Z]{1,4}\b)?")
 _IDENT = re.compile(
     r"`[^`]{2,80}`|\b[A-Z][a-z0-9]+[A-Z]\w*\b|\b[A-Z][A-Z0-9]*_[A-Z0-9_]+\b|\b[a-z]+_[a-z0-9_]+\b|"
@@ -121,10 +113,6 @@ def has_subject_number(sentence: str) -> bool:
 
 def has_identifier(sentence: str) -> bool:
     return bool(_IDENT.search(sentence) or PATH.search(sentence))
-
-
-def is_decision(sentence: str) -> bool:
-    return bool(_DECISION.search(sentence))
 
 
 def paths_in(text: str) -> list[str]:

@@ -155,9 +155,6 @@ class Ledger:
         text = _compose(requests, constraints, sections)
         return text
 
-    def is_empty(self) -> bool:
-        return not any((self.requests, self.decisions, self.findings, self.progress, self.values, self.paths))
-
 
 STRONG = re.compile(
     r"\b(?:decid\w*|decision|chose|choose|chosen|picked|opted|going with|go with|went with|settl\w+ on|"
