@@ -24,8 +24,8 @@ from typing import Any
 
 sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve().parents[1])]
 
-from summary import figures as learning_figures  # noqa: E402
-from summary import table  # noqa: E402
+from learning_report import figures as learning_figures  # noqa: E402
+from learning_report import table  # noqa: E402
 from tasks import CLASSES, Task, stream  # noqa: E402
 
 from grove.llm.types import Completion, Message, Model, ModelSettings, TextCallback, ToolSchema  # noqa: E402

@@ -48,7 +48,7 @@ def test_harness_runs_both_modes_and_prints_figures(
 
 
 def test_the_report_gives_first_and_later_success_and_cost_with_bootstrap_intervals() -> None:
-    import summary
+    import learning_report as summary
 
     def row(task: str, instance: int, ok: bool, calls: int, review: int = 0) -> dict:
         extra = {"review_calls": review, "review_prompt_tokens": 100 * review} if review else {}
