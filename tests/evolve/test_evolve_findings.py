@@ -103,3 +103,20 @@ def test_reflection_goes_through_gepas_proposal_signature() -> None:
     assert out == "## Rules\n- a\n" + RULE + "\n"
     # gepa's InstructionProposalSignature renders each record as a markdown example
     assert "# Example 1" in seen[0] and "## Feedback" in seen[0]
+
+
+def test_the_cli_refuses_a_dataset_naming_a_python_grader(
+    tmp_path: Path, grove_home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+
+    from tests.clirun import grove
+
+    write_skill(grove_home / "skills")
+    data = tmp_path / "d.jsonl"
+    lines = [{"input": f"q{i}", "expected": "x", "grader": "python:builtins:exec"} for i in range(12)]
+    data.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    steps = tmp_path / "steps.yaml"
+    steps.write_text("- text: x\n", encoding="utf-8")
+    code, out, err = grove(capsys, "evolve", "refund-policy", "-d", str(data), "--model", f"script:{steps}")
+    assert code == 2 and "not allowed" in err and "Traceback" not in out + err

@@ -157,8 +157,8 @@ def run(
         )
     except ImportError as e:
         fail(f"{e}; evolution needs the gepa package: pip install gepa")
-    except ValueError as e:
-        fail(str(e))
+    except ValueError as e:  # the dataset, a grader spec or the run's settings: fix the input
+        fail(str(e), 2)
     _show(report, as_json)
     if not as_json:
         print(f"run: {run_dir}")

@@ -110,6 +110,8 @@ def run_evolution(
     name = skill_dir.name
     max_body = int(len(original_text.encode()) * MAX_GROWTH) - len(head.encode())
     evaluator = Evaluator(task_model, cfg.eval, judge, runner=runner, work_root=run_dir / "work")
+    for spec in sorted({e.grader or "" for e in examples}):
+        evaluator.grader(spec or None)  # an unknown or refused grader fails here, before any model call
     schedule = Schedule(
         cfg.operators
         if reflection_model or "reflect" not in cfg.operators
