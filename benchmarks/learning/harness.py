@@ -133,6 +133,10 @@ def run_mode(tasks: list[Task], spec: str, learning: bool, max_iterations: int, 
     from grove.llm.spec import build_model
 
     home = Path(tempfile.mkdtemp(prefix=f"grove-bench-home-{'on' if learning else 'off'}-"))
+    # a local model is assembled once for both modes (and for later runs), not into each fresh home
+    shared = Path(tempfile.gettempdir()) / "grove-bench-models"
+    shared.mkdir(exist_ok=True)
+    (home / "models").symlink_to(shared, target_is_directory=True)
     os.environ["GROVE_HOME"] = str(home)
     settings = Settings(home=home, model=spec)
     model = build_model(spec, settings)
