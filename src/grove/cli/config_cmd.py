@@ -47,6 +47,7 @@ MODEL_KEYS = (
     "compression.summary_model",
     "goals.judge_model",
     "security.approval_model",
+    "delegation.model",
 )
 
 
