@@ -116,6 +116,42 @@ def test_two_dispatchers_racing_never_claim_one_task_twice(make_board, backend: 
     assert len({r.fence for r in setup.runs()}) == 1 and len(setup.runs()) == 40
 
 
+CLAIMER = """
+import sys
+from grove.kanban.open import open_board
+board = open_board(sys.argv[1])
+print("ready", flush=True)
+sys.stdin.readline()  # start together
+while (claim := board.claim(sys.argv[2], "h")) is not None:
+    print(claim.task.id, flush=True)
+"""
+
+
+def test_dispatcher_processes_racing_never_claim_one_task_twice(make_board, tmp_path) -> None:
+    import subprocess
+    import sys
+
+    setup = make_board()
+    ids = {setup.add(f"t{i}").id for i in range(60)}
+    location = getattr(setup, "url", None) or str(setup.path)
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", CLAIMER, location, name],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("p1", "p2", "p3")
+    ]
+    for p in procs:
+        assert p.stdout.readline().strip() == "ready"
+    for p in procs:
+        p.stdin.write("go\n")
+        p.stdin.flush()
+    got = [int(line) for p in procs for line in p.communicate(timeout=120)[0].split()]
+    assert sorted(got) == sorted(ids)
+
+
 def test_idempotency_key_returns_the_first_task(board: Leases) -> None:
     first = board.add("report", idempotency_key="nightly-2026-11-30")
     again = board.add("report again", idempotency_key="nightly-2026-11-30")
