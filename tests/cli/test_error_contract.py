@@ -50,6 +50,11 @@ CASES: dict[str, Case] = {
     "sessions search, no query": Case(["sessions", "search"], 2, "missing argument"),
     "sessions show, unknown id": Case(["sessions", "show", "nosuch"], 2, "no session 'nosuch'"),
     "memory show, both flags": Case(["memory", "show", "--user", "--agent"], 2, "not both"),
+    "memory edit, no terminal": Case(
+        ["memory", "edit"], 2, "needs a terminal", env={"EDITOR": "", "VISUAL": ""}
+    ),
+    "chat, unknown provider": Case(["chat", "-m", "gibberish:foo"], 2, "unknown model spec"),
+    "goal status, unknown id": Case(["goal", "status", "nosuch"], 2, "no goal 'nosuch'"),
     # usage: models
     "unknown provider": Case(["run", "-m", "gibberish:foo", "hi"], 2, "unknown model spec"),
     "spec without model": Case(["run", "-m", "openai:", "hi"], 2, "names no model"),

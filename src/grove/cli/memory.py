@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import shlex
 import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 import typer
@@ -55,12 +56,18 @@ def edit(
     agent: bool = typer.Option(False, "--agent", help="Edit MEMORY.md (the default)."),
 ) -> None:
     """Open a memory file in $EDITOR (entries are separated by a line holding only §)."""
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR")
+    if not editor and not (sys.stdin.isatty() and sys.stdout.isatty()):  # vi with no terminal waits forever
+        fail(
+            "memory edit needs a terminal for vi; run it in one, or set EDITOR to an editor that needs none",
+            2,
+        )
     files = _files()
     target = _targets(user, agent)[0]
     path = files.path(target)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.touch(exist_ok=True)
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    editor = editor or "vi"
     code = subprocess.call([*shlex.split(editor), str(path)])
     if code != 0:
         fail(f"{editor} exited with {code}")
