@@ -216,3 +216,22 @@ def test_dispatcher_loop_stops_when_asked(board: Leases) -> None:
 
     Dispatcher(board, DispatchConfig(location="-", host="h"), spawn=lambda c: 0).loop(0.1, stop, on_tick)
     assert ticks == ["nothing to do"]
+
+
+def test_heartbeat_thread_extends_the_lease_and_notices_when_it_is_lost(make_board) -> None:
+    from grove.kanban.handle import WorkerHandle
+    from grove.kanban.worker import _heartbeat
+
+    board = make_board()  # the real clock: the thread beats every lease/3 seconds
+    task = board.add("beating")
+    claim = board.claim("w", "h", lease_s=30)
+    handle = WorkerHandle(board, task.id, claim.fence, "w", lease_s=0.15)
+    stop = threading.Event()
+    beat = threading.Thread(target=_heartbeat, args=(handle, stop))
+    beat.start()
+    while board.get(task.id).lease_expires >= claim.expires:  # the first beat shortens it to 0.15 s ahead
+        board.wait(0.05)
+    board.reclaim(task.id, claim.fence, "taken away")
+    beat.join(timeout=30)
+    assert handle.lost and not beat.is_alive()
+    stop.set()
