@@ -45,14 +45,18 @@ def test_three_children_run_at_once(settings: Settings, workspace: Path) -> None
 
 def test_more_tasks_than_slots_wait_their_turn(tmp_path: Path, workspace: Path) -> None:
     settings = Settings(home=tmp_path / "home", delegation=DelegationConfig(max_parallel=2))
-    active, peak, lock = [0], [0], threading.Lock()
-    entered = threading.Event()
+    active, peak, arrivals, lock = [0], [0], [0], threading.Lock()
+    pair = threading.Barrier(2, timeout=10)  # the first two run together...
 
     def child(messages: list[Message], tools: list[ToolSchema]) -> Step:
         with lock:
             active[0] += 1
             peak[0] = max(peak[0], active[0])
-        entered.wait(0.05)  # give a third child the chance to overlap, were it let in
+            arrivals[0] += 1
+            first_two = arrivals[0] <= 2
+        if first_two:
+            pair.wait()
+            threading.Event().wait(0.05)  # ...and a third, were it let in, would overlap them here
         with lock:
             active[0] -= 1
         return {"text": "ok"}
@@ -60,7 +64,7 @@ def test_more_tasks_than_slots_wait_their_turn(tmp_path: Path, workspace: Path) 
     session = open_parent(settings, workspace, THREE, child)
     session.run_turn("go")
     session.close()
-    assert [r["status"] for r in reports(session)] == ["done"] * 3 and peak[0] <= 2
+    assert [r["status"] for r in reports(session)] == ["done"] * 3 and peak[0] == 2
 
 
 def test_a_failing_child_is_a_report_not_a_crash(settings: Settings, workspace: Path) -> None:
