@@ -114,14 +114,21 @@ def show(name: str = typer.Argument(..., help="Skill name.")) -> None:
 
 
 @app.command("validate")
-def validate(path: Path | None = typer.Argument(None, help="A skill folder or a folder of skills.")) -> None:
+def validate(
+    path: Path | None = typer.Argument(None, help="A skill name, a skill folder or a folder of skills."),
+) -> None:
     """Check skills strictly against the Agent Skills rules; exit 1 with the reasons when any is invalid."""
     from grove.skills.frontmatter import strict_problems
     from grove.skills.importer import find_skill_dirs
 
     target = path or _root(load())
+    if not target.exists() and path is not None and len(path.parts) == 1:  # a name, as other subcommands take
+        from grove.skills.discover import discover
+
+        skill = discover(load(), Path.cwd()).get(str(path))
+        target = skill.path if skill is not None else target
     if not target.exists():
-        fail(f"{target} does not exist")
+        fail(f"no skill or folder '{target}'; give a skill name (`grove skills list`) or a path")
     found = find_skill_dirs(target)
     if not found:
         fail(f"no SKILL.md found in {target}")
