@@ -31,7 +31,15 @@ def test_describe_tools_is_compact_and_names_arguments() -> None:
     text = describe_tools(tool_specs([READ_FILE]))
     assert "- read_file(path, limit?): Read a text file." in text
     assert "Long details" not in text
-    assert '<tool_call>{"name": "read_file", "arguments": {"path": "..."}}</tool_call>' in text
+    # with read_file offered, the example is a question about a file answered by a call
+    assert (
+        '"What is in a.txt?" gets:\n<tool_call>{"name": "read_file", "arguments": {"path": "a.txt"}}</tool_call>'
+        in text
+    )
+    other = json.loads(json.dumps(READ_FILE).replace("read_file", "open_doc"))
+    assert '<tool_call>{"name": "open_doc", "arguments": {"path": "..."}}</tool_call>' in describe_tools(
+        tool_specs([other])
+    )
 
 
 def test_render_and_parse_round_trip() -> None:

@@ -24,8 +24,8 @@ TOOL_GUIDANCE = (
 # Local models (`lean`): a 1.5B model on 2 cores reads ~25-140 prompt tokens/s, so every section is short.
 LEAN_IDENTITY = "You are grove, an assistant in the user's terminal. Answer briefly and accurately."
 LEAN_TOOL_GUIDANCE = (
-    "Call a tool only when the task needs one; otherwise answer directly. Read a file before you change it. "
-    "Paths are relative to {workspace}."
+    "You see files, skills and past sessions only through tools: to answer about them, call the tool first. "
+    "Otherwise answer directly. Paths are relative to {workspace}."
 )
 LEAN_SECTION_CHARS = 1_500
 PROJECT_FILES = ("AGENTS.md", "GROVE.md")

@@ -83,13 +83,20 @@ def _example(spec: ToolSpec, fmt: CallFormat) -> str:
 
 def describe_tools(specs: list[ToolSpec], fmt: CallFormat = CallFormat()) -> str:
     """A few lines for the system prompt: names, argument names (? = optional), one-line descriptions."""
-    lines = ["# Tools", "You can call one of these tools:"]
+    lines = ["# Tools", "You may call one of these tools to assist with the user query:"]
     lines += [f"- {s.name}({_signature(s)}): {_first_line(s.description)}" for s in specs]
-    lines += [
-        "To call a tool, reply with only the call (no other text), for example:",
-        _example(specs[0], fmt),
-        "Otherwise, answer in plain text.",
-    ]
+    reader = next((s for s in specs if s.name == "read_file"), None)
+    if reader is not None and "path" in (reader.parameters.get("properties") or {}):
+        # A question about a file reads like one to answer from memory: small models need the example to call.
+        example = render_call("read_file", '{"path": "a.txt"}', TAGGED, fmt)
+        lines += [
+            "Never guess what a file says: read it. To call a tool, reply with only the call (no other text).",
+            '"What is in a.txt?" gets:',
+            example,
+        ]
+    else:
+        lines += ["To call a tool, reply with only the call (no other text), for example:", _example(specs[0], fmt)]
+    lines.append("Otherwise, answer in plain text.")
     return "\n".join(lines)
 
 
