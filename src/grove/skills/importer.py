@@ -165,15 +165,16 @@ def _settle_names(
 ) -> None:
     """Give each skill its final name, in walk order; a clash becomes a duplicate verdict (skip) or a new name."""
     first: dict[str, _Prepared] = {}
+    by_digest: dict[str, _Prepared] = {}
     for i, p in enumerate(prepared):
         if not isinstance(p, _Prepared):
             continue
-        earlier = first.get(p.name)
-        if earlier is not None and earlier.digest == p.digest:
-            prepared[i] = _verdict(
-                p.found.folder, p.name, "duplicate", f"identical to {earlier.found.folder}"
-            )
+        same = by_digest.get(p.digest)
+        if same is not None:  # the same files twice are one skill, whatever the policy
+            prepared[i] = _verdict(p.found.folder, p.name, "duplicate", f"identical to {same.found.folder}")
             continue
+        by_digest[p.digest] = p
+        earlier = first.get(p.name)
         clash = earlier is not None or (p.name in existing and on_conflict != "replace")
         if clash and on_conflict != "rename":
             where = f"the skill from {earlier.found.folder}" if earlier else "a skill in the library"
