@@ -96,6 +96,8 @@ def test_conflicts_skip_rename_replace(home: Path, tmp_path: Path) -> None:
     renamed = (home / "skills" / "tool-bob" / "SKILL.md").read_text()
     assert "name: tool-bob" in renamed and 'grove.original_name: "tool"' in renamed
     assert f"grove.source: {json.dumps(str(src / 'bob' / 'tool'))}" in renamed  # where it came from
+    repeat = import_skills(src, home / "skills", on_conflict="rename")
+    assert {o.status for o in repeat} == {"duplicate"}  # importing the same folders again copies nothing
     again = import_skills(src / "bob" / "tool", home / "skills")
     assert again[0].status == "duplicate" and "--on-conflict" in again[0].fix
     replaced = import_skills(src / "bob" / "tool", home / "skills", on_conflict="replace")

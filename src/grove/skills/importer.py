@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -160,8 +161,21 @@ def _verdict(folder: Path, name: str, status: str, reason: str) -> ImportOutcome
     return ImportOutcome(folder, name, status, reason, fix=fix_for(status, reason))
 
 
+def _source_of(skills_root: Path, name: str) -> str:
+    """The folder a library skill was imported from (its grove.source), '' when unknown."""
+    try:
+        head = (skills_root / name / "SKILL.md").read_text(encoding="utf-8", errors="replace")[:8192]
+    except OSError:
+        return ""
+    m = re.search(r'^\s+grove\.source: (".*")\s*$', head, re.MULTILINE)
+    try:
+        return str(json.loads(m.group(1))) if m else ""
+    except ValueError:
+        return ""
+
+
 def _settle_names(
-    prepared: list[_Prepared | ImportOutcome], existing: set[str], on_conflict: Conflict
+    prepared: list[_Prepared | ImportOutcome], existing: set[str], on_conflict: Conflict, skills_root: Path
 ) -> None:
     """Give each skill its final name, in walk order; a clash becomes a duplicate verdict (skip) or a new name."""
     first: dict[str, _Prepared] = {}
@@ -175,6 +189,15 @@ def _settle_names(
             continue
         by_digest[p.digest] = p
         earlier = first.get(p.name)
+        base = f"{p.name[: MAX_NAME - len(p.author) - 1]}-{p.author}"
+        if on_conflict == "rename":  # imported from this folder before, under its name or renamed: no copy
+            before = [
+                n for n in (p.name, base) if n in existing and _source_of(skills_root, n) == p.found.where
+            ]
+            if before:
+                why = f"imported from this folder before, as '{before[0]}'"
+                prepared[i] = _verdict(p.found.folder, p.name, "duplicate", why)
+                continue
         clash = earlier is not None or (p.name in existing and on_conflict != "replace")
         if clash and on_conflict != "rename":
             where = f"the skill from {earlier.found.folder}" if earlier else "a skill in the library"
@@ -182,7 +205,6 @@ def _settle_names(
             prepared[i] = _verdict(p.found.folder, p.name, "duplicate", why)
             continue
         if clash:
-            base = f"{p.name[: MAX_NAME - len(p.author) - 1]}-{p.author}"
             new, n = base, 2
             while new in first or new in existing:
                 new, n = f"{base[: MAX_NAME - len(str(n)) - 1]}-{n}", n + 1
@@ -259,7 +281,7 @@ def import_with_summary(
         tell("reading", i + 1, len(found))
     root_dir = Path(skills_root)
     existing = {e.name for e in os.scandir(root_dir) if e.is_dir()} if root_dir.is_dir() else set()
-    _settle_names(prepared, existing, conflict)
+    _settle_names(prepared, existing, conflict, root_dir)
     todo = [p for p in prepared if isinstance(p, _Prepared)]
     texts: list[list[tuple[str, str]]] = []
     for p in todo:
