@@ -19,7 +19,13 @@ from grove.context import facts
 
 REQUEST_CHARS = 600  # a user message longer than this keeps its start and, separately, its constraints
 SENTENCE_CHARS = 320
-MAX = {"decisions": 300, "findings": 300, "values": 600, "paths": 200, "definitions": 100}
+MAX = {
+    "decisions": 1000,
+    "findings": 1000,
+    "values": 2000,
+    "paths": 500,
+    "definitions": 300,
+}  # stored; rendering has a budget
 VALUES_PER_RESULT = 40
 READ_WORDS = ("read", "view", "cat", "open", "show")
 
