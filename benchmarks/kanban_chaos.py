@@ -115,6 +115,8 @@ def run(location: str, args: argparse.Namespace, label: str) -> dict[str, float]
         "duplicate_completions": sum(1 for n in completed.values() if n > 1),
         "lost": sum(1 for i in ids if completed[i] == 0),
         "blocked": stats["counts"]["blocked"],
+        # leases nobody could check by pid (another host's, or a host that died): taken back on expiry
+        "expired_reclaims": sum(1 for r in board.runs() if (r.error or "").startswith("lease expired")),
     }
     for host in hosts:
         figures[f"done_on_{host.split('-')[-1]}"] = by_host.get(host, 0)
