@@ -87,15 +87,26 @@ def main() -> None:
             for t in yaml.safe_load((DATA / f).read_text())
         ]
         search_skills(settings, None, "warm up")
-        lat = []
+        lat, cpu = [], []
         for q in tasks * 2:
-            t = time.perf_counter()
+            t, c = time.perf_counter(), time.process_time()
             search_skills(settings, None, q)
             lat.append((time.perf_counter() - t) * 1000)
+            cpu.append((time.process_time() - c) * 1000)
         lat.sort()
-        p50, p95 = statistics.median(lat), lat[int(0.95 * (len(lat) - 1))]
-        print(f"skills_search over {args.n} skills: p50 {p50:.1f} ms, p95 {p95:.1f} ms ({len(lat)} queries)")
-        figures.update(search_p50_ms=round(p50, 1), search_p95_ms=round(p95, 1))
+        cpu.sort()
+        p50, p95, cpu95 = (
+            statistics.median(lat),
+            lat[int(0.95 * (len(lat) - 1))],
+            cpu[int(0.95 * (len(cpu) - 1))],
+        )
+        print(
+            f"skills_search over {args.n} skills: p50 {p50:.1f} ms, p95 {p95:.1f} ms wall, p95 {cpu95:.1f} ms CPU "
+            f"({len(lat)} queries; wall includes waiting for a busy machine)"
+        )
+        figures.update(
+            search_p50_ms=round(p50, 1), search_p95_ms=round(p95, 1), search_p95_cpu_ms=round(cpu95, 1)
+        )
         first = skills_index_text(settings, home)
         second = subprocess.run(
             [
