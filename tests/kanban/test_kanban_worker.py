@@ -61,6 +61,19 @@ def test_worker_does_its_task_and_completes_it_through_the_tool(
     assert (workspaces / f"task-{task.id}" / "hello.txt").read_text() == "hi\n"
 
 
+def test_worker_preloads_the_tasks_skills_into_its_prompt(settings, board: Leases) -> None:
+    skill = settings.home / "skills" / "release-notes"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text(
+        "---\nname: release-notes\ndescription: Writes release notes. Use for releases.\n---\n\nGroup by kind.\n"
+    )
+    task = board.add("notes", skills=["release-notes", "no-such-skill"])
+    model = ScriptModel(["ok"])
+    run_worker(settings, board, task.id, model_override=model, toolsets=[], review="off")
+    prompt = model.requests[0][0][1]["content"]
+    assert "Group by kind." in prompt and "Skill no-such-skill could not be loaded" in prompt
+
+
 def test_worker_answer_without_the_tool_becomes_the_summary(settings, board: Leases) -> None:
     task = board.add("answer")
     assert work(settings, board, task.id, ["the answer is 42"]).outcome == "done"

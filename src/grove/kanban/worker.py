@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from grove.config import Settings
     from grove.llm.types import Model
     from grove.runtime.profile import ReviewMode
+    from grove.tools.context import ToolContext
 
 
 @dataclass
@@ -36,8 +37,6 @@ def worker_prompt(task: Task, board: Leases) -> str:
     for parent_id in task.parents:
         parent = board.get(parent_id)
         lines.append(f"Done before it: #{parent.id} {parent.title}: {parent.result or ''}")
-    if task.skills:
-        lines.append(f"Load these skills before you start: {', '.join(task.skills)}.")
     lines += [
         "",
         "Work in your workspace. When the task is finished call kanban_complete(summary, artifacts); "
@@ -47,6 +46,20 @@ def worker_prompt(task: Task, board: Leases) -> str:
 
 
 WORKSPACES_ENV = "GROVE_KANBAN_WORKSPACES"
+
+
+def preload_skills(ctx: ToolContext, names: list[str]) -> str:
+    """The task's skills, loaded as skill_view loads them (scanned, flagged text quoted), for the first prompt."""
+    from grove.tools.registry import ToolError
+    from grove.tools.skills import skill_view
+
+    parts = []
+    for name in names:
+        try:
+            parts.append(f"Skill {name}, loaded for this task:\n{skill_view(ctx, name)}")
+        except ToolError as e:
+            parts.append(f"Skill {name} could not be loaded: {e}")
+    return "\n\n".join(parts)
 
 
 def _own_workspace(task_id: int) -> Path:
@@ -125,7 +138,10 @@ def run_worker(
     session.agent.ctx.state[STATE_KEY] = handle
     beat.start()
     try:
-        result = session.run_turn(worker_prompt(task, board))
+        prompt = worker_prompt(task, board)
+        if task.skills:
+            prompt += "\n\n" + preload_skills(session.agent.ctx, task.skills)
+        result = session.run_turn(prompt)
         if handle.lost:
             return WorkerResult(task_id, "lost", "the lease was reclaimed while working")
         if handle.outcome is not None:
