@@ -182,3 +182,23 @@ def test_fts_index_is_updated_incrementally(settings: Settings, skills_root: Pat
     assert db.conn.execute("SELECT count(*) FROM skill_fts").fetchone()[0] == 2
     assert [h.name for h in search_skills(settings, None, "zanzibar")] == ["beta-tool"]  # a heading is found
     assert search_skills(settings, None, "gamma") == []
+
+
+def test_two_homes_sharing_a_folder_each_index_it(tmp_path: Path) -> None:
+    shared = tmp_path / "claude-skills"
+    write_skill(
+        shared, "shared-tool", skill_text("shared-tool", "Polishes widgets. Use when widgets are dull.")
+    )
+    homes = []
+    for n in (1, 2):
+        home = tmp_path / f"home{n}"
+        home.mkdir()
+        homes.append(
+            SimpleNamespace(
+                home=home, db_path=home / "state.db", skills=SimpleNamespace(external_dirs=[str(shared)])
+            )
+        )
+    for settings in homes:  # the second home's state.db gets its rows though this process knows the folder
+        assert [h.name for h in search_skills(settings, None, "polish widgets")] == ["shared-tool"]
+        db = database(settings)
+        assert db is not None and db.conn.execute("SELECT count(*) FROM skill_fts").fetchone()[0] == 1

@@ -26,11 +26,12 @@ Found = Any  # grove.skills.discover.Found (imported by name only: discover impo
 FIELDS = ("name", "description", "category", "headings", "body")
 _HEADING = re.compile(r"^#{1,6}\s+(.+)$", re.MULTILINE)
 _DBS: dict[str, Database] = {}
+MAX_OPEN = 8
 _DBS_LOCK = threading.Lock()
 # per process: skill folder -> (stamp, Skill or the reason it cannot load); a discover that finds every stamp
 # unchanged touches no database at all
 _MEMORY: dict[str, tuple[str, Skill | str]] = {}
-_ROOTS: dict[str, frozenset[str]] = {}
+_ROOTS: dict[tuple[str, str], frozenset[str]] = {}  # (state.db, source root) -> its skill folders
 
 
 def database(settings: Any) -> Database | None:
@@ -47,6 +48,9 @@ def database(settings: Any) -> Database | None:
                 _DBS[key] = Database(path)
             except (sqlite3.Error, OSError, RuntimeError):
                 return None
+            while len(_DBS) > MAX_OPEN:  # a process that sees many homes (tests, benchmarks) keeps a few open
+                oldest = next(iter(_DBS))
+                _DBS.pop(oldest).close()
         return _DBS[key]
 
 
@@ -150,7 +154,7 @@ def load_root(
     hit = {
         p: _MEMORY[p][1] for p, s in stamps.items() if s is not None and p in _MEMORY and _MEMORY[p][0] == s
     }
-    if len(hit) == len(found) and _ROOTS.get(key) == frozenset(stamps):
+    if len(hit) == len(found) and _ROOTS.get((str(db.path), key)) == frozenset(stamps):
         return [(f, _with_source(hit[f.where], source)) for f in found]
     try:
         return _sync(db, key, found, stamps, source, hit)
@@ -185,7 +189,7 @@ def _sync(
     cols = "id, path, stamp, name, description, category, frontmatter, warnings, error"
     misses = [p for p in stamps if p not in hit]
     with db.lock:
-        if len(misses) > 500 or key not in _ROOTS:
+        if len(misses) > 500 or (str(db.path), key) not in _ROOTS:
             rows = {
                 r["path"]: r
                 for r in db.conn.execute(f"SELECT {cols} FROM skill_catalog WHERE root = ?", (key,))
@@ -209,6 +213,8 @@ def _sync(
         row = rows.get(path)
         if path in hit:
             got = hit[path]
+            if path not in ids and stamp is not None:  # known to this process, not to this state.db
+                changed.append((path, stamp, got))
         elif stamp is not None and row is not None and row["stamp"] == stamp:
             got = _row_skill(row, source)
         else:
@@ -227,7 +233,7 @@ def _sync(
                 _MEMORY.pop(p, None)
             for path, stamp, got in changed:
                 _store(conn, key, path, stamp, got)
-    _ROOTS[key] = frozenset(stamps)
+    _ROOTS[(str(db.path), key)] = frozenset(stamps)
     return out
 
 
