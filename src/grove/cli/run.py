@@ -119,7 +119,7 @@ def run(
 def prompt_text(text: str | None) -> str:
     """The prompt: the argument, or standard input when it is `-` or absent and input is piped."""
     if text is None or text == "-":
-        if text is None and sys.stdin.isatty():
+        if sys.stdin is None or (text is None and sys.stdin.isatty()):  # no stdin at all, or a person
             fail('give the prompt as an argument (grove run "question") or pipe it (echo hi | grove run)', 2)
         text = sys.stdin.read()
     if not text.strip():
