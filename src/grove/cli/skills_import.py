@@ -9,7 +9,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-SHOW_EACH = 200  # above this many SKILL.md, the not-imported ones are listed in the report file, not the terminal
+SHOW_EACH = 200  # above this many SKILL.md, the ones not imported are listed in the report file
 BAR_FROM = 50
 
 
