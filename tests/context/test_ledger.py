@@ -187,3 +187,15 @@ def test_when_requests_must_shrink_every_constraint_in_them_is_still_listed() ->
     assert (
         "Thanks." not in text.split("User constraints")[0].splitlines()[1]
     )  # the oldest request was shortened
+
+
+def test_a_file_value_the_conversation_named_outlives_newer_unnamed_ones() -> None:
+    sk = Skeleton()
+    sk.add_messages(tool_turn("0", "read_file", {"path": "config/queue.yaml"}, "drain_seconds: 4473"))
+    for f in range(1, 30):
+        config = "\n".join(f"key_{f}_{k}: {1000 + k}" for k in range(20))
+        sk.add_messages(tool_turn(str(f), "read_file", {"path": f"config/service_{f}.yaml"}, config))
+    assert "drain_seconds: 4473" not in sk.ledger.render(400)  # oldest and unnamed: shed first
+    sk.add_messages([{"role": "user", "content": "Is drain_seconds long enough for the batch?"}])
+    text = sk.ledger.render(400)
+    assert "drain_seconds: 4473" in text and "key_1_0: 1000" not in text

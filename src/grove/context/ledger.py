@@ -125,14 +125,17 @@ class Ledger:
         item is already stated verbatim elsewhere (the model summary), so it need not be repeated."""
         seen = present or (lambda _t: False)
         requests = [r for r in self.requests if not seen(r)]
+        values = [v for v in self.values if not seen(v["text"])]
+        said = " ".join([*self.requests, *self.decisions, *self.findings, *self.progress]).lower()
         # shed first to last: what is cheapest to find again (session search has it all) goes first
         sections: dict[str, list[str]] = {
             "paths": [p for p in self.paths if not seen(p)],
             "definitions": [f"{src}: {', '.join(n)}" for src, n in self.definitions.items()],
-            # a file's values can be read again from the workspace; a command's output cannot: files go first
-            "file values": [_item(v) for v in self.values if v.get("file") and not seen(v["text"])],
+            # a file's values can be read again from the workspace; a command's output cannot: files go first,
+            # unless the conversation named the value's subject (then it matters to the work)
+            "file values": [_item(v) for v in values if v.get("file") and not self._named(v, said)],
             "progress": [p for p in self.progress if not seen(p)],
-            "values": [_item(v) for v in self.values if not v.get("file") and not seen(v["text"])],
+            "values": [_item(v) for v in values if not v.get("file") or self._named(v, said)],
             "findings": [f for f in self.findings if not seen(f)],
             "decisions": [d for d in self.decisions if not seen(d)],
         }
@@ -160,6 +163,11 @@ class Ledger:
         sections["values"] = sections.pop("file values") + sections["values"]
         text = _compose(requests, constraints, sections)
         return text
+
+    @staticmethod
+    def _named(v: dict[str, Any], said: str) -> bool:
+        subject = str(v["subject"]).split(".")[-1].lower()
+        return len(subject) >= 4 and re.search(rf"\b{re.escape(subject)}\b", said) is not None
 
 
 STRONG = re.compile(
