@@ -130,6 +130,9 @@ def test_cli_report_holds_every_verdict(home: Path, tmp_path: Path, capsys) -> N
     report = tmp_path / "report.json"
     code, out, _ = grove(capsys, "skills", "import", str(src), "--report", str(report))
     assert code == 0 and "found 2 SKILL.md: 1 imported" in out
+    code, listed, _ = grove(capsys, "skills", "list", "--json")
+    [row] = json.loads(listed)["skills"]
+    assert row["imported_from"] == str(src / "good-one")  # the source is recorded per skill
     data = json.loads(report.read_text())
     assert data["summary"]["found"] == 2 and data["summary"]["invalid"] == 1
     bad = next(s for s in data["skills"] if s["status"] == "invalid")

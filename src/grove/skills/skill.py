@@ -83,6 +83,7 @@ class Skill:
             "path": str(self.path),
             "pinned": self.pinned,
             "created_by": self.created_by,
+            "imported_from": str(self.metadata.get("grove.source", "")) or None,
             "warnings": list(self.warnings),
         }
 
