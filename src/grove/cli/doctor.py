@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 
 import typer
 
@@ -43,6 +44,7 @@ def run_checks(model_override: str | None = None) -> list[Check]:
     except GroveError as e:
         return [Check("settings", False, str(e))]
     checks = [Check("settings", True, f"GROVE_HOME={settings.home}")]
+    checks.append(_guard("GROVE_HOME", lambda: _check_home(settings.home)))
     spec = model_override or settings.resolved_model()
     checks.append(_guard("model", lambda: _check_model(spec, settings)))
     checks.append(_guard("local model file", _check_local_file))
@@ -50,6 +52,25 @@ def run_checks(model_override: str | None = None) -> list[Check]:
     checks.append(_guard("database", lambda: _check_db(settings)))
     checks.append(_guard("sandbox", _check_sandbox))
     return checks
+
+
+def _check_home(home: Path) -> tuple[bool, str]:
+    """State lives in GROVE_HOME: it must be (or become) a directory grove can write."""
+    import os
+
+    fix = "point GROVE_HOME at a writable directory (export GROVE_HOME=~/.grove)"
+    if home.exists() and not home.is_dir():
+        return False, f"{home} is not a directory; {fix}"
+    probe = home if home.exists() else next((p for p in home.parents if p.exists()), home)
+    if not probe.is_dir():
+        return False, f"{probe} is not a directory; {fix}"
+    import tempfile
+
+    try:  # modes and mount flags do not tell everything (/proc, root on a read-only mount): try it
+        os.rmdir(tempfile.mkdtemp(prefix=".grove-doctor-", dir=probe))
+    except OSError as e:
+        return False, f"cannot write in {probe} ({e.strerror}); {fix}"
+    return True, f"{home} is writable" if home.exists() else f"{home} will be created"
 
 
 def _guard(name: str, fn: Callable[[], tuple[bool, str]]) -> Check:
