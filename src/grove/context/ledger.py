@@ -126,7 +126,9 @@ class Ledger:
         seen = present or (lambda _t: False)
         requests = [r for r in self.requests if not seen(r)]
         values = [v for v in self.values if not seen(v["text"])]
-        said = " ".join([*self.requests, *self.decisions, *self.findings, *self.progress]).lower()
+        said = set(
+            re.findall(r"\w+", " ".join([*self.requests, *self.decisions, *self.findings, *self.progress]))
+        )
         # shed first to last: what is cheapest to find again (session search has it all) goes first
         sections: dict[str, list[str]] = {
             "paths": [p for p in self.paths if not seen(p)],
@@ -165,9 +167,9 @@ class Ledger:
         return text
 
     @staticmethod
-    def _named(v: dict[str, Any], said: str) -> bool:
-        subject = str(v["subject"]).split(".")[-1].lower()
-        return len(subject) >= 4 and re.search(rf"\b{re.escape(subject)}\b", said) is not None
+    def _named(v: dict[str, Any], said: set[str]) -> bool:
+        subject = str(v["subject"]).split(".")[-1]
+        return len(subject) >= 4 and subject in said
 
 
 STRONG = re.compile(
