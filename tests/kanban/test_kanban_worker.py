@@ -238,7 +238,8 @@ def test_heartbeat_thread_extends_the_lease_and_notices_when_it_is_lost(make_boa
     board = make_board()  # the real clock: the thread beats every lease/3 seconds
     task = board.add("beating")
     claim = board.claim("w", "h", lease_s=30)
-    handle = WorkerHandle(board, task.id, claim.fence, "w", lease_s=0.15)
+    told: list[bool] = []
+    handle = WorkerHandle(board, task.id, claim.fence, "w", lease_s=0.15, on_lost=lambda: told.append(True))
     stop = threading.Event()
     beat = threading.Thread(target=_heartbeat, args=(handle, stop))
     beat.start()
@@ -246,5 +247,55 @@ def test_heartbeat_thread_extends_the_lease_and_notices_when_it_is_lost(make_boa
         board.wait(0.05)
     board.reclaim(task.id, claim.fence, "taken away")
     beat.join(timeout=30)
-    assert handle.lost and not beat.is_alive()
+    assert handle.lost and told == [True] and not beat.is_alive()
     stop.set()
+
+
+INTERRUPTED_WORKER = """
+import os, sys, threading, time
+from grove.config import Settings
+from grove.kanban.sqlite_board import SqliteBoard
+from grove.kanban.worker import run_worker
+from grove.llm.script import ScriptModel
+
+path = sys.argv[1]
+board = SqliteBoard(path)
+task = board.add("long")
+
+def steps(messages, tools):
+    time.sleep(60)  # a long model call, cut short by the interrupt
+    return "finished anyway"
+
+def thief():
+    other = SqliteBoard(path)
+    while board.get(task.id).lease_pid is None:
+        time.sleep(0.05)
+    time.sleep(0.3)
+    other.reclaim(task.id, other.get(task.id).fence, "taken away")
+
+threading.Thread(target=thief, daemon=True).start()
+result = run_worker(Settings(), board, task.id, model_override=ScriptModel(steps), toolsets=[], review="off",
+                    lease_s=0.6, interrupt_on_loss=True)
+print(result.outcome)
+"""
+
+
+def test_a_lost_lease_interrupts_the_workers_turn(tmp_path: Path, workspaces: Path) -> None:
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", INTERRUPTED_WORKER, str(tmp_path / "board.db")],
+        capture_output=True,
+        text=True,
+        timeout=110,
+        check=False,
+        env={**os.environ},
+    )
+    assert done.stdout.strip() == "lost", done.stderr[-2000:]
+    from grove.store.sessions import SessionStore
+
+    store = SessionStore.open(Settings().db_path)
+    (session,) = store.list_sessions()
+    # the model's late reply never entered the conversation: the turn was cut, not finished
+    assert not any("finished anyway" in (m.get("content") or "") for m in store.messages(session.id))
+    store.db.close()

@@ -40,6 +40,7 @@ def worker(
         lease_s=lease,
         toolsets=split_csv(toolsets),
         review="off" if no_review else "thread",
+        interrupt_on_loss=True,
     )
     if result.outcome == "none":
         fail(f"{result.detail}: see `grove kanban show {task}`", 1)

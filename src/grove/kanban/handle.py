@@ -3,6 +3,7 @@ worker whose lease was reclaimed gets an error instead of changing the task."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from grove.kanban.leases import Leases
@@ -19,6 +20,9 @@ class WorkerHandle:
     lease_s: float = 300.0
     outcome: str | None = None  # done, review, blocked: the worker called a finishing tool
     lost: bool = False
+    on_lost: Callable[[], None] | None = (
+        None  # the heartbeat found the lease gone (the CLI interrupts the turn)
+    )
 
     def _guard(self, what: str) -> None:
         if self.lost:

@@ -84,6 +84,8 @@ def _heartbeat(handle: WorkerHandle, stop: threading.Event) -> None:
             handle.board.heartbeat(handle.task_id, handle.fence, handle.lease_s)
         except LeaseLost:
             handle.lost = True  # its next kanban call is refused; the result is dropped
+            if handle.on_lost is not None:
+                handle.on_lost()
             return
 
 
@@ -99,7 +101,10 @@ def run_worker(
     lease_s: float = 300.0,
     toolsets: list[str] | None = None,
     review: ReviewMode = "thread",
+    interrupt_on_loss: bool = False,
 ) -> WorkerResult:
+    """Work one task. `interrupt_on_loss` (the worker process, where the turn runs on the main thread): a lease
+    found reclaimed by the heartbeat interrupts the turn at once, as Ctrl-C would, instead of letting it finish."""
     from grove.runtime import Profile, Session
     from grove.tools import kanban as kanban_tools
     from grove.tools.builtin import builtin_registry
@@ -118,6 +123,11 @@ def run_worker(
         return WorkerResult(task_id, "lost", str(e))
     task = board.get(task_id)
     handle = WorkerHandle(board, task_id, fence, worker, lease_s)
+    if interrupt_on_loss:
+        import signal
+
+        # a real SIGINT (not _thread.interrupt_main) so a blocking model call is cut short too
+        handle.on_lost = lambda: os.kill(os.getpid(), signal.SIGINT)
     workspace = Path(task.workspace) if task.workspace else _own_workspace(task_id)
     tools = builtin_registry().select(toolsets if toolsets is not None else settings.toolsets)
     for tool in kanban_tools.tools():
@@ -154,6 +164,10 @@ def run_worker(
         return WorkerResult(task_id, "failed", why)
     except LeaseLost as e:
         return WorkerResult(task_id, "lost", str(e))
+    except KeyboardInterrupt:
+        if handle.lost:  # the interrupt came from the heartbeat, between model calls
+            return WorkerResult(task_id, "lost", "the lease was reclaimed while working")
+        raise
     except Exception as e:  # any failure of the attempt is recorded on the task, then counted by the breaker
         try:
             board.fail(task_id, fence, f"{type(e).__name__}: {e}")
