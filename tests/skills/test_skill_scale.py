@@ -65,7 +65,7 @@ def test_import_gives_every_skill_md_one_verdict(home: Path, tmp_path: Path) -> 
     src = tmp_path / "collection"
     write_skill(src / "alice", "tool")
     write_skill(src / "bob", "tool", skill_text("tool", "Bob's own tool. Use when testing."))
-    write_skill(src / "carol", "broken", "no frontmatter here\n")
+    write_skill(src / "carol", "broken", "---\nname: broken\n---\nno description\n")
     _deep(src / "deep", 8, "too-deep")
     write_skill(src / ".hidden-stash", "stashed")
     outcomes, summary = import_with_summary(src, home / "skills", limits=ImportLimits(max_depth=6))
@@ -79,6 +79,15 @@ def test_import_gives_every_skill_md_one_verdict(home: Path, tmp_path: Path) -> 
         assert o.status == "imported" or (o.reason and o.fix), o
     deep = next(o for o in outcomes if o.status == "over-limit")
     assert "--max-depth" in deep.reason and "--max-depth" in deep.fix
+
+
+def test_a_skill_md_without_frontmatter_is_named_after_its_folder(home: Path, tmp_path: Path) -> None:
+    write_skill(tmp_path / "src", "Memory_System", "# Memory system\n\nKeeps notes across long chats.\n\n## Use\n")
+    [o] = import_skills(tmp_path / "src", home / "skills")
+    assert o.status == "imported" and o.name == "memory-system"
+    assert any("no frontmatter" in w for w in o.warnings)
+    text = (home / "skills" / "memory-system" / "SKILL.md").read_text()
+    assert text.startswith("---\nname: memory-system\n") and 'description: "Keeps notes across long chats."' in text
 
 
 def test_conflicts_skip_rename_replace(home: Path, tmp_path: Path) -> None:

@@ -23,12 +23,12 @@ from typing import Literal
 
 from grove.skills import usage
 from grove.skills.discover import AGENT_DIRS, MAX_DEPTH, Found, walk
-from grove.skills.frontmatter import MAX_NAME, NAME_RE, SkillFormatError, strict_problems
+from grove.skills.frontmatter import MAX_NAME, NAME_RE, SkillFormatError, parse_skill_md, strict_problems
 from grove.skills.history import skill_lock, snapshot
 from grove.skills.import_report import ImportOutcome, ImportSummary, fix_for, summarise
 from grove.skills.manage import MAX_SUPPORT_FILE_BYTES
 from grove.skills.repair import normalise_name, repair
-from grove.skills.skill import MAX_SUPPORT_FILES, SUPPORT_DIRS, load_skill
+from grove.skills.skill import MAX_SUPPORT_FILES, SUPPORT_DIRS, Skill, category_of, load_skill
 from grove.store.db import Database
 
 __all__ = ["ImportLimits", "ImportOutcome", "find_skill_dirs", "import_skills", "normalise_name", "repair"]
@@ -115,17 +115,25 @@ def _author(folder: Path, fm: dict[str, object], root: Path) -> str:
 
 def _prepare(f: Found, root: Path, nested: set[str], limits: ImportLimits) -> _Prepared | ImportOutcome:
     folder = f.folder
+    notes: list[str] = []
     try:
         skill = load_skill(folder, "import", f.category)
         text = skill.skill_md.read_text(encoding="utf-8")
     except (SkillFormatError, OSError, UnicodeDecodeError) as e:
-        return _verdict(folder, folder.name, "invalid", str(e))
+        headless = (
+            _without_frontmatter(folder, f.category) if str(e).startswith("SKILL.md must start") else None
+        )
+        if headless is None:
+            return _verdict(folder, folder.name, "invalid", str(e))
+        skill, text = headless
+        notes.append("it had no frontmatter: named after its folder, described by its first paragraph")
     name = skill.name
     if not NAME_RE.match(name) or len(name) > MAX_NAME:
         name = normalise_name(name)
         if not name:
             return _verdict(folder, skill.name, "invalid", f"name {skill.name!r} cannot be made valid")
     files, warnings = _files(folder, nested)
+    warnings = notes + warnings
     if len(files) > limits.max_files:
         why = f"{len(files)} files; at most {limits.max_files} are allowed (--max-files)"
         return _verdict(folder, name, "over-limit", why)
@@ -155,6 +163,36 @@ def _prepare(f: Found, root: Path, nested: set[str], limits: ImportLimits) -> _P
     return _Prepared(
         f, name, skill.name, author, f.category, text, files, scan_files, warnings, digest.hexdigest()
     )
+
+
+def _without_frontmatter(folder: Path, category: str | None) -> tuple[Skill, str] | None:
+    """A SKILL.md with no frontmatter at all (thousands in community collections): its folder names it, its first
+    paragraph (or title) describes it, and that frontmatter is written into the imported copy."""
+    try:
+        body = (folder / "SKILL.md").read_text(encoding="utf-8").lstrip("\ufeff")
+    except (OSError, UnicodeDecodeError):
+        return None
+    title, para = "", []
+    for line in body.splitlines():
+        item = line.strip()
+        if item.startswith("#") and not para:
+            title = title or item.lstrip("#").strip()
+        elif item and not item.startswith(("```", "|", "<", "!", "---")):
+            para.append(item)
+        elif para:
+            break
+    name = normalise_name(folder.name)
+    description = (" ".join(para) or title)[:1000].strip()
+    if not name or not description:
+        return None
+    text = f"---\nname: {name}\ndescription: {json.dumps(description, ensure_ascii=False)}\n---\n\n{body}"
+    try:
+        parsed = parse_skill_md(text, name)
+    except SkillFormatError:
+        return None
+    fm = parsed.frontmatter
+    skill = Skill(name, str(fm["description"]), folder, "import", fm, parsed.body, category_of(fm, category))
+    return skill, text
 
 
 def _verdict(folder: Path, name: str, status: str, reason: str) -> ImportOutcome:
