@@ -2,7 +2,9 @@
 WildGuard benign prompts, BIPIA and Giskard attacks, and real SKILL.md files. Reads fetched mirrors; commits none.
 
 Split, fixed before any example was read: an item whose sha256 starts with a byte below 26 (~10%) is "dev" (may be
-read to sanity-check); the rest is "test", the reported figure. Weights are fitted only on our own written corpora.
+read to sanity-check); the rest is "test", the reported figure. The signal weights are fitted on grove's own written
+corpora, the learned model on other public corpora (benchmarks/injection_train.py drops exact and near copies of
+every text read here), and its flag bar is set on a held-out part of its training data, never on these.
 Usage: python benchmarks/injection_public.py [--mirror /work/.mirror] [--show-dev]
 """
 

@@ -1,7 +1,7 @@
 """Trains the learned injection signal (src/grove/security/injection_model_weights.json) on public corpora that
 benchmarks/injection_public.py does NOT evaluate on, plus grove's own tuning corpora and source. Reads fetched
 mirrors (never commits their text); needs numpy and scipy (training only). Tensor Trust, NotInject, WildGuard,
-deepset, Giskard and BIPIA texts are read only to drop exact duplicates from the training set.
+deepset, Giskard and BIPIA texts are read only to drop their exact and near copies from the training set.
 Usage: python benchmarks/injection_train.py [--mirror /work/.mirror] [--dims 16384] [--l2 1e-6] [--validate]
 """
 
@@ -10,6 +10,9 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import random
+import re
+import string
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -35,9 +38,18 @@ PARAPET = "Parapet-Tech+parapet"
 PARAPET_FILES = [
     "schema/eval/l1_holdout.yaml",  # imoxto, Gandalf, HackAPrompt, ChatGPT jailbreaks | no_robots, UltraChat, ...
     "schema/eval/opensource_gandalf_attacks.yaml",  # Lakera gandalf_ignore_instructions
+    "schema/eval/opensource_mosscap_attacks.yaml",  # Lakera Mosscap game log (rows of MOSSCAP_MIN_WORDS or more)
+    "schema/eval/l1_attacks.yaml",  # Parapet's own small sets: override phrasings | everyday requests
+    "schema/eval/l1_benign.yaml",
+    "schema/eval/l3_inbound_attacks.yaml",  # ... and tool-output attacks | lookalikes ("skip previously failing tests")
+    "schema/eval/l3_inbound_benign.yaml",
 ]
-# Left out: opensource_mosscap_attacks.yaml (Lakera Mosscap game log, unfiltered): most rows are password guesses and
-# small talk ("zenith", "let's play a word game") labelled as attacks, which teaches that any short word is one.
+# Mosscap rows are unfiltered game input: the shortest are password guesses and small talk ("zenith") labelled as
+# attacks, which would teach that any short word is one. The sources were chosen by leave-one-corpus-out recall
+# (HackAPrompt and Gandalf held out in turn) at SHIFT_FP, never by a Tensor Trust figure.
+MOSSCAP_MIN_WORDS = 4
+# utkusen/promptmap's attack rules (YAML files with a `prompt`): hijacking, prompt stealing, jailbreak, harmful
+PROMPTMAP = "utkusen+promptmap"
 EXCLUDED_DESCRIPTIONS = ("NotInject",)
 # Agent-skill markdown from collections the benchmark does NOT read (it reads SKILL_REPOS of injection_public).
 SKILL_MD_REPOS = ["alirezarezvani+claude-skills", "vercel-labs+agent-skills"]
@@ -52,6 +64,11 @@ OWN_BENIGN = [
     "tests/security/redteam/injections_benign.txt",
 ]
 OWN_WEIGHT = 10.0
+# The model's flag bar: the logit that this share of held-out benign training text reaches. Fixed before Tensor Trust
+# was scored with it: half a point of the 3% false-positive budget, the rest left to the rules and to domain shift.
+SHIFT_FP = 0.005
+NEAR_DUP = 0.5  # word-trigram Jaccard with any evaluated text at or above which a training text is dropped
+SHORT_WEIGHT = 0.25  # many texts, few words each: about a tenth of the benign weight
 MAX_MD_CHARS = 20_000  # per markdown file: long references would otherwise dominate the benign windows
 
 
@@ -95,9 +112,16 @@ def gather_sources(mirror: Path) -> list[Source]:
             text, desc = row.get("content"), str(row.get("description", ""))
             if not isinstance(text, str) or any(x in desc for x in EXCLUDED_DESCRIPTIONS):
                 continue
+            if "mosscap" in path and len(text.split()) < MOSSCAP_MIN_WORDS:
+                continue
             where = attacks if row.get("label") == "malicious" else benign
             part = " (WildGuardMix rows)" if "WildGuard" in desc else ""
             where.setdefault(f"parapet:{path.rsplit('/', 1)[-1]}{part}", []).append(text)
+    for path in pub._ls(mirror, PROMPTMAP):
+        if path.startswith("rules/") and path.endswith(".yaml"):
+            rule = yaml.safe_load(pub._show(mirror, PROMPTMAP, path) or "")
+            if isinstance(rule, dict) and isinstance(rule.get("prompt"), str):
+                attacks.setdefault(f"{PROMPTMAP}:rules/*.yaml", []).append(rule["prompt"])
     for repo in SKILL_MD_REPOS:
         for path in pub._ls(mirror, repo):
             if path.endswith(".md"):
@@ -116,23 +140,70 @@ def gather_sources(mirror: Path) -> list[Source]:
         if "security" not in p.parts
     ]
     benign["grove src/*.py and docs"] = [p.read_text(encoding="utf-8")[:MAX_MD_CHARS] for p in own_files]
+    benign["short values (words, identifiers, passwords)"] = short_values(benign, own_files)
     out = [Source(n, t, 1) for n, t in attacks.items()] + [Source(n, t, 0) for n, t in benign.items()]
     for src in out:
+        if src.name.startswith("short values"):
+            src.weight = SHORT_WEIGHT
         if src.name.startswith("grove own"):
             # Few lines, but the closest to what grove scans (agent instructions and their lookalikes).
             src.weight = OWN_WEIGHT
     return out
 
 
-def evaluation_keys(mirror: Path) -> set[str]:
-    """Every text injection_public.py evaluates on, to drop from training (read for nothing else)."""
-    keys: set[str] = set()
-    tt = pub.tensor_trust(mirror)
-    if tt is None:
-        sys.exit("Tensor Trust mirror absent: it is needed to PROVE the training set holds none of it")
-    for texts in (*tt, *pub.injecguard(mirror).values(), *pub.deepset(mirror).values(), pub.giskard(mirror)):
-        keys |= {_key(t) for t in texts}
-    return keys
+def short_values(benign: dict[str, list[str]], own_files: list[Path]) -> list[str]:
+    """Benign one- to three-word inputs: a tool result, a name, a password. Every other source is sentences, and
+    the game logs' password guesses would otherwise teach that any short odd string is an attack. Deterministic:
+    the opening words of benign prompts, identifiers of grove's source, and seeded random passwords."""
+    rng = random.Random(20261130)
+    out = []
+    for name, texts in benign.items():
+        if name.startswith("parapet:"):
+            out += [" ".join(t.split()[: 1 + i % 3]) for i, t in enumerate(texts)]
+    names = sorted(
+        {w for p in own_files if p.suffix == ".py" for w in re.findall(r"[A-Za-z_]\w{3,}", p.read_text())}
+    )
+    out += rng.sample(names, min(1000, len(names)))
+    alphabet = string.ascii_letters + string.digits + "!@#$%^&*-_+=."
+    out += ["".join(rng.choice(alphabet) for _ in range(rng.randint(4, 20))) for _ in range(1000)]
+    return out
+
+
+def _trigrams(text: str) -> set[str]:
+    words = re.findall(r"\w+", text.lower())
+    return {" ".join(words[i : i + 3]) for i in range(max(1, len(words) - 2))}
+
+
+class EvaluationTexts:
+    """Every text injection_public.py evaluates on, to drop from training, exact or near copies (read for nothing
+    else): Tensor Trust attackers reused and edited each other's attacks, and some collections copy them."""
+
+    def __init__(self, mirror: Path) -> None:
+        tt = pub.tensor_trust(mirror)
+        if tt is None:
+            sys.exit("Tensor Trust mirror absent: it is needed to PROVE the training set holds none of it")
+        texts = [
+            t
+            for group in (*tt, *pub.injecguard(mirror).values(), *pub.deepset(mirror).values())
+            for t in group
+        ]
+        texts += pub.giskard(mirror)
+        self.keys = {_key(t) for t in texts}
+        self.grams = [_trigrams(t) for t in texts]
+        self.index: dict[str, list[int]] = {}
+        for i, grams in enumerate(self.grams):
+            for g in grams:
+                self.index.setdefault(g, []).append(i)
+
+    def holds(self, text: str) -> bool:
+        if _key(text) in self.keys:
+            return True
+        grams = _trigrams(text)
+        shared: dict[int, int] = {}
+        for g in grams:
+            for i in self.index.get(g, ()):
+                shared[i] = shared.get(i, 0) + 1
+        return any(c / (len(grams) + len(self.grams[i]) - c) >= NEAR_DUP for i, c in shared.items())
 
 
 def featurize(texts: list[str], dims: int) -> tuple[sparse.csr_matrix, np.ndarray]:
@@ -190,18 +261,18 @@ def main() -> None:
     ap.add_argument("--validate", action="store_true", help="only the held-out figures; writes nothing")
     args = ap.parse_args()
     sources = gather_sources(args.mirror)
-    banned = evaluation_keys(args.mirror)
+    banned = EvaluationTexts(args.mirror)
     texts, labels, weights_, split = [], [], [], []
     for src in sources:
         uniq = list(dict.fromkeys(t.strip() for t in src.texts if t.strip()))
-        kept = [t for t in uniq if _key(t) not in banned]
+        kept = [t for t in uniq if not banned.holds(t)]
         print(f"{src.name:50} label={src.label} texts={len(kept):6} dropped_as_eval={len(uniq) - len(kept)}")
         for t in kept:
             texts.append(t)
             labels.append(src.label)
             weights_.append(src.weight)
             split.append(hashlib.sha256(t.encode()).digest()[0] < 51)
-    repos = [PARAPET, *SKILL_MD_REPOS]
+    repos = [PARAPET, PROMPTMAP, *SKILL_MD_REPOS]
     print("commits: " + ", ".join(f"{r}@{_commit(args.mirror, r)}" for r in repos))
     labels_a = np.array(labels)
     split_a = np.array(split)
@@ -229,21 +300,22 @@ def main() -> None:
         print(
             f"validation: at {fp:.1%} held-out benign FP (logit {th:.2f}) held-out recall {np.mean(att >= th):.3f}"
         )
+    shift = float(np.quantile(ben, 1 - SHIFT_FP))
+    print(
+        f"validation: shift {shift:.2f} ({SHIFT_FP:.1%} held-out benign FP), held-out recall {np.mean(att >= shift):.3f}"
+    )
     if args.validate:
-        # What the shipped rule would give: recall of held-out attacks above the shift set as for shipping.
-        own = pub.own_benign()
-        ox, oowner = featurize(own, args.dims)
-        shift = max(validation["0.001"]["logit"], float(text_scores(ox, oowner, len(own), b, w).max()) + 0.05)
-        print(f"validation: shift {shift:.2f}, held-out recall above it {np.mean(att >= shift):.3f}")
         return
     b, w = fit(x, y, sw, args.l2)
-    # The model alone must not flag any text of grove's own benign corpora (held-out files included: the scanner's
-    # hard rule is that their false positives do not grow), so the shift is at least their highest logit.
+    # The strong bar, above which the model alone may refuse: above every held-out benign text and every text of
+    # grove's own benign corpora (held-out files included). Between the shift and it the model says "caution".
     own = pub.own_benign()
     ox, oowner = featurize(own, args.dims)
     own_max = float(text_scores(ox, oowner, len(own), b, w).max())
-    shift = max(validation["0.001"]["logit"], own_max + 0.05)
-    print(f"highest logit on grove's own benign corpora {own_max:.2f}; shift {shift:.2f}")
+    strong = max(float(ben.max()), own_max + 0.05, shift)
+    print(
+        f"highest logit on grove's own benign corpora {own_max:.2f}; shift {shift:.2f}; strong {strong:.2f}"
+    )
     out = {
         "about": "hashed word/pair logistic weights; trained by benchmarks/injection_train.py",
         "sources": {
@@ -253,6 +325,7 @@ def main() -> None:
         "l2": args.l2,
         "validation": validation,
         "shift": round(shift, 3),
+        "strong": round(strong, 3),
         "bias": round(b, 4),
         "weights": [round(float(v), 3) for v in w],
     }

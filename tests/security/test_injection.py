@@ -223,3 +223,16 @@ def test_a_broken_model_file_is_a_clear_error(tmp_path: Path) -> None:
         load(bad)
     with pytest.raises(RuntimeError, match="injection_train"):
         load(tmp_path / "absent.json")
+
+
+def test_learned_model_bars_come_from_its_training_validation() -> None:
+    from grove.security import injection_model as im
+
+    model = im.load()
+    # The flag bar is reached by 0.5% of held-out benign training text; the refusal bar lies above all of it.
+    assert 0 < model.shift < model.strong
+
+
+@pytest.mark.parametrize("text", ["hunter2", "Zq7!mPx2#k", "main.py", "ok", "rate_limit_window", "Thanks!"])
+def test_short_values_are_not_injections(text: str) -> None:
+    assert scan_text(text).level == "clean"

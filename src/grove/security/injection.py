@@ -59,6 +59,9 @@ THRESHOLDS: dict[str, tuple[float, float]] = {
 
 
 _INSTRUCTION_FILES = {"AGENTS.md", "GROVE.md", "CLAUDE.md"}
+_LOWEST_DANGER = min(danger for _, danger in THRESHOLDS.values())
+# Just under the lowest "dangerous" score of any kind, in log-odds.
+_MODEL_ALONE_MAX_Z = math.log(_LOWEST_DANGER / (1 - _LOWEST_DANGER)) - 0.01
 
 
 def _kind_of(source: str, kind: str | None) -> str:
@@ -92,10 +95,14 @@ def scan_text(text: str, source: str = "unknown", kind: str | None = None) -> Sc
         z = BIAS + whole + sum(WEIGHTS.get(s, 0.0) for s in w.signals)
         if z > best_z:
             best_z, best = z, w
-    # The learned model is a second opinion on the same scale: its log-odds less its shift (above 99.9% of held-out
-    # benign training text and all of grove's own benign corpora), so that alone it needs strong evidence to flag.
+    # The learned model is a second opinion on the same scale: its log-odds less its shift (reached by 0.5% of
+    # held-out benign training text). Alone and below its strong bar (above all held-out benign training text) it
+    # stays under every kind's "dangerous" bar: a reason to quarantine, never to refuse.
     learned = worst(ev.norm.text)
-    model_z = learned.logit - load_model().shift
+    model = load_model()
+    model_z = learned.logit - model.shift
+    if learned.logit < model.strong:
+        model_z = min(model_z, _MODEL_ALONE_MAX_Z)
     score = _sigmoid(max(best_z, model_z))
     caution_at, danger_at = THRESHOLDS[kind]
     verdict = "dangerous" if score >= danger_at else "caution" if score >= caution_at else "safe"

@@ -27,7 +27,10 @@ class Model:
     bias: float
     weights: tuple[float, ...]  # length is a power of two: hashed feature buckets
     dims: int
-    shift: float  # "no evidence" below it: above 99.9% of held-out benign text and all of grove's own benign corpora
+    shift: float  # "no evidence" below it: the logit that 0.5% of held-out benign training text reaches
+    # Below it the model alone is a reason for caution, never for a refusal: above every held-out benign training text
+    # and all of grove's own benign corpora (files with no "strong" key: the shift itself).
+    strong: float
 
 
 @dataclass(frozen=True)
@@ -70,6 +73,7 @@ def load(path: Path = WEIGHTS_FILE) -> Model:
         weights = tuple(float(x) for x in raw["weights"])
         bias = float(raw["bias"])
         shift = float(raw["shift"])
+        strong = float(raw.get("strong", shift))
     except (OSError, ValueError, KeyError, TypeError) as e:
         raise RuntimeError(
             f"cannot read the injection model {path}: {e}; rerun benchmarks/injection_train.py"
@@ -77,7 +81,7 @@ def load(path: Path = WEIGHTS_FILE) -> Model:
     dims = len(weights)
     if dims & (dims - 1):
         raise RuntimeError(f"injection model {path} has {dims} weights, not a power of two: retrain it")
-    return Model(bias, weights, dims, shift)
+    return Model(bias, weights, dims, shift, max(shift, strong))
 
 
 def worst(norm_text: str, model: Model | None = None) -> Worst:
