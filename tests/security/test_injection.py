@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import itertools
+import math
 from pathlib import Path
 
 import pytest
@@ -236,3 +237,15 @@ def test_learned_model_bars_come_from_its_training_validation() -> None:
 @pytest.mark.parametrize("text", ["hunter2", "Zq7!mPx2#k", "main.py", "ok", "rate_limit_window", "Thanks!"])
 def test_short_values_are_not_injections(text: str) -> None:
     assert scan_text(text).level == "clean"
+
+
+def test_the_model_alone_quarantines_and_refuses_only_above_its_strong_bar() -> None:
+    from grove.security.injection import THRESHOLDS, model_evidence
+    from grove.security.injection_model import Model
+
+    model = Model(bias=0.0, weights=(0.0, 0.0), dims=2, shift=3.0, strong=9.0)
+    lowest_danger = min(d for _, d in THRESHOLDS.values())
+    below, between, above = (model_evidence(x, model) for x in (2.0, 8.5, 9.5))
+    assert below < 0  # under the flag bar: no evidence
+    assert between > 0 and 1 / (1 + math.exp(-between)) < lowest_danger  # caution at most, whatever the kind
+    assert 1 / (1 + math.exp(-above)) > max(d for _, d in THRESHOLDS.values())  # strong: may refuse

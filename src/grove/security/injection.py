@@ -8,8 +8,8 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from grove.security.injection_model import Model, worst
 from grove.security.injection_model import load as load_model
-from grove.security.injection_model import worst
 from grove.security.injection_rules import BY_NAME
 from grove.security.injection_signals import gather
 from grove.security.injection_weights import BIAS, WEIGHTS
@@ -75,6 +75,13 @@ def _kind_of(source: str, kind: str | None) -> str:
     return "file" if source.startswith("file ") else "context"
 
 
+def model_evidence(logit: float, model: Model) -> float:
+    """The learned model's log-odds on the score's scale: less its shift, and under every kind's "dangerous" bar
+    unless it reaches its strong bar."""
+    z = logit - model.shift
+    return z if logit >= model.strong else min(z, _MODEL_ALONE_MAX_Z)
+
+
 def _sigmoid(z: float) -> float:
     return 1 / (1 + math.exp(-max(-60.0, min(60.0, z))))  # clamped: exp overflows past ~709
 
@@ -99,10 +106,7 @@ def scan_text(text: str, source: str = "unknown", kind: str | None = None) -> Sc
     # held-out benign training text). Alone and below its strong bar (above all held-out benign training text) it
     # stays under every kind's "dangerous" bar: a reason to quarantine, never to refuse.
     learned = worst(ev.norm.text)
-    model = load_model()
-    model_z = learned.logit - model.shift
-    if learned.logit < model.strong:
-        model_z = min(model_z, _MODEL_ALONE_MAX_Z)
+    model_z = model_evidence(learned.logit, load_model())
     score = _sigmoid(max(best_z, model_z))
     caution_at, danger_at = THRESHOLDS[kind]
     verdict = "dangerous" if score >= danger_at else "caution" if score >= caution_at else "safe"
