@@ -62,6 +62,20 @@ def _text(m: Message) -> str:
     return str(m.get("content") or "") + calls
 
 
+def share_with_sandbox(ws: Path) -> None:
+    """As root, file tools act as the sandbox group: the task's workspace must be group-writable for it, as the
+    README asks of a project (a 0700 temp dir made every task fail with "permission denied")."""
+    if os.geteuid() != 0:
+        return
+    from grove.sandbox.users import SANDBOX_GID
+
+    for path in [ws, *ws.rglob("*")]:
+        if path.is_symlink():
+            continue
+        os.chown(path, -1, SANDBOX_GID)
+        os.chmod(path, 0o2775 if path.is_dir() else path.stat().st_mode | 0o060)
+
+
 def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterations: int) -> dict[str, Any]:
     from grove.agent.loop import Agent
     from grove.agent.prompt import build_system_prompt
@@ -73,6 +87,7 @@ def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterat
 
     ws = Path(tempfile.mkdtemp(prefix="grove-bench-"))
     task.setup(ws)
+    share_with_sandbox(ws)
     store = SessionStore.open(settings.db_path)
     tools = ToolRegistry([*files.tools(), *skills.tools()])  # the same tools with learning off and on
     system = build_system_prompt(settings, ws, tools)

@@ -65,3 +65,20 @@ def test_the_report_gives_first_and_later_success_and_cost_with_bootstrap_interv
     assert figures["diff_later_prompt_review"] == "-2900"  # the reviewer's cost is counted with learning on
     lines = summary.table({"off": off, "on": on}, ["c"])
     assert any(ln.startswith("on   all              later   7  100% [100%,100%]") for ln in lines)
+
+
+def test_the_agent_can_read_the_task_workspace_even_as_root(settings) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("tiktoken")
+    pytest.importorskip("bpe_openai")
+    import harness
+
+    from grove.llm.script import ScriptModel
+    from grove.store.sessions import SessionStore
+
+    model = ScriptModel([{"tool_calls": [{"name": "read_file", "arguments": {"path": "data.csv"}}]}, "done"])
+    harness.run_task(stream(["csv-total"], 1)[0], settings, model, False, 4)
+    store = SessionStore.open(settings.db_path)
+    (session,) = store.db.conn.execute("SELECT id FROM sessions").fetchall()
+    results = [m["content"] for m in store.messages(session[0]) if m["role"] == "tool"]
+    store.db.close()
+    assert results and "name,cost" in results[0], results  # not "permission denied" for the sandbox group
