@@ -95,7 +95,10 @@ def describe_tools(specs: list[ToolSpec], fmt: CallFormat = CallFormat()) -> str
             example,
         ]
     else:
-        lines += ["To call a tool, reply with only the call (no other text), for example:", _example(specs[0], fmt)]
+        lines += [
+            "To call a tool, reply with only the call (no other text), for example:",
+            _example(specs[0], fmt),
+        ]
     lines.append("Otherwise, answer in plain text.")
     return "\n".join(lines)
 
