@@ -25,6 +25,7 @@ TOOL_GUIDANCE = (
 LEAN_IDENTITY = "You are grove, an assistant in the user's terminal. Answer briefly and accurately."
 LEAN_TOOL_GUIDANCE = (
     "You see files, skills and past sessions only through tools: to answer about them, call the tool first. "
+    "To make a file from another: read it, work out the result yourself, then write only that result. "
     "Otherwise answer directly. Paths are relative to {workspace}."
 )
 LEAN_SECTION_CHARS = 1_500
