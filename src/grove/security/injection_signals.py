@@ -10,6 +10,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from grove.security.caseless import Caseless, lowercase_safe
 from grove.security.injection_rules import SIGNALS
 from grove.security.normalize import Normalized, normalize
 
@@ -50,6 +51,10 @@ COMPOSITES: dict[str, tuple[tuple[str, ...], ...]] = {
         )
     ),
 }
+
+
+# Normalised text is lowercase: each signal runs as its case-sensitive twin there (same matches, ~2x faster).
+_FAST = [(sig, Caseless(sig.pattern)) for sig in SIGNALS]
 
 
 @dataclass
@@ -118,8 +123,9 @@ def windows_of(text: str) -> list[Window]:
             w.signals.add(name)
             w.excerpts[name] = excerpt
 
-    for sig in SIGNALS:
-        for m in sig.pattern.finditer(text):
+    safe = lowercase_safe(text)
+    for sig, fast in _FAST:
+        for m in fast.for_text(text, safe).finditer(text):
             add(m.start(), sig.name, _excerpt(text, m.start(), m.end()))
     for pos, why in _commands(text):
         add(pos, "dangerous_command", why)
