@@ -62,7 +62,8 @@ def resolve_model_path(path: str | Path | None) -> Path:
     if not p.is_file():
         raise ModelError(
             ErrorKind.MODEL_NOT_FOUND,
-            f"model file not found: {p} (local:/path/model.gguf, or {INSTALL_HINT})",
+            f"model file not found: {p}; give the path of an existing GGUF file (local:/path/model.gguf), "
+            "or use the embedded model: -m local",
         )
     return p.resolve()
 
