@@ -6,7 +6,7 @@ from pathlib import Path
 
 from skillkit import skill_text, write_skill
 
-from grove.config import Settings
+from grove.config import Settings, SkillsConfig
 from grove.skills.discover import discover, iter_skill_dirs
 from grove.skills.trust import is_trusted, trust_project
 
@@ -54,7 +54,7 @@ def test_settings_section_is_used_when_present(tmp_path: Path, home: Path) -> No
 
     ext = tmp_path / "ext"
     write_skill(ext, "from-settings")
-    fake = SimpleNamespace(home=home, skills=SimpleNamespace(external_dirs=[str(ext)]))
+    fake = SimpleNamespace(home=home, skills=SkillsConfig(external_dirs=[str(ext)]))
     assert "from-settings" in discover(fake, None).skills
 
 

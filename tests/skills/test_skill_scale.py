@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
 from skillkit import skill_text, write_skill
 
 from clirun import grove
-from grove.config import Settings
+from grove.config import Settings, SkillsConfig
 from grove.skills.catalog import database
 from grove.skills.discover import discover, walk
 from grove.skills.import_report import STATUSES
@@ -56,7 +57,7 @@ def test_a_skill_limit_is_a_setting_and_reported(settings: Settings, skills_root
     for i in range(5):
         write_skill(skills_root, f"s{i}")
     assert len(discover(settings, None).skills) == 5  # no cap by default
-    capped = SimpleNamespace(home=settings.home, skills=SimpleNamespace(external_dirs=[], max_skills=3))
+    capped = replace(settings, skills=replace(settings.skills, max_skills=3))
     lib = discover(capped, None)
     assert len(lib.skills) == 3 and any("skills.max_skills" in w for w in lib.warnings)
 
@@ -82,12 +83,17 @@ def test_import_gives_every_skill_md_one_verdict(home: Path, tmp_path: Path) -> 
 
 
 def test_a_skill_md_without_frontmatter_is_named_after_its_folder(home: Path, tmp_path: Path) -> None:
-    write_skill(tmp_path / "src", "Memory_System", "# Memory system\n\nKeeps notes across long chats.\n\n## Use\n")
+    write_skill(
+        tmp_path / "src", "Memory_System", "# Memory system\n\nKeeps notes across long chats.\n\n## Use\n"
+    )
     [o] = import_skills(tmp_path / "src", home / "skills")
     assert o.status == "imported" and o.name == "memory-system"
     assert any("no frontmatter" in w for w in o.warnings)
     text = (home / "skills" / "memory-system" / "SKILL.md").read_text()
-    assert text.startswith("---\nname: memory-system\n") and 'description: "Keeps notes across long chats."' in text
+    assert (
+        text.startswith("---\nname: memory-system\n")
+        and 'description: "Keeps notes across long chats."' in text
+    )
 
 
 def test_conflicts_skip_rename_replace(home: Path, tmp_path: Path) -> None:
@@ -207,10 +213,21 @@ def test_two_homes_sharing_a_folder_each_index_it(tmp_path: Path) -> None:
         home.mkdir()
         homes.append(
             SimpleNamespace(
-                home=home, db_path=home / "state.db", skills=SimpleNamespace(external_dirs=[str(shared)])
+                home=home, db_path=home / "state.db", skills=SkillsConfig(external_dirs=[str(shared)])
             )
         )
     for settings in homes:  # the second home's state.db gets its rows though this process knows the folder
         assert [h.name for h in search_skills(settings, None, "polish widgets")] == ["shared-tool"]
         db = database(settings)
         assert db is not None and db.conn.execute("SELECT count(*) FROM skill_fts").fetchone()[0] == 1
+
+
+def test_discovery_limits_are_settings(monkeypatch, tmp_path: Path) -> None:
+    from grove.config import load_settings
+    from grove.skills.discover import limits
+
+    monkeypatch.setenv("GROVE_HOME", str(tmp_path))
+    (tmp_path / "config.yaml").write_text("skills:\n  max_depth: 9\n  max_skills: 50\n")
+    assert limits(load_settings()) == (9, 50)
+    (tmp_path / "config.yaml").write_text("{}\n")
+    assert limits(load_settings()) == (6, None)

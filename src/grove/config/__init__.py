@@ -119,6 +119,16 @@ class SkillsConfig:
     external_dirs: Annotated[
         list[str], Field(description="read-only skill folders of other agents, e.g. ~/.claude/skills")
     ] = field(default_factory=list)
+    max_depth: Annotated[
+        int,
+        Field(ge=1, le=32, description="how many folders deep skill discovery and import look for SKILL.md"),
+    ] = 6
+    max_skills: Annotated[
+        int | None,
+        Field(
+            ge=1, description="most skills taken from one source (empty = no limit; a limit hit is reported)"
+        ),
+    ] = None
 
 
 @dataclass

@@ -165,10 +165,8 @@ def sources(settings: Any, workspace: Path | None) -> list[SkillSource]:
 
 
 def limits(settings: Any) -> tuple[int, int | None]:
-    """(max depth, max skills per source) from `skills.max_depth` / `skills.max_skills` when config has them."""
-    cfg = getattr(settings, "skills", None)
-    depth = getattr(cfg, "max_depth", None) or MAX_DEPTH
-    return int(depth), getattr(cfg, "max_skills", None)
+    """(max depth, max skills per source) from the settings `skills.max_depth` / `skills.max_skills`."""
+    return settings.skills.max_depth, settings.skills.max_skills
 
 
 def discover(settings: Any, workspace: Path | None = None) -> Library:
