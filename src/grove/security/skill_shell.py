@@ -60,8 +60,10 @@ def shell_hits(script: str) -> list[Hit]:
     found = command_hits(whole, 1)
     lines = whole.splitlines()
     placed: list[Hit] = []
+    # each line classified once, and only when the whole script found something (it was once per finding)
+    line_whys = [{h.why for h in command_hits(ln, i)} for i, ln in enumerate(lines, 1)] if found else []
     for hit in found:
-        at = [i for i, ln in enumerate(lines, 1) if any(h.why == hit.why for h in command_hits(ln, i))]
+        at = [i for i, whys in enumerate(line_whys, 1) if hit.why in whys]
         if at and all(_ENV_LINE.match(lines[i - 1]) for i in at):
             # `echo 'export API_KEY="..."' >> ~/.bashrc`: a setup step, not a hook that runs code
             why = "adds an environment variable to a shell startup file"
