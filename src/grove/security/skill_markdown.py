@@ -198,6 +198,18 @@ def _vendor_installs(hits: list[Hit], text: str) -> list[Hit]:
     ]
 
 
+def _last_lines(text: str, end: int, n: int) -> list[str]:
+    """`text[:end].splitlines()[-n:]` without splitting the whole prefix (once per fence, it was quadratic): a
+    suffix that starts just after a newline splits into the same last lines."""
+    start = end
+    while start > 0:
+        start = text.rfind("\n", 0, start - 1) + 1
+        lines = text[start:end].splitlines()
+        if len(lines) > n:
+            return lines[-n:]
+    return text[:end].splitlines()[-n:]
+
+
 def markdown_hits(text: str) -> list[Hit]:
     out: list[Hit] = []
     for m in _FENCE.finditer(text):
@@ -211,7 +223,7 @@ def markdown_hits(text: str) -> list[Hit]:
         else:
             continue
         found = shifted(found, start)
-        context = "\n".join(text[: m.start()].splitlines()[-3:])
+        context = "\n".join(_last_lines(text, m.start(), 3))
         out += _mentioned(found) if _BAD_EXAMPLE.search(context) else found
     outside = _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     for m in _INLINE.finditer(outside):
