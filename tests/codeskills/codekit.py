@@ -3,6 +3,9 @@ reference computation for the verifier, and a CSV writer."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from grove.codeskills.canonical import AVG_CODE, AVG_CODE_BUGGY, AVG_TESTS, CSV_CODE, CSV_TESTS
 
 __all__ = ["AVG_CODE", "AVG_CODE_BUGGY", "AVG_TESTS", "CSV_CODE", "CSV_TESTS"]
@@ -24,3 +27,9 @@ def write_csv(path: object, header: list[str], rows: list[list[object]]) -> None
     Path(str(path)).write_text(
         ",".join(header) + "\n" + "".join(",".join(str(v) for v in r) + "\n" for r in rows), encoding="utf-8"
     )
+
+
+def create_skill(call: Callable[..., Any], name: str, code: str, tests: str) -> None:
+    """Create a code skill through the tool (the `call` fixture) and fail the test if it is refused."""
+    out = call("skill_code_create", name=name, description=f"The {name} skill.", code=code, tests=tests)
+    assert out.ok, out.content

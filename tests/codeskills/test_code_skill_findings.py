@@ -8,12 +8,9 @@ import json
 from pathlib import Path
 
 import pytest
+from codekit import create_skill
 
 from grove.codeskills.contract import read_contract
-from grove.config import Settings
-from grove.tools import code_skills
-from grove.tools.context import ToolContext
-from grove.tools.registry import ToolRegistry, ToolResult
 
 # solve leaves a mark in the workspace whenever it really runs
 MARKING = (
@@ -27,22 +24,6 @@ MARKING_TESTS = (
 )
 ROWS = "def solve(n: int) -> list[dict]:\n    return [{'i': i, 'sq': i * i} for i in range(n)]\n"
 ROWS_TESTS = "from skill import solve\n\n\ndef test_rows():\n    assert solve(2) == [{'i': 0, 'sq': 0}, {'i': 1, 'sq': 1}]\n"
-
-
-@pytest.fixture
-def call(settings: Settings, workspace: Path):
-    reg = ToolRegistry(code_skills.tools())
-    ctx = ToolContext(workspace=workspace, settings=settings)
-
-    def do(tool: str, /, **args: object) -> ToolResult:
-        return reg.call(ctx, tool, args)
-
-    return do
-
-
-def _create(call, name: str, code: str, tests: str) -> None:
-    out = call("skill_code_create", name=name, description=f"The {name} skill.", code=code, tests=tests)
-    assert out.ok, out.content
 
 
 def test_check_args_enforces_the_signature_types_strictly() -> None:
@@ -72,7 +53,7 @@ def test_check_args_enforces_the_signature_types_strictly() -> None:
 def test_skill_run_refuses_arguments_that_break_the_contract_before_the_sandbox_runs(
     call, workspace: Path
 ) -> None:
-    _create(call, "scaled", MARKING, MARKING_TESTS)
+    create_skill(call, "scaled", MARKING, MARKING_TESTS)
     bad = call("skill_run", name="scaled", args={"x": "notint"})
     assert not bad.ok and "x:" in bad.content and "valid integer" in bad.content
     assert "solve(x: int" in bad.content  # the model is shown the signature to call it right
@@ -85,7 +66,7 @@ def test_skill_run_refuses_arguments_that_break_the_contract_before_the_sandbox_
 def test_skill_run_writes_the_result_to_a_file_without_passing_it_through_the_model(
     call, workspace: Path
 ) -> None:
-    _create(call, "squares", ROWS, ROWS_TESTS)
+    create_skill(call, "squares", ROWS, ROWS_TESTS)
     out = call("skill_run", name="squares", args={"n": 5000}, output_path="out/squares.jsonl")
     assert out.ok, out.content
     data = json.loads(out.content)
@@ -102,7 +83,7 @@ def test_skill_run_writes_the_result_to_a_file_without_passing_it_through_the_mo
 
 
 def test_output_path_outside_the_workspace_is_refused_before_running(call, workspace: Path) -> None:
-    _create(call, "scaled", MARKING, MARKING_TESTS)
+    create_skill(call, "scaled", MARKING, MARKING_TESTS)
     (workspace / "link").symlink_to(workspace.parent)
     for path in ("../escape.json", str(workspace.parent / "escape.json"), "link/escape.json"):
         out = call("skill_run", name="scaled", args={"x": 1}, output_path=path)

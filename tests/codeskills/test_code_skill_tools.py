@@ -6,35 +6,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from codekit import AVG_CODE, AVG_TESTS, CSV_CODE, CSV_TESTS, write_csv
+from codekit import AVG_CODE, AVG_TESTS, CSV_CODE, CSV_TESTS, create_skill, write_csv
 
 from grove.codeskills.layout import CODE_FILE, TEST_FILE
-from grove.config import Settings
 from grove.skills.history import versions
-from grove.tools import code_skills
-from grove.tools.context import ToolContext
-from grove.tools.registry import ToolRegistry, ToolResult
-
-
-@pytest.fixture
-def call(settings: Settings, workspace: Path):
-    reg = ToolRegistry(code_skills.tools())
-    ctx = ToolContext(workspace=workspace, settings=settings)
-
-    def do(tool: str, /, **args: object) -> ToolResult:
-        return reg.call(ctx, tool, args)
-
-    return do
-
-
-def _create(call, name: str, code: str, tests: str) -> None:
-    out = call("skill_code_create", name=name, description=f"The {name} skill.", code=code, tests=tests)
-    assert out.ok, out.content
 
 
 def test_skill_run_maps_input_files_and_returns_json(call, workspace: Path) -> None:
-    _create(call, "csv-column", CSV_CODE, CSV_TESTS)
+    create_skill(call, "csv-column", CSV_CODE, CSV_TESTS)
     write_csv(workspace / "data" / "s.csv", ["a", "b"], [[1, 2], [3, 4.5]])
     out = call("skill_run", name="csv-column", args={"path": "data/s.csv", "column": "b"})
     assert out.ok, out.content
@@ -63,7 +42,7 @@ def test_skill_run_writes_outputs_to_the_workspace_but_cannot_change_inputs(call
         "    (tmp_path / 'a').write_text('hi')\n    assert solve('a', 'b')['chars'] == 2\n"
         "    assert (tmp_path / 'b').read_text() == 'HI'\n"
     )
-    _create(call, "shout-file", code, tests)
+    create_skill(call, "shout-file", code, tests)
     (workspace / "in.txt").write_text("hello")
     outside = workspace.parent / "outside.txt"
     outside.write_text("keep")
@@ -82,7 +61,7 @@ def test_skill_run_writes_outputs_to_the_workspace_but_cannot_change_inputs(call
 
 
 def test_skill_run_reports_errors_and_unknown_names(call) -> None:
-    _create(call, "moving-average", AVG_CODE, AVG_TESTS)
+    create_skill(call, "moving-average", AVG_CODE, AVG_TESTS)
     bad = call("skill_run", name="moving-average", args={"values": [1.0], "window": 0})
     assert not bad.ok and "failed" in bad.content and "ZeroDivisionError" in bad.content
     wrong = call("skill_run", name="moving-average", args={"numbers": [1]})
@@ -92,7 +71,7 @@ def test_skill_run_reports_errors_and_unknown_names(call) -> None:
 
 
 def test_patch_that_breaks_the_tests_is_refused(call, grove_home: Path) -> None:
-    _create(call, "moving-average", AVG_CODE, AVG_TESTS)
+    create_skill(call, "moving-average", AVG_CODE, AVG_TESTS)
     folder = grove_home / "skills" / "moving-average"
     before = {p: (folder / p).read_text() for p in ("SKILL.md", CODE_FILE, TEST_FILE)}
     out = call(
@@ -113,7 +92,7 @@ def test_patch_that_breaks_the_tests_is_refused(call, grove_home: Path) -> None:
 def test_patch_that_keeps_the_tests_passing_is_stored_and_the_signature_follows(
     call, grove_home: Path
 ) -> None:
-    _create(call, "moving-average", AVG_CODE, AVG_TESTS)
+    create_skill(call, "moving-average", AVG_CODE, AVG_TESTS)
     folder = grove_home / "skills" / "moving-average"
     out = call(
         "skill_code_patch",
