@@ -11,6 +11,7 @@ import typer
 from typer.core import TyperGroup
 
 from grove.cli.common import fail, load, split_csv
+from grove.cli.errors import USAGE
 
 
 class _DefaultRun(TyperGroup):
@@ -36,7 +37,7 @@ def _skill_dir(skill: str, home: Path) -> Path:
         return path
     path = home / "skills" / skill
     if not (path / "SKILL.md").is_file():
-        fail(f"no skill '{skill}' (a name in {home / 'skills'} or a folder holding SKILL.md)")
+        fail(f"no skill '{skill}' (a name in {home / 'skills'} or a folder holding SKILL.md)", USAGE)
     return path
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import typer
 
 from grove.cli.common import fail, load
+from grove.cli.errors import USAGE
 
 app = typer.Typer(help="Manage the skill library.", no_args_is_help=True, rich_markup_mode=None)
 
@@ -84,7 +85,9 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
     if rows:  # plain aligned columns: a table widget takes seconds at ten thousand rows
         head = ("name", "category", "source", "by", "views", "uses", "ok", "patches", "description")
         widths = [max(len(h), *(len(r[i]) for r in rows)) for i, h in enumerate(head[:-1])]
-        out = [" ".join(c.ljust(w) for c, w in zip((*r[:-1],), widths, strict=True)) + " " + r[-1] for r in rows]
+        out = [
+            " ".join(c.ljust(w) for c, w in zip((*r[:-1],), widths, strict=True)) + " " + r[-1] for r in rows
+        ]
         print(" ".join(h.ljust(w) for h, w in zip(head[:-1], widths, strict=True)) + " " + head[-1])
         print("\n".join(out))
     for k in lib.skipped:
@@ -104,7 +107,7 @@ def show(name: str = typer.Argument(..., help="Skill name.")) -> None:
 
     skill = discover(load(), Path.cwd()).get(name)
     if skill is None:
-        fail(f"no skill '{name}'; `grove skills list` shows them")
+        fail(f"no skill '{name}'; `grove skills list` shows them", USAGE)
     print(skill.skill_md.read_text(encoding="utf-8", errors="replace"), end="")
     print(f"\n# folder: {skill.path} ({skill.source})")
     for f in skill.supporting_files():
@@ -128,10 +131,10 @@ def validate(
         skill = discover(load(), Path.cwd()).get(str(path))
         target = skill.path if skill is not None else target
     if not target.exists():
-        fail(f"no skill or folder '{target}'; give a skill name (`grove skills list`) or a path")
+        fail(f"no skill or folder '{target}'; give a skill name (`grove skills list`) or a path", USAGE)
     found = find_skill_dirs(target)
     if not found:
-        fail(f"no SKILL.md found in {target}")
+        fail(f"no SKILL.md found in {target}", USAGE)
     bad = 0
     for folder, _cat in found:
         try:
@@ -177,7 +180,7 @@ def edit(
     settings = load()
     skill_md = _root(settings) / name / "SKILL.md"
     if not skill_md.is_file():
-        fail(f"no skill '{name}' in {_root(settings)}")
+        fail(f"no skill '{name}' in {_root(settings)}", USAGE)
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     fd, tmp = tempfile.mkstemp(suffix=".md", prefix=f"{name}-")
     try:
@@ -261,7 +264,9 @@ def restore(name: str = typer.Argument(..., help="Archived skill name.")) -> Non
 
 @app.command("import")
 def import_(
-    path: Path = typer.Argument(..., help="A skill folder, or a folder of skills in any layout (e.g. a checkout)."),
+    path: Path = typer.Argument(
+        ..., help="A skill folder, or a folder of skills in any layout (e.g. a checkout)."
+    ),
     on_conflict: str = typer.Option(
         "skip",
         "--on-conflict",
@@ -273,9 +278,13 @@ def import_(
         "--allow-flagged",
         help="Also import skills the scan flags as caution (read the reasons first); dangerous ones never import.",
     ),
-    report: Path | None = typer.Option(None, "--report", help="Write every verdict, with a way forward, as JSON."),
+    report: Path | None = typer.Option(
+        None, "--report", help="Write every verdict, with a way forward, as JSON."
+    ),
     max_depth: int = typer.Option(6, "--max-depth", min=1, help="Folders deep to look for SKILL.md."),
-    max_skills: int | None = typer.Option(None, "--max-skills", min=1, help="Import at most this many (none)."),
+    max_skills: int | None = typer.Option(
+        None, "--max-skills", min=1, help="Import at most this many (none)."
+    ),
     max_files: int = typer.Option(200, "--max-files", min=1, help="Files a skill may hold."),
     max_file_bytes: int = typer.Option(1 << 20, "--max-file-bytes", min=1, help="Bytes one file may hold."),
     progress: bool | None = typer.Option(
