@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from grove.config.delegation import DelegationConfig
 from grove.config.learning import LearningConfig
+from grove.config.mcp import McpConfig
 from grove.config.memory import MemoryConfig
 from grove.dataclass_io import STRICT_KEYS, InvalidData, from_dict, to_jsonable, validate_as
 from grove.errors import GroveError
@@ -193,6 +194,7 @@ class Settings:
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     learning: LearningConfig = field(default_factory=LearningConfig)
     delegation: DelegationConfig = field(default_factory=DelegationConfig)
+    mcp: McpConfig = field(default_factory=McpConfig)
 
     @property
     def config_path(self) -> Path:
@@ -328,7 +330,13 @@ def _split_commas(value: Any) -> Any:
 
 def _code_version() -> str:
     """A hash of the modules that define the settings: the cache is void when their fields or checks change."""
-    names = (__name__, LearningConfig.__module__, MemoryConfig.__module__, "grove.dataclass_io")
+    names = (
+        __name__,
+        LearningConfig.__module__,
+        MemoryConfig.__module__,
+        McpConfig.__module__,
+        "grove.dataclass_io",
+    )
     digest = hashlib.sha256()
     for name in names:
         digest.update(Path(sys.modules[name].__file__ or "").read_bytes())
