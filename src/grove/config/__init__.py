@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from grove.config.delegation import DelegationConfig
+from grove.config.gateway import GatewayPlatformConfig
 from grove.config.learning import LearningConfig
 from grove.config.mcp import McpConfig
 from grove.config.memory import MemoryConfig
@@ -194,6 +195,9 @@ class Settings:
     memory: MemoryConfig = field(default_factory=MemoryConfig)
     learning: LearningConfig = field(default_factory=LearningConfig)
     delegation: DelegationConfig = field(default_factory=DelegationConfig)
+    gateway: dict[str, GatewayPlatformConfig] = field(
+        default_factory=dict, metadata={"values": GatewayPlatformConfig}
+    )
     mcp: McpConfig = field(default_factory=McpConfig)
 
     @property
@@ -334,6 +338,7 @@ def _code_version() -> str:
         __name__,
         LearningConfig.__module__,
         MemoryConfig.__module__,
+        GatewayPlatformConfig.__module__,
         McpConfig.__module__,
         "grove.dataclass_io",
     )

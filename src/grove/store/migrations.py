@@ -229,4 +229,14 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (hash, scanner)
     );
     """,
+    # 8: chat gateways: which grove session each platform chat continues
+    """
+    CREATE TABLE IF NOT EXISTS gateway_chats (
+        platform TEXT NOT NULL,
+        chat_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (platform, chat_id)
+    );
+    """,
 ]

@@ -1,0 +1,69 @@
+"""Chat gateway settings, one section per platform under `gateway.<platform>`: who may talk to grove, where the
+secrets live (names of environment variables, never the values), and the sessions' tools and workspace."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from grove.dataclass_io import STRICT_KEYS, validate_as
+
+if TYPE_CHECKING:
+    from pydantic import Field  # the constraints below are checked by grove.dataclass_io.validate_as
+
+
+@dataclass
+class GatewayPlatformConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    allowed_users: Annotated[
+        list[str],
+        Field(description="user ids (or @names) who may talk to grove; anyone else is refused, nothing runs"),
+    ] = field(default_factory=list)
+    allow_everyone: Annotated[
+        bool, Field(description="answer every user (a public bot); off = only allowed_users")
+    ] = False
+    token_env: Annotated[
+        str | None, Field(description="variable holding the bot token; empty = the platform's usual name")
+    ] = None
+    secret_env: Annotated[
+        str | None,
+        Field(description="second secret's variable (Slack: signing secret or app token); empty = default"),
+    ] = None
+    base_url: Annotated[
+        str | None, Field(description="the platform's API address (a self-hosted Bot API server, a proxy)")
+    ] = None
+    port: Annotated[
+        int, Field(ge=0, le=65535, description="Slack HTTP events mode: the port events are posted to")
+    ] = 3000
+    workspace: Annotated[
+        str | None,
+        Field(
+            description="folder of the chats' workspaces (one subfolder per chat); empty = ~/grove-gateway"
+        ),
+    ] = None
+    toolsets: Annotated[
+        list[str] | None, Field(description="toolsets of chat sessions; empty = toolsets")
+    ] = None
+    allow_terminal: Annotated[bool, Field(description="let chat sessions run shell commands (sandboxed)")] = (
+        False
+    )
+    review: Annotated[
+        Literal["thread", "off"],
+        Field(description="self-review after busy turns, in a thread, or not at all"),
+    ] = "thread"
+    send_files: Annotated[
+        int,
+        Field(ge=0, le=20, description="most workspace files a turn wrote that are sent back to the chat"),
+    ] = 5
+
+
+def gateway_config(settings: Any, platform: str) -> GatewayPlatformConfig:
+    """`settings.gateway[platform]` checked, or the defaults when the platform has no section."""
+    sections = getattr(settings, "gateway", None) or {}
+    value = sections.get(platform)
+    if isinstance(value, GatewayPlatformConfig):
+        return value
+    if isinstance(value, dict):
+        return validate_as(GatewayPlatformConfig, value)
+    return GatewayPlatformConfig()
