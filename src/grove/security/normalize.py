@@ -45,6 +45,31 @@ def _mixed_script(text: str) -> int:
     return n
 
 
+_RUN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789@$!|")
+
+
+def _deleet(lowered: str) -> str:
+    """Each _LEET_RUN run that holds a _LEET_MIX match, read as letters. Found from the mix matches, not by a
+    call per word: a mix match lies inside one run (both its characters are run characters), so the runs
+    translated are exactly those a per-run check would pick."""
+    parts: list[str] = []
+    last = 0
+    for m in _LEET_MIX.finditer(lowered):
+        start = m.start()
+        if start < last:
+            continue  # inside the run just translated
+        while start > last and lowered[start - 1] in _RUN_CHARS:
+            start -= 1
+        run = _LEET_RUN.match(lowered, start)
+        end = run.end() if run else m.end()
+        parts += (lowered[last:start], lowered[start:end].translate(_LEET))
+        last = end
+    if not parts:
+        return lowered
+    parts.append(lowered[last:])
+    return "".join(parts)
+
+
 def normalize(text: str) -> Normalized:
     invisible = len(_INVISIBLE.findall(text))
     bidi = len(_BIDI.findall(text))
@@ -53,9 +78,7 @@ def normalize(text: str) -> Normalized:
     clean = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), clean)
     lowered = clean.lower()
     # Hyphens inside words (`dis-regard`) are read away in the second variant only: prose keeps `e-mail`.
-    deleet = _LEET_RUN.sub(
-        lambda m: m.group(0).translate(_LEET) if _LEET_MIX.search(m.group(0)) else m.group(0), lowered
-    )
+    deleet = _deleet(lowered)
     deleet = re.sub(r"(?<=[a-z])-(?=[a-z])", "", deleet)
     return Normalized(lowered, deleet, invisible, bidi, mixed)
 
