@@ -50,7 +50,7 @@ class Choice:
 
 # what the core hands an adapter: a message arrived; a button was pressed (user, data) -> text to show for it
 OnMessage = Callable[[Incoming], Awaitable[None]]
-OnButton = Callable[[str, str, str], Awaitable[str]]  # (chat id, user id, data)
+OnButton = Callable[[str, str, str, str], Awaitable[str]]  # (chat id, user id, user name, data)
 
 
 class PlatformAdapter(ABC):

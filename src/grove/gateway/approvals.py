@@ -1,0 +1,77 @@
+"""Approvals as buttons: the runtime's Approver (called in a turn's thread) posts a question with Allow once /
+Allow for session / Deny to the chat and waits for a press; no answer within the request's timeout is a deny."""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+import threading
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+from grove.gateway.adapter import Choice
+from grove.security.approval_types import ApprovalRequest, Approver
+
+PREFIX = "grove"
+CHOICES = (("Allow once", "once"), ("Allow for session", "session"), ("Deny", "deny"))
+
+# (chat id, question text, buttons) -> posted; run on the gateway's event loop
+Ask = Callable[[str, str, list[Choice]], Awaitable[None]]
+
+
+@dataclass
+class Pending:
+    chat_id: str
+    done: threading.Event = field(default_factory=threading.Event)
+    answer: str | None = None
+
+
+class ApprovalBox:
+    """Open questions by id. Only a press from the chat that was asked answers one, and only once."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, ask: Ask) -> None:
+        self.loop = loop
+        self.ask = ask
+        self.pending: dict[str, Pending] = {}
+        self.lock = threading.Lock()
+
+    def approver(self, chat_id: str, notify: Callable[[str], None]) -> Approver:
+        def approve(request: ApprovalRequest) -> str | None:
+            return self.wait(chat_id, request, notify)
+
+        return approve
+
+    def wait(self, chat_id: str, request: ApprovalRequest, notify: Callable[[str], None]) -> str | None:
+        """Blocks the turn's thread until answered; None (= deny) on timeout or when the question cannot go out."""
+        ident = secrets.token_hex(4)
+        entry = Pending(chat_id)
+        with self.lock:
+            self.pending[ident] = entry
+        text = f"grove asks to run:\n{request.command}\n\nWhy: {request.reasons}\n(no answer in {request.timeout:.0f} s = deny)"
+        choices = [Choice(label, f"{PREFIX}:{ident}:{answer}") for label, answer in CHOICES]
+        try:
+            asyncio.run_coroutine_threadsafe(self.ask(chat_id, text, choices), self.loop).result(timeout=60)
+            if not entry.done.wait(request.timeout):
+                notify(f"No answer in {request.timeout:.0f} s: denied.")
+        except Exception as exc:  # the question could not be posted: nobody can answer, so deny
+            notify(f"Could not ask for approval ({type(exc).__name__}): denied.")
+        finally:
+            with self.lock:
+                self.pending.pop(ident, None)
+        return entry.answer
+
+    def press(self, chat_id: str, data: str) -> str:
+        """A button press; returns what to show for it. Wrong chat, unknown or answered questions change nothing."""
+        prefix, _, rest = data.partition(":")
+        ident, _, answer = rest.partition(":")
+        if prefix != PREFIX or answer not in {a for _, a in CHOICES}:
+            return "Unknown button."
+        with self.lock:
+            entry = self.pending.get(ident)
+            if entry is None or entry.done.is_set():
+                return "This question is no longer open."
+            if entry.chat_id != chat_id:
+                return "This question belongs to another chat."
+            entry.answer = answer
+            entry.done.set()
+        return {"once": "Allowed once.", "session": "Allowed for this session.", "deny": "Denied."}[answer]

@@ -1,0 +1,42 @@
+"""Running a gateway on its own event loop in a thread, as `grove gateway run` would, against a fake platform."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from grove.gateway.core import Gateway
+
+
+@contextmanager
+def running(gateway: Gateway) -> Iterator[Gateway]:
+    """The gateway receiving in a background thread until the block ends; its failure fails the test."""
+    failure: list[BaseException] = []
+    started = threading.Event()
+
+    async def main() -> None:
+        task = asyncio.create_task(gateway.run())
+        started.set()
+        await task
+
+    def target() -> None:
+        try:
+            asyncio.run(main())
+        except BaseException as exc:
+            failure.append(exc)
+            started.set()
+
+    thread = threading.Thread(target=target, name="gateway-under-test", daemon=True)
+    thread.start()
+    started.wait(10)
+    try:
+        yield gateway
+    finally:
+        if gateway.loop is not None and not failure:
+            asyncio.run_coroutine_threadsafe(gateway.adapter.stop(), gateway.loop).result(10)
+        thread.join(20)
+    assert not thread.is_alive(), "the gateway did not stop"
+    if failure:
+        raise failure[0]
