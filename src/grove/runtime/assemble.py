@@ -136,13 +136,17 @@ def open_agent(
     events = events or AgentEvents()
     store = store or open_store(settings)
     workspace = (profile.workspace or Path.cwd()).resolve()
+    wanted = profile.toolsets if profile.toolsets is not None else settings.toolsets
     if profile.tools is not None:
         tools = profile.tools
     else:
-        tools = builtin_registry().select(
-            profile.toolsets if profile.toolsets is not None else settings.toolsets
-        )
+        tools = builtin_registry().select([t for t in wanted if t != "mcp"])
     prime_schemas(tools, settings.home / "cache" / "tool-schemas.json")
+    if profile.tools is None and (profile.toolsets is None or "mcp" in wanted):
+        # configured MCP servers join the default toolsets (or an explicit "mcp"); their schemas are not primed
+        from grove.mcp_client.session_tools import add_mcp_tools
+
+        add_mcp_tools(tools, settings, events.on_notice)
     history: list[Message] = []
     if profile.resume:
         session_id = store.resolve_id(profile.resume)

@@ -1,0 +1,268 @@
+"""MCP servers as grove tools. Lazy by default: four small tools (mcp_list, mcp_call, mcp_read_resource,
+mcp_get_prompt) whose descriptions name the servers, so an unused server costs a line of the prompt, not its
+schemas; a server set `eager` gets each tool registered as `<server>__<tool>` from its cached list. Every call goes
+through the server's trust (approval) and its output through the injection scan."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Any
+
+from grove.config.mcp import McpServerConfig
+from grove.llm.types import ToolSchema
+from grove.mcp_client.cache import ToolList, load_tool_list
+from grove.mcp_client.connection import McpUnavailable
+from grove.mcp_client.manager import McpManager
+from grove.mcp_client.render import prompt_text, resource_text, tool_result_text
+from grove.security.command_base import CommandVerdict, Finding
+from grove.tools.context import ToolContext
+from grove.tools.registry import Tool, ToolError, ToolResult, make_tool
+
+TOOLSET = "mcp"
+SEP = "__"
+NAMES_SHOWN = 12  # tool names per server in the descriptions; the rest are counted
+
+
+def approve_mcp(ctx: ToolContext, server: McpServerConfig, tool: str, args: dict[str, Any]) -> str | None:
+    """None when the server's trust and the session's policy let this call run, else the refusal.
+    trusted: runs. ask: the policy decides (remembered answers, judge, user; unattended = denied).
+    untrusted: the policy decides with no remembered answer honoured or kept: every call is asked."""
+    if server.trust == "trusted":
+        return None
+    from grove.security.approval import decide_verdict
+
+    shown = json.dumps(args, ensure_ascii=False, sort_keys=True)
+    act = f"{server.name}{SEP}{tool} {shown if len(shown) <= 300 else shown[:300] + '…'}"
+    finding = Finding(
+        f"mcp:{server.name}{SEP}{tool}",
+        f"the MCP server '{server.name}' ({server.trust}) runs its tool '{tool}' on its own authority",
+    )
+    verdict = CommandVerdict(act, [finding])
+    policy = ctx.policy
+    if server.trust == "untrusted":
+        policy = dataclasses.replace(policy, session_approved=set(), decisions=None)
+    decision = decide_verdict(policy, verdict, session_id=ctx.session_id)
+    if policy is not ctx.policy and ctx.policy.decisions is not None:
+        ctx.policy.decisions.record(decision, ctx.session_id)  # logged, never remembered
+    return None if decision.allowed else decision.reason
+
+
+def screened(text: str, server: McpServerConfig, what: str) -> str:
+    """Output as the model may see it: scanned like any outside text; an untrusted server's always quoted."""
+    from grove.security.injection import ScanFinding, quarantine, scan_text
+
+    source = f"mcp {server.name}/{what}"
+    result = scan_text(text, source)
+    if server.trust == "untrusted" and not result.flagged:
+        result.verdict = "caution"
+        result.findings.append(
+            ScanFinding("untrusted-source", "caution", "the server is configured untrusted")
+        )
+    return quarantine(text, result)
+
+
+class McpTools:
+    """The MCP tools of one session, over a (shared) manager."""
+
+    def __init__(self, servers: list[McpServerConfig], manager: McpManager, home: Path | None) -> None:
+        self.servers = {s.name: s for s in servers}
+        self.manager = manager
+        self.home = home
+
+    def _server(self, name: str) -> McpServerConfig:
+        server = self.servers.get(name)
+        if server is None:
+            raise ToolError(f"no MCP server '{name}'; servers: {', '.join(self.servers) or 'none'}")
+        return server
+
+    def cached(self, server: McpServerConfig) -> ToolList | None:
+        return load_tool_list(self.home, server) if self.home is not None else None
+
+    def call(self, ctx: ToolContext, server: McpServerConfig, tool: str, args: dict[str, Any]) -> ToolResult:
+        try:
+            result = self.manager.call_tool(server.name, tool, args)
+        except McpUnavailable as e:
+            return ToolResult(f"Error: {e}", False)
+        except Exception as e:  # the server answered with a protocol error (unknown tool, bad arguments)
+            return ToolResult(f"Error: {server.name}{SEP}{tool}: {_error_text(e)}", False)
+        text = screened(tool_result_text(result), server, tool)
+        return ToolResult(f"Error: {text}" if result.is_error else text, not result.is_error)
+
+    # --- the lazy tools ---
+
+    def servers_line(self) -> str:
+        parts = []
+        for s in self.servers.values():
+            tools = self.cached(s)
+            if tools is None:
+                listed = "tools not listed yet"
+            else:
+                names = [t["name"] for t in tools]
+                listed = ", ".join(names[:NAMES_SHOWN]) + (
+                    f" +{len(names) - NAMES_SHOWN}" if len(names) > NAMES_SHOWN else ""
+                )
+            parts.append(f"{s.name} ({listed})")
+        return "; ".join(parts)
+
+    def lazy_tools(self) -> list[Tool]:
+        owner = self
+
+        def mcp_list(ctx: ToolContext, server: str) -> str:
+            """List an MCP server's tools with their argument schemas, and its resources and prompts.
+
+            Args:
+                server: the server's name
+            """
+            cfg = owner._server(server)
+            try:
+                tools = owner.manager.list_tools(server)
+            except McpUnavailable as e:
+                raise ToolError(str(e)) from e
+            lines = [
+                f"{t['name']}: {t['description']} args={json.dumps(t['input_schema'], separators=(',', ':'))}"
+                for t in tools
+            ]
+            for label, fetch in (
+                ("resources", owner.manager.list_resources),
+                ("prompts", owner.manager.list_prompts),
+            ):
+                try:
+                    items = fetch(server)
+                except Exception:
+                    continue
+                if items:
+                    lines.append(f"{label}: " + json.dumps(items, ensure_ascii=False, separators=(",", ":")))
+            return screened("\n".join(lines) or "(no tools)", cfg, "list")
+
+        def mcp_call(
+            ctx: ToolContext, server: str, tool: str, arguments: dict[str, Any] | None = None
+        ) -> ToolResult:
+            """Call a tool of an MCP server (see mcp_list for its arguments).
+
+            Args:
+                server: the server's name
+                tool: the tool's name on that server
+                arguments: the tool's arguments, a JSON object
+            """
+            return owner.call(ctx, owner._server(server), tool, arguments or {})
+
+        def mcp_read_resource(ctx: ToolContext, server: str, uri: str) -> str:
+            """Read a resource of an MCP server by its URI.
+
+            Args:
+                server: the server's name
+                uri: the resource's URI, as mcp_list shows it
+            """
+            cfg = owner._server(server)
+            try:
+                result = owner.manager.read_resource(server, uri)
+            except Exception as e:
+                raise ToolError(f"{server}: {_error_text(e)}") from e
+            return screened(resource_text(result), cfg, uri)
+
+        def mcp_get_prompt(
+            ctx: ToolContext, server: str, name: str, arguments: dict[str, str] | None = None
+        ) -> str:
+            """Get a prompt template of an MCP server, filled with arguments.
+
+            Args:
+                server: the server's name
+                name: the prompt's name, as mcp_list shows it
+                arguments: the prompt's arguments
+            """
+            cfg = owner._server(server)
+            try:
+                result = owner.manager.get_prompt(server, name, arguments)
+            except Exception as e:
+                raise ToolError(f"{server}: {_error_text(e)}") from e
+            return screened(prompt_text(result), cfg, f"prompt {name}")
+
+        def approve_call(ctx: ToolContext, _name: str, args: dict[str, Any]) -> str | None:
+            server = owner.servers.get(str(args.get("server")))
+            if server is None:
+                return None  # the handler reports the unknown server
+            return approve_mcp(ctx, server, str(args.get("tool")), args.get("arguments") or {})
+
+        servers = self.servers_line()
+        call = make_tool(mcp_call, toolset=TOOLSET, mutating=True, needs_approval=True, approve=approve_call)
+        call.description += f" Servers: {servers}."
+        return [
+            make_tool(mcp_list, toolset=TOOLSET),
+            call,
+            make_tool(mcp_read_resource, toolset=TOOLSET),
+            make_tool(mcp_get_prompt, toolset=TOOLSET),
+        ]
+
+    # --- eager servers: one grove tool per server tool ---
+
+    def eager_tools(self, notify: Any = None) -> list[Tool]:
+        out: list[Tool] = []
+        for server in self.servers.values():
+            if not server.eager:
+                continue
+            tools = self.cached(server)
+            if tools is None:
+                try:
+                    tools = self.manager.list_tools(server.name)  # first use: connect once, then cached
+                except McpUnavailable as e:
+                    if notify is not None:
+                        notify(f"{e}; its tools are reached through mcp_call")
+                    continue
+            out += [McpTool.build(self, server, t) for t in tools]
+        return out
+
+
+@dataclasses.dataclass
+class McpTool(Tool):
+    """A server's tool under `<server>__<tool>`: the server's own schema; arguments checked by the server."""
+
+    owner: McpTools | None = None
+    server: McpServerConfig | None = None
+    remote_name: str = ""
+    input_schema: dict[str, Any] = dataclasses.field(default_factory=dict)
+
+    @classmethod
+    def build(cls, owner: McpTools, server: McpServerConfig, tool: dict[str, Any]) -> McpTool:
+        return cls(
+            name=f"{server.name}{SEP}{tool['name']}"[:64],
+            description=(tool.get("description") or "")[:1024]
+            or f"{tool['name']} of the MCP server {server.name}",
+            handler=lambda *_a, **_k: None,
+            params={},
+            toolset=TOOLSET,
+            mutating=not tool.get("read_only"),
+            needs_approval=server.trust != "trusted",
+            owner=owner,
+            server=server,
+            remote_name=tool["name"],
+            input_schema=tool.get("input_schema") or {"type": "object", "properties": {}},
+        )
+
+    @property
+    def schema(self) -> ToolSchema:  # type: ignore[override]
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.input_schema},
+        }
+
+    def call(self, ctx: ToolContext, raw_arguments: str | dict[str, Any]) -> ToolResult:
+        assert self.owner is not None and self.server is not None
+        try:
+            args = json.loads(raw_arguments or "{}") if isinstance(raw_arguments, str) else raw_arguments
+        except json.JSONDecodeError as e:
+            return ToolResult(
+                f"Error: arguments are not valid JSON ({e.msg} at char {e.pos}); resend them", False
+            )
+        if not isinstance(args, dict):
+            return ToolResult("Error: arguments must be a JSON object", False)
+        refusal = approve_mcp(ctx, self.server, self.remote_name, args)
+        if refusal:
+            return ToolResult(f"Error: {refusal}", False)
+        return self.owner.call(ctx, self.server, self.remote_name, args)
+
+
+def _error_text(e: BaseException) -> str:
+    error = getattr(e, "error", None)
+    return str(getattr(error, "message", None) or e) or type(e).__name__
