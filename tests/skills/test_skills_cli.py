@@ -46,7 +46,7 @@ def test_validate_exit_codes(home: Path, tmp_path: Path) -> None:
     assert run("validate", str(good)).exit_code == 0
     result = run("validate", str(tmp_path / "lib"))
     assert result.exit_code == 1 and "invalid" in result.output and "'name'" in result.output
-    assert run("validate", str(tmp_path / "nowhere")).exit_code == 1
+    assert run("validate", str(tmp_path / "nowhere")).exit_code == 2  # no such skill or folder: a usage error
 
 
 def test_create_pin_archive_restore(home: Path) -> None:

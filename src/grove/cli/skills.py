@@ -281,12 +281,27 @@ def import_(
     report: Path | None = typer.Option(
         None, "--report", help="Write every verdict, with a way forward, as JSON."
     ),
-    max_depth: int = typer.Option(6, "--max-depth", min=1, help="Folders deep to look for SKILL.md."),
-    max_skills: int | None = typer.Option(
-        None, "--max-skills", min=1, help="Import at most this many (none)."
+    max_depth: int | None = typer.Option(
+        None, "--max-depth", min=1, help="Folders deep to look for SKILL.md (setting skills.max_depth, 6)."
     ),
-    max_files: int = typer.Option(200, "--max-files", min=1, help="Files a skill may hold."),
-    max_file_bytes: int = typer.Option(1 << 20, "--max-file-bytes", min=1, help="Bytes one file may hold."),
+    max_skills: int | None = typer.Option(
+        None, "--max-skills", min=1, help="Import at most this many (setting skills.max_skills, none)."
+    ),
+    max_files: int | None = typer.Option(
+        None, "--max-files", min=1, help="Files a skill may hold (setting skills.max_files, 200)."
+    ),
+    max_file_bytes: int | None = typer.Option(
+        None,
+        "--max-file-bytes",
+        min=1,
+        help="Bytes one file may hold (setting skills.max_file_bytes, 1 MiB).",
+    ),
+    max_skill_bytes: int | None = typer.Option(
+        None,
+        "--max-skill-bytes",
+        min=1,
+        help="Bytes a skill's files may hold (skills.max_skill_bytes, 16 MiB).",
+    ),
     progress: bool | None = typer.Option(
         None, "--progress/--no-progress", help="Show a progress bar (default: on a terminal, for 50+ skills)."
     ),
@@ -305,7 +320,7 @@ def import_(
         on_conflict="replace" if force else on_conflict,  # type: ignore[arg-type]
         allow_flagged=allow_flagged,
         report=report,
-        limits=(max_depth, max_skills, max_files, max_file_bytes),
+        limits=(max_depth, max_skills, max_files, max_file_bytes, max_skill_bytes),
         progress=progress,
     )
     if code:

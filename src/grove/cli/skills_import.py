@@ -37,11 +37,11 @@ def run_import(
     on_conflict: str,
     allow_flagged: bool,
     report: Path | None,
-    limits: tuple[int, int | None, int, int],
+    limits: tuple[int | None, ...],
     progress: bool | None,
 ) -> int:
     from grove.skills.import_report import write_report
-    from grove.skills.importer import ImportLimits, import_with_summary
+    from grove.skills.importer import import_with_summary
 
     bar = _bar(progress, sys.stderr)
     tasks: dict[str, Any] = {}
@@ -62,7 +62,7 @@ def run_import(
             db,
             allow_flagged=allow_flagged,
             on_conflict=on_conflict,  # type: ignore[arg-type]
-            limits=ImportLimits(*limits),
+            limits=_limits(settings, limits),
             progress=tell,
         )
     except FileNotFoundError as e:
@@ -95,6 +95,19 @@ def run_import(
     if summary.counts.get("quarantined"):
         print("quarantined skills were flagged as caution: read the reasons; --allow-flagged imports them")
     return 0 if summary.counts.get("imported") else 1
+
+
+def _limits(settings: Any, given: tuple[int | None, ...]) -> Any:
+    """The import's limits: each option given, else its setting (skills.<name>), else the built-in default."""
+    from dataclasses import fields
+
+    from grove.skills.importer import ImportLimits
+
+    values: dict[str, Any] = {}
+    for f, value in zip(fields(ImportLimits), given, strict=False):
+        setting = getattr(getattr(settings, "skills", None), f.name, None)
+        values[f.name] = value if value is not None else setting if setting is not None else f.default
+    return ImportLimits(**values)
 
 
 def _digest(outcomes: list[Any]) -> None:

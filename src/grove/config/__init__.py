@@ -131,6 +131,17 @@ class SkillsConfig:
             ge=1, description="most skills taken from one source (empty = no limit; a limit hit is reported)"
         ),
     ] = None
+    max_files: Annotated[
+        int,
+        Field(ge=1, description="most files one imported skill may hold (more: reported as over a limit)"),
+    ] = 200
+    max_file_bytes: Annotated[
+        int, Field(ge=1, description="most bytes one file of an imported skill may hold (more: over a limit)")
+    ] = 1 << 20
+    max_skill_bytes: Annotated[
+        int,
+        Field(ge=1, description="most bytes all files of one imported skill may hold (more: over a limit)"),
+    ] = 16 << 20
 
 
 @dataclass

@@ -46,9 +46,13 @@ def fix_for(status: str, reason: str) -> str:
     if status == "hidden":
         return "it sits in a hidden folder; import that folder directly: grove skills import FOLDER"
     if status == "over-limit":
-        for option in ("--max-depth", "--max-skills", "--max-files", "--max-file-bytes"):
-            if option in reason:
-                return f"raise the limit: import again with a larger {option}"
+        for setting in ("max_depth", "max_skills", "max_files", "max_file_bytes", "max_skill_bytes"):
+            option = "--" + setting.replace("_", "-")
+            if f"skills.{setting}," in reason or f"({option})" in reason:
+                return (
+                    f"raise the limit: import again with a larger {option}, or set skills.{setting}"
+                    " in config.yaml"
+                )
     return ""
 
 

@@ -38,12 +38,23 @@ AGENT_FOLDERS = sorted(AGENT_DIRS)
 Progress = Callable[[str, int, int], None]  # (stage, done, total)
 
 
+MAX_SKILL_BYTES = 16 << 20  # all files of one skill: bounds the scan of a giant skill (seconds, not minutes)
+
+
 @dataclass(frozen=True)
 class ImportLimits:
+    """Bounds of one import; each is a setting (skills.<field>) and an option (--max-...), named when hit."""
+
     max_depth: int = MAX_DEPTH
     max_skills: int | None = None
     max_files: int = MAX_SUPPORT_FILES
     max_file_bytes: int = MAX_SUPPORT_FILE_BYTES
+    max_skill_bytes: int = MAX_SKILL_BYTES
+
+
+def _limit(field_name: str) -> str:
+    """How to raise a limit: its setting and its option."""
+    return f"setting skills.{field_name}, option --{field_name.replace('_', '-')}"
 
 
 @dataclass
@@ -135,9 +146,10 @@ def _prepare(f: Found, root: Path, nested: set[str], limits: ImportLimits) -> _P
     files, warnings = _files(folder, nested)
     warnings = notes + warnings
     if len(files) > limits.max_files:
-        why = f"{len(files)} files; at most {limits.max_files} are allowed (--max-files)"
+        why = f"{len(files)} files; at most {limits.max_files} are allowed ({_limit('max_files')})"
         return _verdict(folder, name, "over-limit", why)
     digest = hashlib.sha256()
+    total = 0
     scan_files: list[tuple[str, str]] = []
     for path in files:
         rel = str(path.relative_to(folder))
@@ -145,7 +157,15 @@ def _prepare(f: Found, root: Path, nested: set[str], limits: ImportLimits) -> _P
             size = path.stat().st_size
             if size > limits.max_file_bytes:
                 why = (
-                    f"{rel} has {size} bytes; at most {limits.max_file_bytes} are allowed (--max-file-bytes)"
+                    f"{rel} has {size} bytes; at most {limits.max_file_bytes} are allowed"
+                    f" ({_limit('max_file_bytes')})"
+                )
+                return _verdict(folder, name, "over-limit", why)
+            total += size
+            if total > limits.max_skill_bytes:
+                why = (
+                    f"its files hold more than {limits.max_skill_bytes} bytes in all"
+                    f" ({_limit('max_skill_bytes')})"
                 )
                 return _verdict(folder, name, "over-limit", why)
             data = b"" if rel == "SKILL.md" else path.read_bytes()
@@ -308,10 +328,10 @@ def import_with_summary(
             why = f"inside the hidden folder {f.hidden}/ (of hidden folders, only {', '.join(AGENT_FOLDERS)} are read)"
             prepared.append(_verdict(f.folder, f.folder.name, "hidden", why))
         elif f.beyond_depth:
-            why = f"{f.depth} folders deep; at most {limits.max_depth} are read (--max-depth)"
+            why = f"{f.depth} folders deep; at most {limits.max_depth} are read ({_limit('max_depth')})"
             prepared.append(_verdict(f.folder, f.folder.name, "over-limit", why))
         elif limits.max_skills is not None and taken >= limits.max_skills:
-            why = f"after the first {limits.max_skills} skills (--max-skills)"
+            why = f"after the first {limits.max_skills} skills ({_limit('max_skills')})"
             prepared.append(_verdict(f.folder, f.folder.name, "over-limit", why))
         else:
             taken += 1
