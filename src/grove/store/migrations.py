@@ -239,4 +239,27 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (platform, chat_id)
     );
     """,
+    # 9: skills hub installs (where each installed skill came from: source, ref, commit, content hash) and the
+    # sessions `grove import` brought in from other agents (so a second run does not copy them twice)
+    """
+    CREATE TABLE IF NOT EXISTS installed_skills (
+        name TEXT PRIMARY KEY,
+        source TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        ref TEXT,
+        commit_id TEXT,
+        path_in_source TEXT NOT NULL DEFAULT '',
+        content_hash TEXT NOT NULL,
+        installed_at REAL NOT NULL,
+        updated_at REAL NOT NULL,
+        removed_at REAL
+    );
+    CREATE TABLE IF NOT EXISTS imported_sessions (
+        origin TEXT NOT NULL,
+        origin_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        imported_at REAL NOT NULL,
+        PRIMARY KEY (origin, origin_id)
+    );
+    """,
 ]
