@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "evolve": ("evolve", "app", True),
     "kanban": ("kanban", "app", True),
     "worker": ("worker", "worker", False),
+    "mcp": ("mcp", "app", True),
 }
 
 

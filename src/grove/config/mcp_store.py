@@ -25,7 +25,8 @@ def add_server(server: McpServerConfig, *, replace_existing: bool = False) -> Pa
     if secrets:
         raise ConfigError(
             f"MCP server '{server.name}': {', '.join(secrets)} look like secrets; grove never writes them to "
-            "disk. Export the value in your shell and write a reference instead, e.g. GITHUB_TOKEN='${GITHUB_TOKEN}'"
+            "disk. Export the value in your shell and write a reference instead, e.g. GITHUB_TOKEN='${GITHUB_TOKEN}' or "
+            "'Authorization: Bearer ${API_TOKEN}'"
         )
     path = grove_home() / "config.yaml"
     data = read_config_file(path)

@@ -1,0 +1,57 @@
+"""`grove mcp serve --http`: streamable HTTP on 127.0.0.1 only, every request carrying the bearer token printed at
+start (another local user or a web page must not drive the agent)."""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from typing import Any
+
+PATH = "/mcp"
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(24)
+
+
+def guarded(app: Any, token: str) -> Any:
+    """The ASGI app behind a bearer-token check; anything else is answered 401 before the app sees it."""
+    expected = f"Bearer {token}".encode()
+
+    async def asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            given = dict(scope.get("headers") or []).get(b"authorization", b"")
+            if not hmac.compare_digest(given, expected):
+                await send(
+                    {
+                        "type": "http.response.start",
+                        "status": 401,
+                        "headers": [(b"content-type", b"text/plain")],
+                    }
+                )
+                await send({"type": "http.response.body", "body": b"missing or wrong bearer token\n"})
+                return
+        await app(scope, receive, send)
+
+    return asgi
+
+
+def serve_http(server: Any, port: int, token: str, ready: Any = None) -> None:
+    """Run until interrupted. `ready(port)` is called once listening (the real port when 0 was asked)."""
+    import anyio
+    import uvicorn
+
+    app = guarded(server.streamable_http_app(streamable_http_path=PATH, host="127.0.0.1"), token)
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    userver = uvicorn.Server(config)
+
+    async def main() -> None:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(userver.serve)
+            while not userver.started:
+                await anyio.sleep(0.02)
+            if ready is not None:
+                sock = userver.servers[0].sockets[0]
+                ready(sock.getsockname()[1])
+
+    anyio.run(main)
