@@ -33,6 +33,9 @@ class GatewayPlatformConfig:
     base_url: Annotated[
         str | None, Field(description="the platform's API address (a self-hosted Bot API server, a proxy)")
     ] = None
+    host: Annotated[
+        str, Field(description="Slack HTTP events mode: the address to listen on (put a TLS proxy in front)")
+    ] = "127.0.0.1"
     port: Annotated[
         int, Field(ge=0, le=65535, description="Slack HTTP events mode: the port events are posted to")
     ] = 3000

@@ -48,9 +48,18 @@ class Choice:
     data: str  # what comes back with the button press: "grove:<approval id>:<answer>"
 
 
-# what the core hands an adapter: a message arrived; a button was pressed (user, data) -> text to show for it
+@dataclass(frozen=True)
+class Pressed:
+    """What a button press did: `text` to show the presser; `decided` = the question is answered (drop its
+    buttons and say so on it), else it stays open (a stranger's or a stale press)."""
+
+    text: str
+    decided: bool
+
+
+# what the core hands an adapter: a message arrived; a button was pressed
 OnMessage = Callable[[Incoming], Awaitable[None]]
-OnButton = Callable[[str, str, str, str], Awaitable[str]]  # (chat id, user id, user name, data)
+OnButton = Callable[[str, str, str, str], Awaitable[Pressed]]  # (chat id, user id, user name, data)
 
 
 class PlatformAdapter(ABC):

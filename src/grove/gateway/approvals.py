@@ -9,11 +9,12 @@ import threading
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
-from grove.gateway.adapter import Choice
+from grove.gateway.adapter import Choice, Pressed
 from grove.security.approval_types import ApprovalRequest, Approver
 
 PREFIX = "grove"
 CHOICES = (("Allow once", "once"), ("Allow for session", "session"), ("Deny", "deny"))
+SHOWN = {"once": "Allowed once.", "session": "Allowed for this session.", "deny": "Denied."}
 
 # (chat id, question text, buttons) -> posted; run on the gateway's event loop
 Ask = Callable[[str, str, list[Choice]], Awaitable[None]]
@@ -60,18 +61,18 @@ class ApprovalBox:
                 self.pending.pop(ident, None)
         return entry.answer
 
-    def press(self, chat_id: str, data: str) -> str:
+    def press(self, chat_id: str, data: str) -> Pressed:
         """A button press; returns what to show for it. Wrong chat, unknown or answered questions change nothing."""
         prefix, _, rest = data.partition(":")
         ident, _, answer = rest.partition(":")
         if prefix != PREFIX or answer not in {a for _, a in CHOICES}:
-            return "Unknown button."
+            return Pressed("Unknown button.", False)
         with self.lock:
             entry = self.pending.get(ident)
             if entry is None or entry.done.is_set():
-                return "This question is no longer open."
+                return Pressed("This question is no longer open.", False)
             if entry.chat_id != chat_id:
-                return "This question belongs to another chat."
+                return Pressed("This question belongs to another chat.", False)
             entry.answer = answer
             entry.done.set()
-        return {"once": "Allowed once.", "session": "Allowed for this session.", "deny": "Denied."}[answer]
+        return Pressed(SHOWN[answer], True)

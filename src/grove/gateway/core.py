@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grove.config.gateway import gateway_config
-from grove.gateway.adapter import Incoming, PlatformAdapter
+from grove.gateway.adapter import Incoming, PlatformAdapter, Pressed
 from grove.gateway.approvals import ApprovalBox
 from grove.gateway.chats import ChatSessions
 from grove.gateway.sink import ChatSink
@@ -85,9 +85,9 @@ class Gateway:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def on_button(self, chat_id: str, user_id: str, user_name: str, data: str) -> str:
+    async def on_button(self, chat_id: str, user_id: str, user_name: str, data: str) -> Pressed:
         if not self.allowed(user_id, user_name):
-            return "You are not on this grove's allow-list."
+            return Pressed("You are not on this grove's allow-list.", False)
         assert self.approvals is not None
         return self.approvals.press(chat_id, data)
 

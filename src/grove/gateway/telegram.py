@@ -61,15 +61,15 @@ class TelegramAdapter(PlatformAdapter):
         async def press(update: Any, context: Any) -> None:
             query = update.callback_query
             chat = str(query.message.chat.id) if query.message else ""
-            shown = await on_button(
+            pressed = await on_button(
                 chat, str(query.from_user.id), query.from_user.username or "", query.data or ""
             )
-            await query.answer(shown[:200])
-            if query.message is not None and shown.endswith("."):
+            await query.answer(pressed.text[:200])
+            if query.message is not None and pressed.decided:
                 # the question keeps its text, loses its buttons, and says what was chosen (an edit refused as
                 # too old or already made changes nothing: the answer counted)
                 with contextlib.suppress(Exception):
-                    await query.edit_message_text(f"{query.message.text}\n\n→ {shown}")
+                    await query.edit_message_text(f"{query.message.text}\n\n→ {pressed.text}")
 
         app.add_handler(MessageHandler(filters.UpdateType.MESSAGE, message))
         app.add_handler(CallbackQueryHandler(press))
