@@ -1,4 +1,5 @@
-"""`grove skills ...`: list, show, validate, create, edit, pin, history, rollback, archive, import, trust."""
+"""`grove skills ...`: list, show, validate, create, edit, pin, history, rollback, archive, import, trust; the hub's
+install, update, uninstall, outdated (cli/skills_hub.py)."""
 
 from __future__ import annotations
 
@@ -340,3 +341,12 @@ def trust(
     except FileNotFoundError as e:
         fail(str(e))
     print(f"trusted {target}: skills in .grove/skills and .agents/skills there are now loaded")
+
+
+def _register_hub() -> None:
+    from grove.cli.skills_hub import register  # the hub's install / update / uninstall / outdated
+
+    register(app)
+
+
+_register_hub()
