@@ -34,9 +34,9 @@ def running(gateway: Gateway) -> Iterator[Gateway]:
     try:
         yield gateway
     finally:
-        if gateway.loop is not None and not failure:
+        if gateway.loop is not None and thread.is_alive():
             asyncio.run_coroutine_threadsafe(gateway.adapter.stop(), gateway.loop).result(10)
         thread.join(20)
+        if failure:  # the gateway's own error explains a test that waited in vain
+            raise failure[0]
     assert not thread.is_alive(), "the gateway did not stop"
-    if failure:
-        raise failure[0]

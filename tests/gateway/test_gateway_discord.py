@@ -1,0 +1,59 @@
+"""A Discord conversation against a fake REST API and gateway websocket: a DM answered with typing shown, a
+stranger refused, a long answer split at Discord's 2,000 characters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("discord", reason="the [gateways] extra (discord.py) is not installed")
+pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not installed")
+
+from tests.gateway.fakes.discord_server import FakeDiscord
+from tests.gateway.fakes.runner import running
+
+from grove.config import Settings
+from grove.config.gateway import GatewayPlatformConfig
+from grove.gateway.core import Gateway
+from grove.gateway.discord import DiscordAdapter
+from grove.llm.script import ScriptModel
+
+ALICE, MALLORY, DM = 42, 66, 555
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
+    monkeypatch.setenv("DISCORD_BOT_TOKEN", "discord-test-token")
+    with FakeDiscord() as srv:
+        yield srv
+
+
+def gateway_for(fake: FakeDiscord, tmp_path: Path, model: ScriptModel) -> Gateway:
+    config = GatewayPlatformConfig(
+        allowed_users=[str(ALICE)], base_url=fake.url, workspace=str(tmp_path / "chats"), review="off"
+    )
+    return Gateway(Settings(gateway={"discord": config}), DiscordAdapter(config), model=model)
+
+
+def posted(fake: FakeDiscord, channel: int) -> list[str]:
+    return [c.params.get("content", "") for c in fake.sent(f"POST /channels/{channel}/messages")]
+
+
+def test_a_message_is_answered_and_a_long_answer_split(fake: FakeDiscord, tmp_path: Path) -> None:
+    long_answer = "\n\n".join(f"Paragraph {i}: " + "word " * 60 for i in range(12))  # ~3,800 characters
+    model = ScriptModel([{"text": "Hello from grove."}, {"text": long_answer}])
+    with running(gateway_for(fake, tmp_path, model)):
+        fake.user_says(DM, ALICE, "hi")
+        fake.wait_for(lambda c: c.params.get("content") == "Hello from grove.")
+        fake.user_says(DM, ALICE, "tell me more")
+        fake.wait_for(lambda c: "Paragraph 11" in str(c.params.get("content")))
+        fake.user_says(DM + 1, MALLORY, "hi", name="mallory")
+        fake.wait_for(lambda c: c.method == f"POST /channels/{DM + 1}/messages")
+    parts = posted(fake, DM)[1:]
+    assert len(parts) == 2 and all(len(p) <= 2000 for p in parts)
+    assert " ".join(" ".join(parts).split()) == " ".join(long_answer.split())  # nothing lost or reordered
+    assert fake.sent(f"POST /channels/{DM}/typing")
+    assert "not on this grove's allow-list" in posted(fake, DM + 1)[0]
+    assert model.calls == 2
+    assert fake.sent("GET /gateway/bot")  # the websocket address came from the REST API
