@@ -27,6 +27,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "evolve": ("evolve", "app", True),
     "kanban": ("kanban", "app", True),
     "worker": ("worker", "worker", False),
+    "gateway": ("gateway", "app", True),
     "mcp": ("mcp", "app", True),
 }
 

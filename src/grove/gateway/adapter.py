@@ -88,6 +88,10 @@ class PlatformAdapter(ABC):
     def secret_name(self) -> str | None:
         return self.config.secret_env or self.secret_env
 
+    def check(self) -> None:
+        """Raise GatewayError now if a secret `connect` needs is missing (before anything starts)."""
+        self.secret()
+
     @abstractmethod
     async def open(self) -> None:
         """Make a client able to send (no receiving yet)."""

@@ -35,6 +35,11 @@ class SlackAdapter(PlatformAdapter):
         kwargs = {"base_url": base.rstrip("/") + "/api/"} if base else {}
         return AsyncWebClient(token=self.secret(), **kwargs)
 
+    def check(self) -> None:
+        self.secret()
+        if not os.environ.get(self.app_token_env):
+            self.secret("secret")  # HTTP events mode verifies every request with the signing secret
+
     async def open(self) -> None:
         self.client = self._client()
 

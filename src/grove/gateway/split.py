@@ -14,25 +14,20 @@ def split_message(text: str, limit: int) -> list[str]:
     if not text:
         return []
     parts: list[str] = []
-    opener = ""  # the fence line an open code block started with, reopened in the next piece
+    opener = ""  # the fence line of a code block left open by the previous piece, reopened in this one
     rest = text
     while rest:
-        budget = limit - len(opener) - (len(FENCE) + 1)  # room to reopen and close a fence
-        if len(opener) + len(rest) <= limit and _fence_state(rest, opener) == "":
+        if len(opener) + len(rest) <= limit and not _fence_state(rest, opener):
             parts.append(opener + rest)
             break
-        if len(opener) + len(rest) <= limit:
-            budget = limit - len(opener) - (len(FENCE) + 1)
+        budget = max(limit - len(opener) - len(FENCE) - 1, 1)  # room to close the block at the end
         cut = _cut_point(rest, budget)
-        piece, rest = rest[:cut], rest[cut:].lstrip("\n") if rest[cut : cut + 1] == "\n" else rest[cut:]
-        if rest.startswith(" "):
-            rest = rest[1:]  # the space a word break cut at
-        body = opener + piece.rstrip("\n")
+        piece, rest = rest[:cut], rest[cut:]
+        rest = rest.lstrip("\n") if rest.startswith("\n") else rest.removeprefix(" ")  # the break cut at
         state = _fence_state(piece, opener)
-        if state:
-            body += "\n" + FENCE
-        parts.append(body)
-        opener = state + "\n" if state else ""
+        parts.append(opener + piece.rstrip("\n") + (f"\n{FENCE}" if state else ""))
+        # a long fence line ("```" plus a language) would eat the budget: reopen it bare then
+        opener = (state if len(state) <= limit // 4 else FENCE) + "\n" if state else ""
     return [p for p in parts if p.strip()]
 
 

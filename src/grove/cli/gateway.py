@@ -1,0 +1,78 @@
+"""`grove gateway run PLATFORM | list | send TARGET TEXT`: chat with grove from Telegram, Slack or Discord."""
+
+from __future__ import annotations
+
+import sys
+
+import typer
+
+from grove.cli.common import load
+
+app = typer.Typer(
+    help="Chat gateways: answer Telegram, Slack and Discord messages with grove (pip install 'grove-agent[gateways]').",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+
+
+@app.command("run")
+def run(
+    platform: str = typer.Argument(..., help="telegram, slack, discord (or a platform a plugin adds)"),
+    model: str | None = typer.Option(None, "--model", "-m", help="Model spec for the chats' sessions."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message, tool call and notice."),
+) -> None:
+    """Answer the platform's messages until Ctrl-C. Tokens come from the environment (TELEGRAM_BOT_TOKEN,
+    SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET or SLACK_APP_TOKEN, DISCORD_BOT_TOKEN); who may talk to it from
+    `gateway.<platform>.allowed_users` in config.yaml."""
+    import logging
+
+    from grove.config.gateway import gateway_config
+    from grove.gateway import service
+
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(message)s")
+    settings = load(model=model)
+    gateway = service.build(settings, platform)
+    config = gateway_config(settings, platform)
+    who = "everyone" if config.allow_everyone else (", ".join(config.allowed_users) or "nobody yet")
+    print(f"grove gateway: {platform} running; allowed: {who}. Ctrl-C stops.", file=sys.stderr)
+    if not config.allow_everyone and not config.allowed_users:
+        print(
+            f"  Strangers are told their user id; allow yours with "
+            f"`grove config set gateway.{platform}.allowed_users '[\"ID\"]'` and restart.",
+            file=sys.stderr,
+        )
+    service.run(gateway)
+
+
+@app.command("list")
+def list_platforms() -> None:
+    """Installed platforms, whether their token is set, and who is allowed."""
+    import os
+
+    from grove.config.gateway import gateway_config
+    from grove.gateway.platforms import adapter_class, available
+
+    settings = load()
+    for name, source in sorted(available().items()):
+        config = gateway_config(settings, name)
+        try:
+            cls = adapter_class(name)
+        except Exception as exc:  # a platform that cannot load is listed with why
+            print(f"{name:<10} {source}: cannot load ({exc})")
+            continue
+        var = config.token_env or cls.token_env
+        token = "token set" if os.environ.get(var) else f"{var} not set"
+        who = "everyone" if config.allow_everyone else f"{len(config.allowed_users)} allowed user(s)"
+        print(f"{name:<10} {token}; {who}")
+
+
+@app.command("send")
+def send(
+    target: str = typer.Argument(..., help="<platform>:<chat id>, e.g. telegram:12345"),
+    text: str = typer.Argument(..., help="The message ('-' reads it from stdin)."),
+) -> None:
+    """Send one message to a chat (what cron jobs use to deliver their results)."""
+    from grove.gateway.delivery import deliver
+
+    body = sys.stdin.read() if text == "-" else text
+    deliver(load(), target, body)
