@@ -168,7 +168,8 @@ def shared_manager(servers: list[McpServerConfig], home: Path) -> McpManager:
 
 
 @atexit.register
-def _close_shared() -> None:
+def close_shared() -> None:
+    """Stop every shared manager of this process (at exit, and between test modules)."""
     for manager in list(_SHARED.values()):
         manager.close()
     _SHARED.clear()
