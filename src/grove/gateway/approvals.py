@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from grove.gateway.adapter import Choice, Pressed
 from grove.security.approval_types import ApprovalRequest, Approver
+from grove.security.redact import redact
 
 PREFIX = "grove"
 CHOICES = (("Allow once", "once"), ("Allow for session", "session"), ("Deny", "deny"))
@@ -48,7 +49,11 @@ class ApprovalBox:
         entry = Pending(chat_id)
         with self.lock:
             self.pending[ident] = entry
-        text = f"grove asks to run:\n{request.command}\n\nWhy: {request.reasons}\n(no answer in {request.timeout:.0f} s = deny)"
+        # the question leaves the machine for a chat service: secrets in the command are masked first
+        text = redact(
+            f"grove asks to run:\n{request.command[:1500]}\n\nWhy: {request.reasons}\n"
+            f"(no answer in {request.timeout:.0f} s = deny)"
+        )
         choices = [Choice(label, f"{PREFIX}:{ident}:{answer}") for label, answer in CHOICES]
         try:
             asyncio.run_coroutine_threadsafe(self.ask(chat_id, text, choices), self.loop).result(timeout=60)
