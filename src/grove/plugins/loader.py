@@ -1,0 +1,99 @@
+"""Entry-point discovery and loading for grove's plugin groups; failures become data, never exceptions.
+
+A leaf of the layers: it imports nothing from grove, so every layer may ask it for its group.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata as md
+import traceback
+from dataclasses import dataclass
+from typing import Any
+
+PROVIDERS = "grove.providers"
+TOOLS = "grove.tools"
+PLATFORMS = "grove.platforms"
+GRADERS = "grove.graders"
+MUTATIONS = "grove.mutations"
+GROUPS: tuple[str, ...] = (PROVIDERS, TOOLS, PLATFORMS, GRADERS, MUTATIONS)
+
+
+@dataclass(frozen=True)
+class PluginEntry:
+    """One advertised entry point, read from metadata without importing anything."""
+
+    group: str
+    name: str  # the entry point's name: a provider's spec prefix, a toolset's name, a platform, ...
+    value: str  # "module:attr"
+    dist: str | None  # the distribution that declares it
+    version: str | None
+
+
+@dataclass(frozen=True)
+class LoadedPlugin:
+    """An entry point after loading: `obj` when it imported, else `error` says why not."""
+
+    group: str
+    name: str
+    value: str
+    dist: str | None
+    version: str | None
+    obj: Any = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None
+
+    @property
+    def source(self) -> str:
+        """ "pkg 1.2" (or the entry point's value when no distribution is known), for messages."""
+        return f"{self.dist} {self.version or ''}".strip() if self.dist else self.value
+
+
+def list_group(group: str) -> list[PluginEntry]:
+    """The entry points of `group`, sorted by name then distribution; imports none of them.
+
+    The same (name, value) declared twice (a package on sys.path twice) is listed once.
+    """
+    seen: set[tuple[str, str]] = set()
+    out: list[PluginEntry] = []
+    for ep in md.entry_points(group=group):
+        if (ep.name, ep.value) in seen:
+            continue
+        seen.add((ep.name, ep.value))
+        dist = getattr(ep, "dist", None)
+        name = version = None
+        if dist is not None:
+            try:
+                name, version = dist.metadata["Name"], dist.version
+            except Exception:  # a malformed METADATA file: still list the entry point
+                name = version = None
+        out.append(PluginEntry(group, ep.name, ep.value, name, version))
+    return sorted(out, key=lambda e: (e.name, e.dist or ""))
+
+
+def _error_text(exc: BaseException) -> str:
+    last = traceback.extract_tb(exc.__traceback__)[-1:] if exc.__traceback__ else []
+    where = f" ({last[0].filename.rsplit('/', 1)[-1]}:{last[0].lineno})" if last else ""
+    return f"{type(exc).__name__}: {exc}{where}"
+
+
+def load_entry(entry: PluginEntry) -> LoadedPlugin:
+    """Import one entry point; any failure (even SystemExit raised by a plugin) is returned as its error."""
+    try:
+        obj = md.EntryPoint(entry.name, entry.value, entry.group).load()
+    except BaseException as exc:  # a plugin's import must never take grove down, whatever it raises
+        if isinstance(exc, KeyboardInterrupt):
+            raise
+        return LoadedPlugin(**vars(entry), error=_error_text(exc))
+    return LoadedPlugin(**vars(entry), obj=obj)
+
+
+def load_group(group: str) -> list[LoadedPlugin]:
+    """Every plugin of `group`, loaded: `obj` set, or `error` saying why it could not load. Never raises."""
+    try:
+        entries = list_group(group)
+    except Exception as exc:  # broken metadata on sys.path: no plugins, said once
+        return [LoadedPlugin(group, "?", "?", None, None, error=f"reading entry points: {_error_text(exc)}")]
+    return [load_entry(e) for e in entries]
