@@ -218,8 +218,8 @@ def test_an_untrusted_servers_output_is_always_quoted(home: Path, url: str) -> N
 
 def test_resources_and_prompts_through_the_tools(home: Path, url: str) -> None:
     calls = [
-        ("mcp_read_resource", {"server": "fake", "uri": "notes://today"}),
-        ("mcp_get_prompt", {"server": "fake", "name": "review", "arguments": {"code": "x = 1"}}),
+        ("mcp_read", {"server": "fake", "uri": "notes://today"}),
+        ("mcp_read", {"server": "fake", "prompt": "review", "arguments": {"code": "x = 1"}}),
         ("mcp_list", {"server": "fake"}),
     ]
     results, _ = turn(home, [fake(url)], calls)
@@ -228,16 +228,11 @@ def test_resources_and_prompts_through_the_tools(home: Path, url: str) -> None:
     assert "echo: Echo the text back." in results[2][1].content and "notes://today" in results[2][1].content
 
 
-def test_an_unused_lazy_server_costs_four_small_tools_and_is_never_started(home: Path, url: str) -> None:
+def test_an_unused_lazy_server_costs_three_small_tools_and_is_never_started(home: Path, url: str) -> None:
     many = [McpServerConfig(name=f"s{i}", command="mcp-server-time", timeout=30) for i in range(3)]
     _, session = turn(home, many, [])
     names = session.agent.tools.names()
-    assert [n for n in names if n.startswith("mcp_")] == [
-        "mcp_list",
-        "mcp_call",
-        "mcp_read_resource",
-        "mcp_get_prompt",
-    ]
+    assert [n for n in names if n.startswith("mcp_")] == ["mcp_list", "mcp_call", "mcp_read"]
     assert not any("__" in n for n in names)
     from grove.mcp_client.manager import _SHARED
 

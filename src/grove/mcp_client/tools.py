@@ -1,6 +1,5 @@
-"""MCP servers as grove tools. Lazy by default: four small tools (mcp_list, mcp_call, mcp_read_resource,
-mcp_get_prompt) whose descriptions name the servers, so an unused server costs a line of the prompt, not its
-schemas; a server set `eager` gets each tool registered as `<server>__<tool>` from its cached list. Every call goes
+"""MCP servers as grove tools. Lazy by default: three small tools (mcp_list, mcp_call, mcp_read) whose
+descriptions name the servers, so an unused server costs a line of the prompt, not its schemas; a server set `eager` gets each tool registered as `<server>__<tool>` from its cached list. Every call goes
 through the server's trust (approval) and its output through the injection scan."""
 
 from __future__ import annotations
@@ -148,36 +147,31 @@ class McpTools:
             """
             return owner.call(ctx, owner._server(server), tool, arguments or {})
 
-        def mcp_read_resource(ctx: ToolContext, server: str, uri: str) -> str:
-            """Read a resource of an MCP server by its URI.
-
-            Args:
-                server: the server's name
-                uri: the resource's URI, as mcp_list shows it
-            """
-            cfg = owner._server(server)
-            try:
-                result = owner.manager.read_resource(server, uri)
-            except Exception as e:
-                raise ToolError(f"{server}: {_error_text(e)}") from e
-            return screened(resource_text(result), cfg, uri)
-
-        def mcp_get_prompt(
-            ctx: ToolContext, server: str, name: str, arguments: dict[str, str] | None = None
+        def mcp_read(
+            ctx: ToolContext,
+            server: str,
+            uri: str | None = None,
+            prompt: str | None = None,
+            arguments: dict[str, str] | None = None,
         ) -> str:
-            """Get a prompt template of an MCP server, filled with arguments.
+            """Read a resource of an MCP server (uri), or get one of its prompts filled with arguments (prompt).
 
             Args:
                 server: the server's name
-                name: the prompt's name, as mcp_list shows it
+                uri: a resource's URI, as mcp_list shows it
+                prompt: instead, a prompt's name
                 arguments: the prompt's arguments
             """
             cfg = owner._server(server)
+            if bool(uri) == bool(prompt):
+                raise ToolError("give either uri (a resource) or prompt (a prompt's name)")
             try:
-                result = owner.manager.get_prompt(server, name, arguments)
+                if uri:
+                    return screened(resource_text(owner.manager.read_resource(server, uri)), cfg, uri)
+                result = owner.manager.get_prompt(server, str(prompt), arguments)
             except Exception as e:
                 raise ToolError(f"{server}: {_error_text(e)}") from e
-            return screened(prompt_text(result), cfg, f"prompt {name}")
+            return screened(prompt_text(result), cfg, f"prompt {prompt}")
 
         def approve_call(ctx: ToolContext, _name: str, args: dict[str, Any]) -> str | None:
             server = owner.servers.get(str(args.get("server")))
@@ -191,8 +185,7 @@ class McpTools:
         return [
             make_tool(mcp_list, toolset=TOOLSET),
             call,
-            make_tool(mcp_read_resource, toolset=TOOLSET),
-            make_tool(mcp_get_prompt, toolset=TOOLSET),
+            make_tool(mcp_read, toolset=TOOLSET),
         ]
 
     # --- eager servers: one grove tool per server tool ---
