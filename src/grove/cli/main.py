@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "worker": ("worker", "worker", False),
     "gateway": ("gateway", "app", True),
     "mcp": ("mcp", "app", True),
+    "import": ("import_cmd", "import_", False),
 }
 
 
