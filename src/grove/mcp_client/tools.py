@@ -1,6 +1,7 @@
 """MCP servers as grove tools. Lazy by default: three small tools (mcp_list, mcp_call, mcp_read) whose
-descriptions name the servers, so an unused server costs a line of the prompt, not its schemas; a server set `eager` gets each tool registered as `<server>__<tool>` from its cached list. Every call goes
-through the server's trust (approval) and its output through the injection scan."""
+descriptions name the servers, so an unused server costs a line of the prompt, not its schemas; a server set
+`eager` gets each tool registered as `<server>__<tool>` from its cached list. Every call goes through the server's
+trust (approval) and its output through the injection scan."""
 
 from __future__ import annotations
 
