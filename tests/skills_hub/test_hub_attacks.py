@@ -92,3 +92,16 @@ def test_duplicate_member_cannot_overwrite_through_a_planted_file(tmp_path: Path
     data = tarball({"s/SKILL.md": skill_md("s"), "./s/SKILL.md": "second copy\n"})
     with pytest.raises(FileExistsError):
         safe_extract(data, tmp_path / "x")
+
+
+def test_links_in_a_folder_source_are_left_out(ctx, tmp_path: Path) -> None:
+    home, root, db = ctx
+    secret = tmp_path / "secret"
+    write(secret, {"id_rsa": "-----BEGIN OPENSSH PRIVATE KEY-----\n", "SKILL.md": skill_md("not-this-one")})
+    src = write(tmp_path / "s", {"SKILL.md": skill_md("linky"), "references/notes.md": "# notes\n"})
+    (src / "references" / "key").symlink_to(secret / "id_rsa")
+    (src / "outside").symlink_to(secret, target_is_directory=True)
+    result = hub.install(home, root, db, str(src))
+    assert [(o.name, o.status) for o in result.outcomes] == [("linky", "imported")]
+    assert not (root / "linky" / "references" / "key").exists() and not (root / "linky" / "outside").exists()
+    assert not (root / "not-this-one").exists()

@@ -22,6 +22,7 @@ NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 DIGEST_RE = re.compile(r"^sha256:[a-f0-9]{64}$")
 MAX_INDEX_BYTES = 4 << 20
 MAX_SKILL_FILE_BYTES = 4 << 20
+MAX_INDEX_FILES = 200  # files one index entry may list (the importer's own per-skill limit)
 COMMIT_RE = re.compile(r"^[0-9a-f]{40}$")
 
 __all__ = ["FetchError", "Fetched", "content_hash", "fetch", "remote_commit"]
@@ -42,7 +43,16 @@ def _git_env() -> dict[str, str]:
 
 def _git(args: list[str], cwd: Path | None = None, timeout: float = 300) -> str:
     # hooks off and symlinks checked out as plain files: nothing in the repository acts before the scan
-    cmd = ["git", "-c", "core.hooksPath=/dev/null", "-c", "core.symlinks=false", *args]
+    cmd = [
+        "git",
+        "-c",
+        "core.hooksPath=/dev/null",
+        "-c",
+        "core.symlinks=false",
+        "-c",
+        "protocol.ext.allow=never",
+    ]
+    cmd += args
     try:
         done = subprocess.run(
             cmd, cwd=cwd, env=_git_env(), capture_output=True, text=True, timeout=timeout, check=False
@@ -151,8 +161,8 @@ def _fetch_wellknown(source: Source, dest: Path) -> list[str]:
                 (folder / "SKILL.md").write_bytes(data)
             continue
         files = entry.get("files") or ["SKILL.md"]
-        if not isinstance(files, list):
-            notes.append(f"skipped {name}: 'files' is not a list")
+        if not isinstance(files, list) or len(files) > MAX_INDEX_FILES:
+            notes.append(f"skipped {name}: 'files' is not a list of at most {MAX_INDEX_FILES} paths")
             continue
         for rel in files:
             path = _checked_name(str(rel))
