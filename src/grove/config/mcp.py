@@ -79,11 +79,13 @@ class McpConfig:
     servers: dict[str, McpServerConfig] = field(default_factory=dict, metadata={"values": McpServerConfig})
 
     def __post_init__(self) -> None:
-        for name in self.servers:
+        for name, server in self.servers.items():
             if len(name) > NAME_MAX or not NAME_RE.match(name):
                 raise ValueError(
                     f"MCP server name '{name}': use letters, digits, '-' or single '_' (at most {NAME_MAX})"
                 )
+            if isinstance(server, McpServerConfig):
+                server.name = name  # the key is the name (`grove config show` then shows it)
 
 
 def mcp_config(settings: Any) -> McpConfig:
