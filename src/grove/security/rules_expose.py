@@ -4,6 +4,7 @@ pipelines that run downloaded or decoded code."""
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from grove.security import paths as P
 from grove.security.command_base import (
@@ -82,7 +83,7 @@ def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str 
         )
         if header or re.match(r"^(authorization|x-api-key|private-token|x-auth-token)\s*:", a, re.I):
             continue
-        if SECRET_VAR.search(a):
+        if SECRET_VAR.search(a) and not _to_its_own_api(cmd, a):
             out.append(Finding("env-exfil", f"sends the secret variable in {a!r} to the network"))
             break
     if any("__SUBST" in a for a in args):
@@ -91,6 +92,36 @@ def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str 
                 out.append(Finding("env-exfil", "sends the environment or a credential file to the network"))
                 break
     return out
+
+
+# curl options that send a request somewhere other than the URL's host, or past a certificate check.
+_REROUTE = {"--proxy", "--preproxy", "--socks4", "--socks4a", "--socks5", "--socks5-hostname", "--resolve",
+            "--connect-to", "--insecure", "--config", "--doh-url", "--location-trusted", "--proxy-insecure"}  # fmt: skip
+
+
+def _to_its_own_api(cmd: SimpleCommand, arg: str) -> bool:
+    """A vendor's key sent to that vendor (`curl https://api.telegram.org/bot$TELEGRAM_BOT_TOKEN/...`): every
+    secret variable in `arg` is named after the one host the command talks to (TELEGRAM_ -> *.telegram.org, by
+    the label before the top-level domain), over https, with no proxy, resolve override or certificate bypass.
+    Such a key already belongs to that host; anything else stays an exfiltration finding."""
+    if cmd.name != "curl" or any("proxy" in k.lower() for k in cmd.assignments):
+        return False
+    hosts: set[str] = set()
+    for a in cmd.args:
+        if a.split("=", 1)[0] in _REROUTE or (re.fullmatch(r"-[A-Za-z0-9]+", a) and re.search(r"[xkK]", a)):
+            return False
+        if "://" in a:
+            parts = urlsplit(a)
+            host = parts.hostname or ""
+            if parts.scheme != "https" or not re.fullmatch(r"[a-z0-9.-]+", host) or "@" in parts.netloc:
+                return False
+            hosts.add(host)
+    if len(hosts) != 1:
+        return False
+    labels = hosts.pop().split(".")
+    vendor = labels[-2] if len(labels) >= 2 else ""
+    names = [m.group(1) for m in SECRET_VAR.finditer(arg)]
+    return len(vendor) >= 3 and all(n.split("_", 1)[0].lower() == vendor for n in names)
 
 
 RULES = (_credentials, _network)
