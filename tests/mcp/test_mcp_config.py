@@ -81,3 +81,25 @@ def test_references_expand_from_the_environment_and_a_missing_one_is_named() -> 
     assert expand_refs("Bearer ${T}", {"T": "v"}) == "Bearer v"
     with pytest.raises(KeyError, match="MISSING"):
         expand_refs("${MISSING}", {})
+
+
+def test_without_the_sdk_a_configured_server_is_a_notice_not_a_crash(monkeypatch: pytest.MonkeyPatch) -> None:
+    import importlib.util
+
+    from grove.config import Settings
+    from grove.config.mcp import McpConfig
+    from grove.mcp_client.session_tools import add_mcp_tools
+    from grove.tools.registry import ToolRegistry
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "mcp" else real(name, *a)
+    )
+    notices: list[str] = []
+    settings = Settings(mcp=McpConfig(servers={"time": McpServerConfig(command="mcp-server-time")}))
+    registry = ToolRegistry()
+    assert add_mcp_tools(registry, settings, notices.append) == 0 and len(registry) == 0
+    assert notices and "grove-agent[mcp]" in notices[0]
+    assert (
+        add_mcp_tools(registry, Settings(), notices.append) == 0 and len(notices) == 1
+    )  # none configured: silent
