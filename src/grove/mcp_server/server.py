@@ -3,6 +3,7 @@ policy, and `run_task` as a full turn of a runtime Session. Everything leaving i
 
 from __future__ import annotations
 
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,7 @@ class GroveService:
     model: str | None = None
     _registry: ToolRegistry = field(init=False)
     _ctx: ToolContext = field(init=False)
+    _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
 
     def __post_init__(self) -> None:
         self._registry = builtin_registry().select(["skills", "memory", "sessions"])
@@ -49,7 +51,8 @@ class GroveService:
         )
 
     def _tool(self, name: str, args: dict[str, Any]) -> str:
-        result = self._registry.call(self._ctx, name, {k: v for k, v in args.items() if v is not None})
+        with self._lock:  # calls arrive on worker threads; the context's store connection is one
+            result = self._registry.call(self._ctx, name, {k: v for k, v in args.items() if v is not None})
         text = redact(result.content)
         if not result.ok:
             raise GroveMcpError(text.removeprefix("Error: "))
