@@ -262,4 +262,23 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (origin, origin_id)
     );
     """,
+    # 10: grove serve: client API keys (only a sha256 of each key is kept) and which grove session each client's
+    # conversation continues
+    """
+    CREATE TABLE IF NOT EXISTS serve_keys (
+        name TEXT PRIMARY KEY,
+        key_id TEXT NOT NULL UNIQUE,
+        key_hash TEXT NOT NULL,
+        rate_per_minute REAL,
+        created_at REAL NOT NULL,
+        last_used_at REAL
+    );
+    CREATE TABLE IF NOT EXISTS serve_conversations (
+        key_name TEXT NOT NULL,
+        conversation TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        updated_at REAL NOT NULL,
+        PRIMARY KEY (key_name, conversation)
+    );
+    """,
 ]
