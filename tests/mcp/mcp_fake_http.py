@@ -45,6 +45,13 @@ def build() -> Any:
         await anyio.sleep(seconds)
         return "awake"
 
+    @server.tool()
+    def env_names() -> str:
+        """The names of this server's environment variables."""
+        import os
+
+        return " ".join(sorted(os.environ))
+
     @server.resource("notes://today")
     def notes() -> str:
         """Today's notes."""
@@ -88,3 +95,7 @@ def running() -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(timeout=10)
+
+
+if __name__ == "__main__":  # the same server over stdio: python mcp_fake_http.py
+    build().run("stdio")

@@ -7,6 +7,7 @@ import glob
 import os
 import signal
 import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -238,3 +239,21 @@ def test_an_unused_lazy_server_costs_three_small_tools_and_is_never_started(home
 
     manager = _SHARED[str(home)]
     assert all(manager.connection(s.name).connects == 0 for s in many)
+
+
+def test_a_stdio_server_gets_only_its_configured_environment(
+    home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-should-not-leak")
+    monkeypatch.setenv("GROVE_TEST_PASSED_ON", "yes")
+    script = str(Path(fake_http.__file__))
+    server = McpServerConfig(
+        name="envcheck", command=sys.executable, args=[script], env={"ONLY_THIS": "${GROVE_TEST_PASSED_ON}"}
+    )
+    m = McpManager([server], home)
+    try:
+        names = m.call_tool("envcheck", "env_names", {}).content[0].text.split()
+    finally:
+        m.close()
+    assert "ONLY_THIS" in names and "PATH" in names
+    assert "OPENAI_API_KEY" not in names and "GROVE_TEST_PASSED_ON" not in names

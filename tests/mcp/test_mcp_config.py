@@ -103,3 +103,15 @@ def test_without_the_sdk_a_configured_server_is_a_notice_not_a_crash(monkeypatch
     assert (
         add_mcp_tools(registry, Settings(), notices.append) == 0 and len(notices) == 1
     )  # none configured: silent
+
+
+def test_mcp_call_is_gated_unless_every_server_is_trusted() -> None:
+    from grove.mcp_client.tools import McpTools
+
+    def gated(*trusts: str) -> bool:
+        servers = [McpServerConfig(name=f"s{i}", command="x", trust=t) for i, t in enumerate(trusts)]  # type: ignore[arg-type]
+        call = next(t for t in McpTools(servers, None, None).lazy_tools() if t.name == "mcp_call")  # type: ignore[arg-type]
+        return call.needs_approval
+
+    assert not gated("trusted", "trusted")  # sub-agents may then be given it
+    assert gated("trusted", "ask") and gated("untrusted")

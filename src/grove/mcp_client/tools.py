@@ -181,7 +181,9 @@ class McpTools:
             return approve_mcp(ctx, server, str(args.get("tool")), args.get("arguments") or {})
 
         servers = self.servers_line()
-        call = make_tool(mcp_call, toolset=TOOLSET, mutating=True, needs_approval=True, approve=approve_call)
+        # needs_approval only when some server is not trusted: sub-agents (which drop such tools) keep trusted ones
+        gated = any(s.trust != "trusted" for s in self.servers.values())
+        call = make_tool(mcp_call, toolset=TOOLSET, mutating=True, needs_approval=gated, approve=approve_call)
         call.description += f" Servers: {servers}."
         return [
             make_tool(mcp_list, toolset=TOOLSET),
