@@ -30,6 +30,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "gateway": ("gateway", "app", True),
     "mcp": ("mcp", "app", True),
     "import": ("import_cmd", "import_", False),
+    "plugins": ("plugins", "app", True),
 }
 
 

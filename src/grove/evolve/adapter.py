@@ -16,13 +16,26 @@ from grove.llm.types import Model
 OPERATORS = ("examples", "shorten", "drop", "reflect")
 
 
+def plugin_mutations_named(names: set[str]) -> dict[str, Any]:
+    from grove.evolve.plugins import plugin_mutations
+
+    found = {c.plugin.name: c.fn for c in plugin_mutations(OPERATORS) if c.fn is not None}
+    return {name: fn for name, fn in found.items() if name in names}
+
+
 class Schedule:
     """Shared between the component selector and the proposer: which iteration, which operator."""
 
     def __init__(self, operators: Sequence[str]) -> None:
-        unknown = set(operators) - set(OPERATORS)
+        extra = set(operators) - set(OPERATORS)
+        # operators from plugins (entry-point group grove.mutations), loaded only when one is asked for
+        self.plugins = plugin_mutations_named(extra) if extra else {}
+        unknown = extra - set(self.plugins)
         if unknown or not operators:
-            raise ValueError(f"operators must be among {OPERATORS}, got {list(operators)}")
+            known = (*OPERATORS, *self.plugins)
+            raise ValueError(
+                f"operators must be among {known} or a grove.mutations plugin, got {list(operators)}"
+            )
         self.operators = list(operators)
         self.iteration = 0
 
@@ -110,6 +123,11 @@ class GroveAdapter:
             new = shorten_section(section)
         elif op == "drop":
             new = drop_section(key, section)
+        elif op in self.schedule.plugins:
+            try:
+                new = self.schedule.plugins[op](key, section, records, room)
+            except Exception:  # a plugin's failure is its proposal's, not the run's
+                new = None
         elif op == "reflect" and self.reflection_model is not None:
             budget = len(section.encode()) + max(0, room)
             new = reflect(

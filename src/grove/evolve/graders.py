@@ -185,6 +185,14 @@ register_grader("llm", _llm)
 register_grader("code", _code)
 
 
+def _plugin_grader(kind: str) -> Factory | None:
+    """A grader plugin (entry-point group grove.graders) named `kind`, imported only when a spec names it."""
+    from grove.evolve.plugins import plugin_graders
+
+    found = next((c.fn for c in plugin_graders(registered()) if c.plugin.name == kind and c.fn), None)
+    return found
+
+
 def make_grader(
     spec: str | None,
     judge: Model | None = None,
@@ -199,7 +207,7 @@ def make_grader(
             f"grader {spec!r}: python:<module>:<function> is not allowed (a dataset could name exec or os.system); "
             f"use a registered grader ({', '.join(registered())}) or sandboxed code: code:<file.py>:<function>"
         )
-    factory = _REGISTRY.get(kind)
+    factory = _REGISTRY.get(kind) or _plugin_grader(kind)
     if factory is None:
         raise ValueError(f"unknown grader {spec!r}: use a registered one ({', '.join(registered())})")
     return factory(arg, GraderContext(judge, base, allow_unisolated))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from grove import providers_table
 from grove.config import ConfigError, ProviderConfig
+from grove.llm import plugin_providers
 
 if TYPE_CHECKING:
     from grove.config import Settings
@@ -34,7 +35,7 @@ class ModelSpec:
     base_url: str | None = None
 
     def __str__(self) -> str:
-        row = providers_table.provider_named(self.provider)
+        row = plugin_providers.provider_row(self.provider)
         if row is not None and row.bare and not self.model:
             return self.provider
         at = f"@{self.base_url}" if row is not None and row.url_in_spec and self.base_url else ""
@@ -42,18 +43,18 @@ class ModelSpec:
 
 
 def provider_for(name: str) -> Provider:
-    row = providers_table.provider_named(name)
+    row = plugin_providers.provider_row(name)
     if row is None:
-        raise ConfigError(f"unknown provider '{name}'; use one of:\n{providers_table.describe()}")
+        raise ConfigError(f"unknown provider '{name}'; use one of:\n{plugin_providers.describe()}")
     return row
 
 
 def parse_spec(spec: str) -> ModelSpec:
     spec = spec.strip()
     name, sep, rest = spec.partition(":")
-    row = providers_table.provider_named(name)
+    row = plugin_providers.provider_row(name)
     if row is None or (not sep and not row.bare):
-        raise ConfigError(f"unknown model spec '{spec}'; use one of:\n{providers_table.describe()}")
+        raise ConfigError(f"unknown model spec '{spec}'; use one of:\n{plugin_providers.describe()}")
     if not sep:
         return ModelSpec(name, "")
     if not rest:
@@ -72,7 +73,7 @@ def provider_config(settings: Settings, name: str) -> ProviderConfig:
 
 def api_key_for(provider: str, cfg: ProviderConfig) -> tuple[str | None, str]:
     """The key (or None) and the name of the variable it comes from, for messages that say what to set."""
-    row = providers_table.provider_named(provider)
+    row = plugin_providers.provider_row(provider)
     env = cfg.key_env or (row.key_env if row else None) or providers_table.FALLBACK_KEY_ENV
     return os.environ.get(env) or None, env
 

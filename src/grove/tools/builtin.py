@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from grove.tools import code_skills, delegate, files, memory, sessions, skills, terminal, todo
+from grove.tools.plugin_tools import plugin_toolsets
 from grove.tools.registry import ToolRegistry
 
 
 def builtin_registry() -> ToolRegistry:
-    return ToolRegistry(
+    registry = ToolRegistry(
         [
             *files.tools(),
             *terminal.tools(),
@@ -19,3 +20,8 @@ def builtin_registry() -> ToolRegistry:
             *delegate.tools(),
         ]
     )
+    # plugins (entry-point group grove.tools): one toolset per plugin; a broken one is skipped
+    for toolset in plugin_toolsets(registry.names()):
+        for tool in toolset.tools:
+            registry.add(tool)
+    return registry
