@@ -281,4 +281,41 @@ MIGRATIONS: list[str] = [
         PRIMARY KEY (key_name, conversation)
     );
     """,
+    # 11: cron: scheduled jobs (the next run is claimed by compare-and-set on next_run_at, under a lease, before
+    # the job runs: at most once per slot) and each run's session, status and output summary
+    """
+    CREATE TABLE IF NOT EXISTS cron_jobs (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        schedule TEXT NOT NULL,
+        prompt TEXT NOT NULL,
+        deliver TEXT,
+        model TEXT,
+        toolsets TEXT,
+        workspace TEXT,
+        enabled INTEGER NOT NULL DEFAULT 1,
+        next_run_at REAL,
+        lease_owner TEXT,
+        lease_until REAL,
+        run_count INTEGER NOT NULL DEFAULT 0,
+        last_run_at REAL,
+        created_at REAL NOT NULL,
+        created_by TEXT
+    );
+    CREATE INDEX IF NOT EXISTS cron_jobs_due ON cron_jobs (enabled, next_run_at);
+    CREATE TABLE IF NOT EXISTS cron_runs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        job_id TEXT NOT NULL,
+        scheduled_for REAL NOT NULL,
+        started_at REAL NOT NULL,
+        finished_at REAL,
+        owner TEXT NOT NULL,
+        status TEXT NOT NULL,
+        session_id TEXT,
+        output TEXT,
+        error TEXT,
+        delivery TEXT
+    );
+    CREATE INDEX IF NOT EXISTS cron_runs_job ON cron_runs (job_id, id);
+    """,
 ]
