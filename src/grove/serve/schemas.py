@@ -1,0 +1,102 @@
+"""The request and response shapes of the OpenAI-compatible endpoints (the subset grove honours; other fields
+clients send are accepted and ignored)."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class TextPart(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    type: str = Field(max_length=64)
+    text: str | None = Field(None, max_length=1_000_000)
+
+
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    role: Literal["system", "developer", "user", "assistant", "tool", "function"]
+    content: str | list[TextPart] | None = Field(None, max_length=1_000_000)
+    name: str | None = Field(None, max_length=256)
+
+    def text(self) -> str:
+        if self.content is None:
+            return ""
+        if isinstance(self.content, str):
+            return self.content
+        return "\n".join(p.text for p in self.content if p.type in ("text", "input_text") and p.text)
+
+
+class ChatCompletionRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    model: str = Field(max_length=256, examples=["grove"])
+    messages: list[ChatMessage] = Field(min_length=1, max_length=10_000)
+    stream: bool = False
+    user: str | None = Field(None, max_length=256)
+    metadata: dict[str, str] | None = None
+
+
+class ResponsesRequest(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    model: str = Field(max_length=256, examples=["grove"])
+    input: str | list[ChatMessage] = Field(max_length=1_000_000)
+    instructions: str | None = Field(None, max_length=1_000_000)
+    previous_response_id: str | None = Field(None, max_length=256)
+    user: str | None = Field(None, max_length=256)
+    metadata: dict[str, str] | None = None
+    stream: Literal[False] = False
+
+
+class UsageOut(BaseModel):
+    prompt_tokens: int
+    completion_tokens: int
+    total_tokens: int
+
+
+class AssistantMessage(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str
+
+
+class Choice(BaseModel):
+    index: int = 0
+    message: AssistantMessage
+    finish_reason: str = "stop"
+
+
+class ChatCompletion(BaseModel):
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[Choice]
+    usage: UsageOut
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int = 0
+    owned_by: str = "grove"
+    description: str = ""
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelCard]
+
+
+class ErrorBody(BaseModel):
+    message: str
+    type: str
+    code: str | None = None
+    param: str | None = None
+
+
+class ErrorResponse(BaseModel):
+    error: ErrorBody
+
+
+def error(message: str, type_: str, code: str | None = None) -> dict[str, Any]:
+    return {"error": {"message": message, "type": type_, "code": code, "param": None}}

@@ -1,0 +1,140 @@
+"""One API request = one turn of a grove session: open (resuming the conversation's session), run, close, in a
+worker thread. One turn at a time per conversation; many conversations at once. Text deltas go to a callback."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from grove.agent.events import AgentEvents
+
+if TYPE_CHECKING:
+    from grove.agent.loop import TurnResult
+    from grove.llm.types import Model
+    from grove.serve.state import ServeState
+    from grove.store.sessions import SessionStore
+
+
+@dataclass
+class TurnOptions:
+    """How the server's sessions run: tools, workspace, who answers approvals, and a model for tests."""
+
+    toolsets: list[str] | None = None  # None = settings.toolsets
+    allow_terminal: bool = False
+    workspace: Path | None = None
+    ask_dashboard: bool = False  # approvals wait for the dashboard; off = nobody asked, denied at once
+    model_override: Model | None = None  # a ready model object (tests, benchmarks) instead of the spec
+
+
+@dataclass
+class TurnOutcome:
+    result: TurnResult
+    session_id: str
+    model: str
+
+
+class DeltaSink(AgentEvents):
+    """Passes streamed text on; a model call that ended in tool calls is followed by a blank line, so the text
+    of the next call does not run into it."""
+
+    def __init__(self, on_text: Callable[[str], None] | None) -> None:
+        self.forward = on_text
+        self.streaming = on_text is not None
+        self.sent = False
+        self._since_break = False
+
+    def on_text(self, delta: str) -> None:
+        if self.forward and delta:
+            self.forward(delta)
+            self.sent = True
+            self._since_break = True
+
+    def on_model_done(self, has_tool_calls: bool) -> None:
+        if self.forward and has_tool_calls and self._since_break:
+            self.forward("\n\n")
+            self._since_break = False
+
+
+class TurnRunner:
+    def __init__(self, state: ServeState, options: TurnOptions) -> None:
+        from grove.runtime.assemble import open_store
+        from grove.serve.conversations import Conversations
+
+        self.state = state
+        self.options = options
+        self.store: SessionStore = open_store(state.settings)
+        self.conversations = Conversations(self.store.db)
+        self._locks: dict[tuple[str, str], tuple[asyncio.Lock, int]] = {}
+
+    async def run(
+        self,
+        key_name: str,
+        conversation: str,
+        text: str,
+        model: str | None,
+        on_text: Callable[[str], None] | None,
+    ) -> TurnOutcome:
+        """Waits for the conversation's previous turn, then runs this one in a worker thread."""
+        ident = (key_name, conversation)
+        lock, users = self._locks.get(ident, (asyncio.Lock(), 0))
+        self._locks[ident] = (lock, users + 1)
+        try:
+            async with lock:
+                return await asyncio.to_thread(self._turn, key_name, conversation, text, model, on_text)
+        finally:
+            lock, users = self._locks[ident]
+            if users <= 1:
+                del self._locks[ident]  # the table holds only conversations with a turn running or waiting
+            else:
+                self._locks[ident] = (lock, users - 1)
+
+    def _turn(
+        self,
+        key_name: str,
+        conversation: str,
+        text: str,
+        model: str | None,
+        on_text: Callable[[str], None] | None,
+    ) -> TurnOutcome:
+        from grove.runtime import Profile, Session
+        from grove.store.sessions import SessionNotFound
+
+        sink = DeltaSink(on_text)
+        label = f"api {key_name}: {conversation}"
+        profile = Profile(
+            source="api",
+            model=model,
+            toolsets=self.options.toolsets,
+            allow_terminal=self.options.allow_terminal,
+            workspace=self.options.workspace,
+            approver=self.state.approvals.approver(label) if self.options.ask_dashboard else None,
+            review="thread",
+            model_override=self.options.model_override,
+            title=f"api {key_name}: {conversation}"[:80],
+        )
+        previous = self.conversations.get(key_name, conversation)
+        session: Session | None = None
+        if previous:
+            try:
+                session = Session.open(
+                    self.state.settings, dataclasses.replace(profile, resume=previous), sink, store=self.store
+                )
+            except SessionNotFound:  # the stored session was deleted: start a new one
+                session = None
+        if session is None:
+            session = Session.open(self.state.settings, profile, sink, store=self.store)
+        try:
+            self.conversations.set(key_name, conversation, session.id)
+            result = session.run_turn(text)
+            if on_text is not None and not sink.sent and result.answer:
+                on_text(result.answer)  # a provider that does not stream: the whole answer at once
+            return TurnOutcome(result, session.id, session.agent.model.name)
+        finally:
+            session.close()
+
+    def has_history(self, key_name: str, conversation: str) -> bool:
+        return self.conversations.get(key_name, conversation) is not None

@@ -1,0 +1,50 @@
+"""Fixtures for grove serve: an app on a script model that echoes what it has heard, and a client key."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi", reason="grove serve needs the serve extra (pip install 'grove-agent[serve]')")
+
+from fastapi.testclient import TestClient
+
+from grove.config import Settings
+from grove.llm.script import ScriptModel
+from grove.serve.app import ServeOptions, build_app
+from grove.serve.state import ServeState
+from grove.serve.turns import TurnOptions
+
+
+def echo(messages: list[dict[str, Any]], tools: list[Any]) -> str:
+    """Answers with the user's words so far, so a test sees what the session remembers."""
+    said = [str(m.get("content") or "") for m in messages if m.get("role") == "user"]
+    return f"heard {len(said)}: " + " | ".join(s.replace("\n", " ") for s in said)
+
+
+def make_app(settings: Settings, *, rate: float = 6000, burst: int = 1000, **kw: Any) -> Any:
+    options = ServeOptions(
+        rate_per_minute=rate,
+        burst=burst,
+        turns=TurnOptions(toolsets=[], model_override=ScriptModel(echo)),
+        **kw,
+    )
+    return build_app(ServeState(settings), options)
+
+
+@pytest.fixture
+def app(settings: Settings) -> Any:
+    return make_app(settings)
+
+
+@pytest.fixture
+def key(app: Any) -> str:
+    return app.state.grove.keys.add("tester")
+
+
+@pytest.fixture
+def client(app: Any, key: str) -> Iterator[TestClient]:
+    with TestClient(app, headers={"Authorization": f"Bearer {key}"}) as c:
+        yield c
