@@ -31,6 +31,8 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "mcp": ("mcp", "app", True),
     "import": ("import_cmd", "import_", False),
     "plugins": ("plugins", "app", True),
+    "cron": ("cron", "app", True),
+    "serve": ("serve", "app", True),
 }
 
 

@@ -103,6 +103,7 @@ class CronScheduler:
         runner: JobRunner | None = None,
         owner: str | None = None,
         db: Database | None = None,
+        on_result: Callable[[RunResult], None] | None = None,
     ) -> None:
         self.settings = settings
         self.clock = clock
@@ -110,6 +111,7 @@ class CronScheduler:
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
         self.db = db or Database(settings.db_path)  # its own connection: claims are real SQLite transactions
         self.jobs = CronJobs(self.db)
+        self.on_result = on_result  # told of each finished run (the daemon prints them)
 
     def tick(self) -> list[RunResult]:
         """Claim every due job, then run them one after another; each result is stored before the next starts."""
@@ -161,7 +163,10 @@ class CronScheduler:
             if claim.job.deliver
             else None
         )
-        return RunResult(claim.job.id, claim.run_id, status, outcome.session_id, output, error, delivery)
+        result = RunResult(claim.job.id, claim.run_id, status, outcome.session_id, output, error, delivery)
+        if self.on_result is not None:
+            self.on_result(result)
+        return result
 
     def _deliver(self, claim: Claim, text: str) -> str:
         """Send the run's result to the job's chat; a failure is recorded with the run, never raised."""

@@ -9,6 +9,7 @@ one claim succeeds, the other finds next_run_at changed. A scheduler that dies m
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import sqlite3
 from dataclasses import dataclass
@@ -104,6 +105,10 @@ class CronJobs:
         sched = parse_schedule(schedule)
         if not prompt.strip():
             raise GroveError("a cron job needs a prompt: what the agent should do on each run")
+        if deliver is not None and not re.fullmatch(r"[A-Za-z0-9_-]+:\S+", deliver.strip()):
+            raise GroveError(
+                f"deliver target '{deliver}' must look like '<platform>:<chat id>', e.g. telegram:12345"
+            )
         job_id = secrets.token_hex(4)
         with self.db.transaction() as conn:
             conn.execute(

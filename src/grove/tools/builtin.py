@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from grove.tools import code_skills, delegate, files, memory, sessions, skills, terminal, todo
+from grove.tools import code_skills, cron, delegate, files, memory, sessions, skills, terminal, todo
 from grove.tools.plugin_tools import plugin_toolsets
 from grove.tools.registry import ToolRegistry
 
@@ -18,6 +18,7 @@ def builtin_registry() -> ToolRegistry:
             *sessions.tools(),
             *code_skills.tools(),
             *delegate.tools(),
+            *cron.tools(),
         ]
     )
     # plugins (entry-point group grove.tools): one toolset per plugin; a broken one is skipped

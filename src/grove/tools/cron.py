@@ -1,0 +1,92 @@
+"""The `cron` toolset: the `cronjob` tool creates, lists and removes scheduled jobs (run by `grove cron daemon`
+or `grove serve`). Creating or removing one needs approval: a job runs later, unattended, on its own authority."""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Literal
+
+from grove.tools.approval import approve_call
+from grove.tools.context import ToolContext
+from grove.tools.registry import Tool, ToolError, make_tool
+
+
+def _jobs(ctx: ToolContext) -> Any:
+    from grove.store.cron_jobs import CronJobs
+    from grove.store.db import Database
+
+    if ctx.settings is None:
+        raise ToolError("cron jobs need grove's settings; this session has none")
+    return CronJobs(Database(ctx.settings.db_path))
+
+
+def _when(ts: float | None) -> str:
+    return "never again" if ts is None else time.strftime("%Y-%m-%d %H:%M %Z", time.localtime(ts))
+
+
+def cronjob(
+    ctx: ToolContext,
+    action: Literal["create", "list", "remove"],
+    schedule: str | None = None,
+    prompt: str | None = None,
+    name: str | None = None,
+    deliver: str | None = None,
+    job: str | None = None,
+) -> str:
+    """Schedule prompts that grove runs later on its own, unattended: create, list or remove cron jobs.
+
+    Args:
+        action: create a job, list the jobs, or remove one
+        schedule: for create: '30m', 'every 2h', a 5-field cron expression ('0 9 * * 1-5') or an ISO time (one run)
+        prompt: for create: what the agent should do on each run (self-contained: the run starts a fresh session)
+        name: for create: a short name for the job
+        deliver: for create: send each result to a chat, '<platform>:<chat id>' (e.g. telegram:12345)
+        job: for remove: the job's id or name
+    """
+    from grove.errors import GroveError
+
+    jobs = _jobs(ctx)
+    try:
+        if action == "list":
+            rows = jobs.list()
+            if not rows:
+                return "no cron jobs"
+            return "\n".join(
+                f"{j.id}  {j.name!r}  schedule={j.schedule!r}  next={_when(j.next_run_at)}  runs={j.run_count}"
+                + (f"  deliver={j.deliver}" if j.deliver else "")
+                for j in rows
+            )
+        if action == "remove":
+            if not job:
+                raise ToolError("give `job`: the id or name of the job to remove (action=list shows them)")
+            gone = jobs.remove(job)
+            return f"removed cron job {gone.id} ({gone.name!r})"
+        if not schedule or not prompt:
+            raise ToolError("create needs `schedule` and `prompt`")
+        new = jobs.add(
+            schedule=schedule,
+            prompt=prompt,
+            now=time.time(),
+            name=name,
+            deliver=deliver,
+            workspace=str(ctx.workspace),
+            created_by=f"session {ctx.session_id}" if ctx.session_id else "tool",
+        )
+        return f"created cron job {new.id} ({new.name!r}), first run {_when(new.next_run_at)}"
+    except GroveError as e:
+        raise ToolError(str(e)) from e
+    finally:
+        jobs.db.close()
+
+
+def _approve(ctx: ToolContext, name: str, args: dict[str, Any]) -> str | None:
+    """Listing is free; creating or removing a job asks the session's policy (unattended: denied)."""
+    return None if args.get("action") == "list" else approve_call(ctx, name, args)
+
+
+def tools() -> list[Tool]:
+    return [
+        make_tool(
+            cronjob, toolset="cron", mutating=True, needs_approval=True, approve=_approve, subagent_ok=False
+        )
+    ]
