@@ -5,7 +5,6 @@ A leaf of the layers: it imports nothing from grove, so every layer may ask it f
 
 from __future__ import annotations
 
-import importlib.metadata as md
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -56,6 +55,8 @@ def list_group(group: str) -> list[PluginEntry]:
 
     The same (name, value) declared twice (a package on sys.path twice) is listed once.
     """
+    import importlib.metadata as md  # ~11 ms: paid only when a group is asked for
+
     seen: set[tuple[str, str]] = set()
     out: list[PluginEntry] = []
     for ep in md.entry_points(group=group):
@@ -81,6 +82,8 @@ def _error_text(exc: BaseException) -> str:
 
 def load_entry(entry: PluginEntry) -> LoadedPlugin:
     """Import one entry point; any failure (even SystemExit raised by a plugin) is returned as its error."""
+    import importlib.metadata as md
+
     try:
         obj = md.EntryPoint(entry.name, entry.value, entry.group).load()
     except BaseException as exc:  # a plugin's import must never take grove down, whatever it raises
