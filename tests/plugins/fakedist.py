@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from grove.plugins.loader import forget
+
 MakePlugin = Callable[..., Path]
 
 
@@ -38,6 +40,7 @@ def make_plugin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Mak
             lines.append(f"[{group}]")
             lines += [f"{name} = {value}" for name, value in eps.items()]
         (info / "entry_points.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        forget()
         return info
 
     yield make

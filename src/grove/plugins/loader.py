@@ -5,6 +5,8 @@ A leaf of the layers: it imports nothing from grove, so every layer may ask it f
 
 from __future__ import annotations
 
+import functools
+import sys
 import traceback
 from dataclasses import dataclass
 from typing import Any
@@ -53,8 +55,20 @@ class LoadedPlugin:
 def list_group(group: str) -> list[PluginEntry]:
     """The entry points of `group`, sorted by name then distribution; imports none of them.
 
-    The same (name, value) declared twice (a package on sys.path twice) is listed once.
+    The same (name, value) declared twice (a package on sys.path twice) is listed once. Read once per process
+    and sys.path (scanning every installed distribution costs ~5 ms, and every session asks for its tools);
+    a plugin installed while grove runs is seen after a restart.
     """
+    return list(_scan(group, tuple(sys.path)))
+
+
+def forget() -> None:
+    """Read the entry points again on the next request (after installing a plugin in-process; tests)."""
+    _scan.cache_clear()
+
+
+@functools.lru_cache(maxsize=32)
+def _scan(group: str, path: tuple[str, ...]) -> tuple[PluginEntry, ...]:
     import importlib.metadata as md  # ~11 ms: paid only when a group is asked for
 
     seen: set[tuple[str, str]] = set()
@@ -71,7 +85,7 @@ def list_group(group: str) -> list[PluginEntry]:
             except Exception:  # a malformed METADATA file: still list the entry point
                 name = version = None
         out.append(PluginEntry(group, ep.name, ep.value, name, version))
-    return sorted(out, key=lambda e: (e.name, e.dist or ""))
+    return tuple(sorted(out, key=lambda e: (e.name, e.dist or "")))
 
 
 def _error_text(exc: BaseException) -> str:
