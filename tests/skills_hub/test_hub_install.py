@@ -170,3 +170,31 @@ def test_bad_sources_are_clear_errors(ctx, tmp_path: Path) -> None:
         hub.install(home, root, db, f"{repo}@no-such-branch")
     with pytest.raises(HubError, match="not a folder"):
         hub.install(home, root, db, f"{repo}#missing")
+
+
+def test_update_all_fetches_each_source_once_and_touches_only_changed(
+    ctx, tmp_path: Path, monkeypatch
+) -> None:
+    home, root, db = ctx
+    repo = tmp_path / "repo"
+    files = {f"s/{n}/SKILL.md": skill_md(n, f"{n} v1\n") for n in ("aa", "bb", "cc")}
+    git_repo(repo, files)
+    hub.install(home, root, db, str(repo))
+    commit(
+        repo, {"s/aa/SKILL.md": skill_md("aa", "aa v2\n"), "s/cc/SKILL.md": skill_md("cc", "cc v2\n")}, "two"
+    )
+    calls: list[str] = []
+    real = hub.fetch
+    monkeypatch.setattr(hub, "fetch", lambda source, dest: calls.append(source.spec()) or real(source, dest))
+    assert {r.name: r.status for r in hub.outdated(home, db)} == {
+        "aa": "outdated",
+        "bb": "up to date",
+        "cc": "outdated",
+    }
+    results = {r.name: r for r in hub.update(home, root, db)}
+    assert len(calls) == 2  # one fetch for outdated, one for update: not one per skill
+    assert {n: r.status for n, r in results.items()} == {"aa": "updated", "bb": "up to date", "cc": "updated"}
+    assert (
+        "+aa v2" in results["aa"].diff and "+cc v2" in results["cc"].diff and "bb" not in results["cc"].diff
+    )
+    assert versions(root, "bb") == [] and "bb v1" in (root / "bb" / "SKILL.md").read_text()

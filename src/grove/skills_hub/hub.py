@@ -173,8 +173,8 @@ def folder_diff(old: Path, new: Path, limit: int = MAX_DIFF_LINES) -> str:
 def update(
     home: Path, skills_root: Path, db: Database, name: str | None = None, *, allow_flagged: bool = False
 ) -> list[UpdateResult]:
-    """Re-fetch hub-installed skills (one, or all); a changed one is re-imported (scanned again), the version
-    before is kept in the skill's history, and the diff between the two is returned."""
+    """Re-fetch hub-installed skills (one, or all; each source fetched once); a changed skill is re-imported
+    (scanned again), the version before is kept in the skill's history, and the diff between the two returned."""
     rows = records.active(db)
     if name is not None:
         rows = [r for r in rows if r.name == name]
@@ -183,77 +183,114 @@ def update(
                 f"'{name}' was not installed from the hub (`grove skills outdated` lists what was); "
                 "install it with `grove skills install SOURCE`"
             )
-    return [_update_one(home, skills_root, db, row, allow_flagged) for row in rows]
+    results: dict[str, UpdateResult] = {}
+    for spec, group in _by_source(rows).items():
+        results.update(_update_source(home, skills_root, db, spec, group, allow_flagged))
+    return [results[r.name] for r in rows]
 
 
-def _update_one(
-    home: Path, skills_root: Path, db: Database, row: records.Installed, allow_flagged: bool
-) -> UpdateResult:
+def _by_source(rows: list[records.Installed]) -> dict[str, list[records.Installed]]:
+    groups: dict[str, list[records.Installed]] = {}
+    for r in rows:
+        groups.setdefault(r.source, []).append(r)
+    return groups
+
+
+def _folder(fetched: Fetched, row: records.Installed) -> Path:
+    return fetched.root / row.path_in_source if row.path_in_source else fetched.root
+
+
+def _update_source(
+    home: Path, skills_root: Path, db: Database, spec: str, rows: list[records.Installed], allow_flagged: bool
+) -> dict[str, UpdateResult]:
+    out: dict[str, UpdateResult] = {}
     try:
-        source = parse_source(row.source)
+        source = parse_source(spec)
     except SourceError as e:
-        return UpdateResult(row.name, "error", str(e))
+        return {r.name: UpdateResult(r.name, "error", str(e)) for r in rows}
     with quarantine(home, source) as q:
         try:
             fetched = _fetch(source, q)
         except HubError as e:
-            return UpdateResult(row.name, "error", str(e))
-        folder = fetched.root / row.path_in_source if row.path_in_source else fetched.root
-        if not (folder / "SKILL.md").is_file():
-            return UpdateResult(
-                row.name, "gone", f"{row.path_in_source or 'SKILL.md'} is no longer in the source"
-            )
-        new_hash = content_hash(folder)
-        if new_hash == row.content_hash:
-            if fetched.commit != row.commit_id:  # the repository moved on, this skill did not
-                records.record(
-                    db, row.name, row.source, row.kind, row.ref, fetched.commit, row.path_in_source, new_hash
-                )
-            return UpdateResult(row.name, "up to date", commit=fetched.commit)
-        before = [v.number for v in versions(skills_root, row.name)]
-        _prune_to(
-            fetched.root, folder
-        )  # imported from the same root as at install: same category, same source
+            return {r.name: UpdateResult(r.name, "error", str(e)) for r in rows}
+        changed: list[tuple[records.Installed, Path, str, set[int]]] = []
+        for row in rows:
+            folder = _folder(fetched, row)
+            if not (folder / "SKILL.md").is_file():
+                where = row.path_in_source or "SKILL.md"
+                out[row.name] = UpdateResult(row.name, "gone", f"{where} is no longer in the source")
+                continue
+            new_hash = content_hash(folder)
+            if new_hash == row.content_hash:
+                if fetched.commit != row.commit_id:  # the repository moved on, this skill did not
+                    records.record(
+                        db,
+                        row.name,
+                        row.source,
+                        row.kind,
+                        row.ref,
+                        fetched.commit,
+                        row.path_in_source,
+                        new_hash,
+                    )
+                out[row.name] = UpdateResult(row.name, "up to date", commit=fetched.commit)
+                continue
+            changed.append((row, folder, new_hash, {v.number for v in versions(skills_root, row.name)}))
+        if not changed:
+            return out
+        # imported from the same root as at install (same category, same grove.source), the rest pruned away
+        _prune_to(fetched.root, [folder for _, folder, _, _ in changed])
         outcomes, _ = import_with_summary(
             fetched.root, skills_root, db, allow_flagged=allow_flagged, on_conflict="replace"
         )
-        mine = [o for o in outcomes if Path(o.source) == folder]
-        if not mine:
-            return UpdateResult(
-                row.name, "error", f"{row.path_in_source or 'SKILL.md'} was not read as a skill"
-            )
-        out = mine[0]
-        if out.status != "imported":
-            return UpdateResult(row.name, out.status, f"{out.reason} (the installed version is kept)")
-        if out.name != row.name:
-            return UpdateResult(
-                row.name,
-                "error",
-                f"the source now names the skill '{out.name}'; it was installed as that name",
-            )
-        records.record(
-            db, row.name, row.source, row.kind, row.ref, fetched.commit, row.path_in_source, new_hash
-        )
-        after = [v.number for v in versions(skills_root, row.name) if v.number not in before]
-        version = after[-1] if after else None
-        diff = (
-            folder_diff(version_dir(skills_root, row.name, version), skills_root / row.name)
-            if version
-            else ""
-        )
-        return UpdateResult(row.name, "updated", diff=diff, commit=fetched.commit, version=version)
+        by_folder = {Path(o.source): o for o in outcomes}
+        for row, folder, new_hash, before in changed:
+            o = by_folder.get(folder)
+            if o is None:
+                where = row.path_in_source or "SKILL.md"
+                out[row.name] = UpdateResult(row.name, "error", f"{where} was not read as a skill")
+            elif o.status != "imported":
+                out[row.name] = UpdateResult(
+                    row.name, o.status, f"{o.reason} (the installed version is kept)"
+                )
+            elif o.name != row.name:
+                why = f"the source now names the skill '{o.name}'; it was installed as that name"
+                out[row.name] = UpdateResult(row.name, "error", why)
+            else:
+                records.record(
+                    db, row.name, row.source, row.kind, row.ref, fetched.commit, row.path_in_source, new_hash
+                )
+                after = [v.number for v in versions(skills_root, row.name) if v.number not in before]
+                version = after[-1] if after else None
+                old = version_dir(skills_root, row.name, version) if version else None
+                diff = folder_diff(old, skills_root / row.name) if old else ""
+                out[row.name] = UpdateResult(
+                    row.name, "updated", diff=diff, commit=fetched.commit, version=version
+                )
+    return out
 
 
-def _prune_to(root: Path, folder: Path) -> None:
-    """Leave in `root` only the path down to `folder` (and what `folder` holds): the other skills of the
-    source are not this update's business."""
-    keep = folder.relative_to(root).parts
-    here = root
-    for part in keep:
+def _prune_to(root: Path, folders: list[Path]) -> None:
+    """Leave in `root` only the paths down to `folders` (and what they hold): the source's other skills are not
+    this update's business."""
+    keep: set[Path] = set()
+    for folder in folders:
+        parts = folder.relative_to(root).parts
+        keep.update(root.joinpath(*parts[:i]) for i in range(1, len(parts) + 1))
+    whole = set(folders)
+
+    def walk(here: Path) -> None:
+        if here in whole:
+            return
         for entry in list(here.iterdir()):
-            if entry.name != part:
-                shutil.rmtree(entry) if entry.is_dir() and not entry.is_symlink() else entry.unlink()
-        here = here / part
+            if entry in keep and entry.is_dir() and not entry.is_symlink():
+                walk(entry)
+            elif entry.is_dir() and not entry.is_symlink():
+                shutil.rmtree(entry)
+            else:
+                entry.unlink()
+
+    walk(root)
 
 
 def uninstall(skills_root: Path, db: Database, name: str) -> str:
@@ -276,34 +313,32 @@ def uninstall(skills_root: Path, db: Database, name: str) -> str:
 
 
 def outdated(home: Path, db: Database) -> list[OutdatedRow]:
-    """Compare each hub-installed skill's recorded commit (git) or content hash with its source's current one."""
-    out: list[OutdatedRow] = []
-    for row in records.active(db):
+    """Compare each hub-installed skill's recorded commit (git) or content hash with its source's current one.
+    Each source is asked once: a git ref with the same commit needs no fetch; otherwise one fetch serves all."""
+    rows = records.active(db)
+    status: dict[str, OutdatedRow] = {}
+    for spec, group in _by_source(rows).items():
         try:
-            source = parse_source(row.source)
-            if source.kind == "git" and row.commit_id:
-                current = remote_commit(source)
-                if current is None:
-                    raise HubError(f"ref '{source.ref}' not found in {source.location}")
-                status = "up to date" if current == row.commit_id else "outdated"
-                if status == "outdated":  # a new commit that leaves this skill alone is not news
-                    status = _hash_status(home, source, row)
-                out.append(OutdatedRow(row.name, row.source, row.commit_id[:12], current[:12], status))
+            source = parse_source(spec)
+            current = remote_commit(source) if source.kind == "git" else None
+            if source.kind == "git" and current is None:
+                raise HubError(f"ref '{source.ref}' not found in {source.location}")
+            if current is not None and all(r.commit_id == current for r in group):
+                for r in group:
+                    status[r.name] = OutdatedRow(r.name, spec, current[:12], current[:12], "up to date")
                 continue
-            status = _hash_status(home, source, row)
-            out.append(OutdatedRow(row.name, row.source, row.content_hash[:12], status, status))
+            with quarantine(home, source) as q:
+                fetched = _fetch(source, q)
+                for r in group:
+                    folder = _folder(fetched, r)
+                    # a new commit that leaves this skill alone is not news; a skill gone from the source is
+                    same = (folder / "SKILL.md").is_file() and content_hash(folder) == r.content_hash
+                    was = (r.commit_id or r.content_hash)[:12]
+                    now = (current or "")[:12] or ("same" if same else "changed")
+                    status[r.name] = OutdatedRow(r.name, spec, was, now, "up to date" if same else "outdated")
         except (HubError, SourceError, FetchError) as e:
-            out.append(OutdatedRow(row.name, row.source, row.content_hash[:12], "?", f"error: {e}"))
-    for r in out:
-        if r.current in ("outdated", "up to date"):
-            r.current = "changed" if r.status == "outdated" else r.installed
-    return out
-
-
-def _hash_status(home: Path, source: Source, row: records.Installed) -> str:
-    with quarantine(home, source) as q:
-        fetched = _fetch(source, q)
-        folder = fetched.root / row.path_in_source if row.path_in_source else fetched.root
-        if not (folder / "SKILL.md").is_file():
-            return "outdated"  # gone from the source: `update` says so
-        return "up to date" if content_hash(folder) == row.content_hash else "outdated"
+            for r in group:
+                status[r.name] = OutdatedRow(
+                    r.name, spec, (r.commit_id or r.content_hash)[:12], "?", f"error: {e}"
+                )
+    return [status[r.name] for r in rows]
