@@ -11,6 +11,7 @@ from pathlib import Path
 from grove.memory.files import FILES, MemoryEditError, MemoryFiles, MemoryOp, parse_entries
 from grove.moving_in.report import Report
 
+MAX_FILE_BYTES = 1 << 20
 MAX_ENTRY_CHARS = 600  # a memory entry is a fact or two; longer blocks are cut at a sentence
 
 
@@ -90,6 +91,10 @@ def _one(files: MemoryFiles, path: Path, target: str, fmt: str, report: Report) 
     kind = "user" if target == "user" else "memory"
     dest = f"memory/{FILES[target]}"
     try:
+        if path.stat().st_size > MAX_FILE_BYTES:
+            why = f"{path.stat().st_size} bytes; memory files over {MAX_FILE_BYTES} are not read (grove's hold ~2 KB)"
+            report.add(kind, str(path), "skipped", detail=why)
+            return
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         report.add(kind, str(path), "skipped", detail=f"cannot read: {e}")
