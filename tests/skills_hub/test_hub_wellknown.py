@@ -126,3 +126,17 @@ def test_no_index_is_a_clear_error(ctx, site) -> None:
     _root, url = site
     with pytest.raises(HubError, match="no skills index found"):
         hub.install(home, skills, db, url)
+
+
+def test_tarball_url(ctx, site) -> None:
+    home, skills, db = ctx
+    root, url = site
+    (root / "csv-tools.tar.gz").write_bytes(tarball({"csv-tools/SKILL.md": skill_md("csv-tools")}))
+    (root / "bad.tar.gz").write_bytes(tarball({"../../x.sh": "echo\n"}))
+    result = hub.install(home, skills, db, f"{url}/csv-tools.tar.gz")
+    assert [(o.name, o.status) for o in result.outcomes] == [("csv-tools", "imported")]
+    assert records.get(db, "csv-tools").kind == "tarball"  # type: ignore[union-attr]
+    with pytest.raises(HubError, match="climbs out"):
+        hub.install(home, skills, db, f"{url}/bad.tar.gz")
+    with pytest.raises(HubError, match="HTTP 404"):
+        hub.install(home, skills, db, f"{url}/missing.tar.gz")
