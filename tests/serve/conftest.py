@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 
 from grove.config import Settings
 from grove.llm.script import ScriptModel
+from grove.llm.types import Completion, Usage
 from grove.serve.app import ServeOptions, build_app
 from grove.serve.state import ServeState
 from grove.serve.turns import TurnOptions
@@ -24,11 +25,36 @@ def echo(messages: list[dict[str, Any]], tools: list[Any]) -> str:
     return f"heard {len(said)}: " + " | ".join(s.replace("\n", " ") for s in said)
 
 
-def make_app(settings: Settings, *, rate: float = 6000, burst: int = 1000, **kw: Any) -> Any:
+class FunctionModel:
+    """A model answering with `fn(messages, tools)`, without ScriptModel's lock and request log, so calls can
+    run side by side (ScriptModel answers one call at a time)."""
+
+    name = "script:function"
+    context_window = 128_000
+
+    def __init__(self, fn: Callable[[list[dict[str, Any]], list[Any]], str]) -> None:
+        self.fn = fn
+
+    def complete(
+        self, messages: list[dict[str, Any]], tools: list[Any], settings: Any, on_text: Any = None
+    ) -> Completion:
+        text = self.fn(messages, tools)
+        if on_text:
+            on_text(text)
+        return Completion(text=text, model=self.name, usage=Usage(len(messages), 1))
+
+
+def make_app(
+    settings: Settings, *, rate: float = 6000, burst: int = 1000, model: Any = None, **kw: Any
+) -> Any:
     options = ServeOptions(
         rate_per_minute=rate,
         burst=burst,
-        turns=TurnOptions(toolsets=[], model_override=ScriptModel(echo)),
+        turns=TurnOptions(
+            toolsets=[],
+            model_override=model or ScriptModel(echo, name="script:echo"),
+            workspace_root=settings.home.parent / "serve-ws",
+        ),
         **kw,
     )
     return build_app(ServeState(settings), options)

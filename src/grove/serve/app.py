@@ -68,6 +68,7 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
     keys = KeyStore(runner.store.db)
     state.keys = keys
     limiter = RateLimiter(options.rate_per_minute, options.burst)
+    touched: dict[str, float] = {}  # key name -> when its last_used_at was written
     app.state.grove = state
     app.state.runner = runner
 
@@ -110,6 +111,9 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
                 "invalid_api_key",
                 **{"WWW-Authenticate": "Bearer"},
             )
+        if time.monotonic() - touched.get(key.name, float("-inf")) > 60:  # one write a minute, not a request
+            touched[key.name] = time.monotonic()
+            keys.touch(key.name)
         wait = limiter.take(key.name, key.rate_per_minute)
         if wait:
             raise ApiError(
@@ -249,8 +253,8 @@ def _conversation(header: str | None, metadata: dict[str, str] | None, user: str
 def _prompt(messages: list[ChatMessage], *, resumed: bool) -> str:
     """The text of this turn: the last user message. A conversation grove has not seen yet may arrive with
     earlier messages (a client that keeps its own history): they come along as a transcript, once."""
-    last = messages[-1]
-    if last.role != "user" or not last.text().strip():
+    last = messages[-1] if messages else None
+    if last is None or last.role != "user" or not last.text().strip():
         raise ApiError(
             400,
             "the last message must be a user message with text (grove runs tools itself; tool and assistant "

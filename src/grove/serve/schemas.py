@@ -40,7 +40,7 @@ class ChatCompletionRequest(BaseModel):
 class ResponsesRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
     model: str = Field(max_length=256, examples=["grove"])
-    input: str | list[ChatMessage] = Field(max_length=1_000_000)
+    input: str | list[ChatMessage] = Field(min_length=1, max_length=1_000_000)
     instructions: str | None = Field(None, max_length=1_000_000)
     previous_response_id: str | None = Field(None, max_length=256)
     user: str | None = Field(None, max_length=256)

@@ -25,7 +25,7 @@ class TurnOptions:
 
     toolsets: list[str] | None = None  # None = settings.toolsets
     allow_terminal: bool = False
-    workspace: Path | None = None
+    workspace_root: Path | None = None  # each key works in <root>/keys/<name>; None = ~/grove-serve
     ask_dashboard: bool = False  # approvals wait for the dashboard; off = nobody asked, denied at once
     model_override: Model | None = None  # a ready model object (tests, benchmarks) instead of the spec
 
@@ -100,17 +100,19 @@ class TurnRunner:
         model: str | None,
         on_text: Callable[[str], None] | None,
     ) -> TurnOutcome:
+        from grove.gateway.workspace import chat_folder
         from grove.runtime import Profile, Session
         from grove.store.sessions import SessionNotFound
 
         sink = DeltaSink(on_text)
+        root = str(self.options.workspace_root) if self.options.workspace_root else "~/grove-serve"
         label = f"api {key_name}: {conversation}"
         profile = Profile(
             source="api",
             model=model,
             toolsets=self.options.toolsets,
             allow_terminal=self.options.allow_terminal,
-            workspace=self.options.workspace,
+            workspace=chat_folder(root, "keys", key_name),  # one client cannot read another's files
             approver=self.state.approvals.approver(label) if self.options.ask_dashboard else None,
             review="thread",
             model_override=self.options.model_override,

@@ -1,0 +1,82 @@
+"""Running the app under uvicorn: in the foreground (the CLI) or in a thread (tests, benchmarks), reporting the
+address it really bound (port 0 = any free port)."""
+
+from __future__ import annotations
+
+import ipaddress
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False  # a name: it may resolve to anything
+
+
+@dataclass
+class Running:
+    """A server started with `start_in_thread`; `stop()` shuts it down and waits."""
+
+    server: Any
+    thread: threading.Thread
+    host: str
+    port: int
+
+    @property
+    def base_url(self) -> str:
+        return f"http://{self.host}:{self.port}/v1"
+
+    def stop(self) -> None:
+        self.server.should_exit = True
+        self.thread.join(30)
+
+
+def _server(app: Any, host: str, port: int, log_level: str) -> Any:
+    import uvicorn
+
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on", server_header=False
+    )
+    return uvicorn.Server(config)
+
+
+def bound_port(server: Any) -> int:
+    return int(server.servers[0].sockets[0].getsockname()[1])
+
+
+def start_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0, log_level: str = "warning") -> Running:
+    """Starts uvicorn in a daemon thread and returns once it listens."""
+    server = _server(app, host, port, log_level)
+    server.install_signal_handlers = lambda: None  # signals belong to the main thread's owner
+    thread = threading.Thread(target=server.run, name="grove-serve", daemon=True)
+    thread.start()
+    while not server.started:
+        if not thread.is_alive():
+            raise RuntimeError(f"grove serve could not start on {host}:{port} (see the log above)")
+        thread.join(0.01)
+    return Running(server, thread, host, bound_port(server))
+
+
+def run_foreground(
+    app: Any, host: str, port: int, on_ready: Callable[[int], None], log_level: str = "info"
+) -> None:
+    """Serves until SIGINT/SIGTERM (uvicorn's handlers); `on_ready(port)` once listening."""
+    import asyncio
+
+    server = _server(app, host, port, log_level)
+
+    async def main() -> None:
+        task = asyncio.create_task(server.serve())
+        while not server.started and not task.done():
+            await asyncio.sleep(0.02)
+        if server.started:
+            on_ready(bound_port(server))
+        await task
+
+    asyncio.run(main())

@@ -1,0 +1,37 @@
+"""`grove serve` and `grove serve keys` as a user types them."""
+
+from __future__ import annotations
+
+import pytest
+from tests.clirun import grove
+
+
+def test_keys_add_list_remove(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = grove(capsys, "serve", "keys", "add", "laptop")
+    assert code == 0 and out.startswith("gsk_") and "shown only this once" in err
+    key = out.strip()
+    code, out, _ = grove(capsys, "serve", "keys", "list")
+    assert code == 0 and "laptop" in out and key not in out
+    code, _, err = grove(capsys, "serve", "keys", "add", "laptop")
+    assert code == 2 and "exists" in err
+    code, out, _ = grove(capsys, "serve", "keys", "remove", "laptop")
+    assert code == 0
+    code, _, err = grove(capsys, "serve", "keys", "remove", "laptop")
+    assert code == 2 and "no key named" in err
+
+
+@pytest.mark.parametrize("name", ["", "a b", "../x", "x" * 65, "-lead"])
+def test_bad_key_names_are_usage_errors(capsys: pytest.CaptureFixture[str], name: str) -> None:
+    code, _, err = grove(capsys, "serve", "keys", "add", "--", name)
+    assert code == 2, err
+
+
+def test_serve_without_keys_refuses_to_start_and_says_how(capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("uvicorn", reason="grove serve needs the serve extra")
+    code, _, err = grove(capsys, "serve", "--port", "0")
+    assert code == 2 and "grove serve keys add" in err
+
+
+def test_bad_approvals_mode_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = grove(capsys, "serve", "--approvals", "maybe")
+    assert code == 2 and "dashboard or deny" in err
