@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from tests.clirun import grove
+
+from grove.config import Settings
 
 
 def test_keys_add_list_remove(capsys: pytest.CaptureFixture[str]) -> None:
@@ -35,3 +39,13 @@ def test_serve_without_keys_refuses_to_start_and_says_how(capsys: pytest.Capture
 def test_bad_approvals_mode_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = grove(capsys, "serve", "--approvals", "maybe")
     assert code == 2 and "dashboard or deny" in err
+
+
+def test_the_cron_scheduler_runs_in_process_and_stops(settings: Settings) -> None:
+    from grove.cli.serve import _start_cron
+
+    halt = _start_cron(settings)
+    names = {t.name for t in threading.enumerate()}
+    assert "grove-cron" in names
+    halt()
+    assert "grove-cron" not in {t.name for t in threading.enumerate()}

@@ -4,12 +4,17 @@ memory and skills), with `grove serve keys add|list|remove` for the client keys 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 
 from grove.cli.common import fail, load, split_csv
+
+if TYPE_CHECKING:
+    from grove.config import Settings
 
 app = typer.Typer(
     help="Serve grove as an OpenAI-compatible API (/v1/chat/completions, /v1/models, /v1/responses).",
@@ -145,24 +150,22 @@ def _dashboard_available() -> bool:
     return True
 
 
-def _start_cron(settings: object):  # type: ignore[no-untyped-def]
+def _start_cron(settings: Settings) -> Callable[[], None]:
     """The cron scheduler in a thread of this process; returns the function that stops it."""
     import threading
 
-    try:
-        from grove.cron.scheduler import CronScheduler  # type: ignore[import-not-found]
-    except ImportError:
-        fail("--cron: the cron scheduler is not part of this grove", 2)
+    from grove.cron.scheduler import CronScheduler
+
+    scheduler = CronScheduler(settings)
     stop = threading.Event()
-    thread = threading.Thread(
-        target=CronScheduler(settings).run_forever, args=(stop,), name="grove-cron", daemon=True
-    )
+    thread = threading.Thread(target=scheduler.run_forever, args=(stop,), name="grove-cron", daemon=True)
     thread.start()
     print("grove serve: cron scheduler running in this process", file=sys.stderr)
 
     def halt() -> None:
         stop.set()
         thread.join(30)
+        scheduler.close()
 
     return halt
 
