@@ -194,3 +194,31 @@ def test_cors_is_off_by_default_and_only_for_named_origins(settings: Settings) -
         assert "access-control-allow-origin" not in r.headers
         r = c.options("/v1/chat/completions", headers={**preflight, "Origin": "https://chat.example"})
         assert r.headers["access-control-allow-origin"] == "https://chat.example"
+
+
+def test_an_oversized_body_is_refused_before_it_is_read(settings: Settings) -> None:
+    app = make_app(settings, max_body_bytes=1000)
+    key = app.state.grove.keys.add("big")
+    with TestClient(app, headers={"Authorization": f"Bearer {key}"}) as c:
+        r = c.post("/v1/chat/completions", json=chat("x" * 2000))
+        assert r.status_code == 413 and "bytes" in r.json()["error"]["message"]
+
+        def chunks() -> Any:  # no Content-Length: counted as it arrives
+            yield b'{"model": "grove", "messages": [{"role": "user", "content": "'
+            for _ in range(10):
+                yield b"y" * 200
+            yield b'"}]}'
+
+        r = c.post("/v1/chat/completions", content=chunks(), headers={"Content-Type": "application/json"})
+        assert r.status_code == 413
+        assert c.post("/v1/chat/completions", json=chat("small")).status_code == 200
+
+
+def test_on_loopback_only_local_host_names_are_answered(settings: Settings) -> None:
+    """DNS rebinding: a web page whose name points at 127.0.0.1 must not reach the server (or the dashboard)."""
+    app = make_app(settings, allowed_hosts=["127.0.0.1", "localhost"])
+    key = app.state.grove.keys.add("local")
+    with TestClient(app, base_url="http://evil.example", headers={"Authorization": f"Bearer {key}"}) as c:
+        assert c.get("/v1/models").status_code == 400
+    with TestClient(app, base_url="http://127.0.0.1:8765", headers={"Authorization": f"Bearer {key}"}) as c:
+        assert c.get("/v1/models").status_code == 200

@@ -49,3 +49,11 @@ def test_the_cron_scheduler_runs_in_process_and_stops(settings: Settings) -> Non
     assert "grove-cron" in names
     halt()
     assert "grove-cron" not in {t.name for t in threading.enumerate()}
+
+
+def test_loopback_binds_answer_only_local_host_names() -> None:
+    from grove.cli.serve import _allowed_hosts
+
+    assert _allowed_hosts("127.0.0.1", []) == ["127.0.0.1", "localhost"]
+    assert _allowed_hosts("127.0.0.1", ["grove.lan"]) == ["127.0.0.1", "localhost", "grove.lan"]
+    assert _allowed_hosts("0.0.0.0", []) is None

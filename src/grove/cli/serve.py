@@ -84,6 +84,12 @@ def serve(
         help="dashboard: questions wait for an answer in the dashboard (no answer in time = deny); "
         "deny: nobody is asked, they are denied at once.",
     ),
+    allowed_host: list[str] = typer.Option(
+        None,
+        "--allowed-host",
+        help="A host name requests may be addressed to besides 127.0.0.1 and localhost (a proxy's name); "
+        "repeat for more. On loopback, other names are refused (DNS rebinding).",
+    ),
     cron: bool = typer.Option(False, "--cron", help="Also run the cron scheduler in this process."),
 ) -> None:
     """Start the API server. Make a client key first: grove serve keys add NAME
@@ -120,6 +126,7 @@ def serve(
         rate_per_minute=rate,
         burst=burst,
         cors_origins=list(cors_origin or []),
+        allowed_hosts=_allowed_hosts(host, list(allowed_host or [])),
         turns=TurnOptions(
             toolsets=split_csv(toolsets),
             allow_terminal=allow_terminal,
@@ -140,6 +147,13 @@ def serve(
     finally:
         if stop_cron is not None:
             stop_cron()
+
+
+def _allowed_hosts(host: str, extra: list[str]) -> list[str] | None:
+    """Host names answered: on an IPv4 loopback bind only local names (and --allowed-host), else any."""
+    if host == "localhost" or host.startswith("127."):
+        return list(dict.fromkeys(["127.0.0.1", "localhost", host, *extra]))
+    return extra or None
 
 
 def _dashboard_available() -> bool:

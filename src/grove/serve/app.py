@@ -14,10 +14,12 @@ from typing import Annotated, Any
 from fastapi import Depends, FastAPI, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
+from fastapi.middleware.trustedhost import TrustedHostMiddleware
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from grove.serve.keys import ClientKey, KeyStore
+from grove.serve.limits import BodyLimit
 from grove.serve.ratelimit import RateLimiter
 from grove.serve.schemas import (
     ChatCompletion,
@@ -46,6 +48,10 @@ class ServeOptions:
     rate_per_minute: float = 60.0  # per key, unless the key has its own
     burst: int = 10
     cors_origins: list[str] = field(default_factory=list)  # none = no CORS headers at all
+    # Host names answered; None = any. On loopback the CLI names only local ones, so a web page whose name is
+    # rebound to 127.0.0.1 (DNS rebinding) is refused
+    allowed_hosts: list[str] | None = None
+    max_body_bytes: int = 8 * 2**20
     turns: TurnOptions = field(default_factory=TurnOptions)
 
 
@@ -72,6 +78,9 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
     app.state.grove = state
     app.state.runner = runner
 
+    app.add_middleware(BodyLimit, max_bytes=options.max_body_bytes)
+    if options.allowed_hosts is not None:
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=options.allowed_hosts)
     if options.cors_origins:
         app.add_middleware(
             CORSMiddleware,
