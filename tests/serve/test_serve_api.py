@@ -222,3 +222,21 @@ def test_on_loopback_only_local_host_names_are_answered(settings: Settings) -> N
         assert c.get("/v1/models").status_code == 400
     with TestClient(app, base_url="http://127.0.0.1:8765", headers={"Authorization": f"Bearer {key}"}) as c:
         assert c.get("/v1/models").status_code == 200
+
+
+def test_a_failing_model_is_a_502_or_an_error_event_never_a_crash(settings: Settings) -> None:
+    from grove.llm.errors import ErrorKind, ModelError
+    from grove.llm.script import ScriptModel
+
+    def broken(messages: Any, tools: Any) -> Any:
+        return ModelError(ErrorKind.BAD_REQUEST, "scripted refusal", model="script:broken")
+
+    app = make_app(settings, model=ScriptModel(broken, name="script:broken"))
+    key = app.state.grove.keys.add("k")
+    with TestClient(app, headers={"Authorization": f"Bearer {key}"}) as c:
+        r = c.post("/v1/chat/completions", json=chat("hi"))
+        assert r.status_code == 502 and "scripted refusal" in r.json()["error"]["message"]
+        with c.stream("POST", "/v1/chat/completions", json=chat("hi", stream=True)) as s:
+            events = [line[6:] for line in s.iter_lines() if line.startswith("data: ")]
+        assert events[-1] == "[DONE]"
+        assert "scripted refusal" in json.loads(events[-2])["error"]["message"]
