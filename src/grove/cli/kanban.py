@@ -170,12 +170,18 @@ def dispatch(
     per_profile: str | None = typer.Option(
         None, "--per-profile", help="Limits per assignee, e.g. coder=2,writer=1."
     ),
+    board_max: int | None = typer.Option(
+        None, "--board-max-in-progress", min=1, help="Tasks running at once on the whole board (every host)."
+    ),
+    board_per_profile: str | None = typer.Option(
+        None, "--board-per-profile", help="Board-wide limits per assignee (every host), e.g. coder=2."
+    ),
     lease: float = typer.Option(
         300.0, "--lease", min=1.0, help="Lease seconds (workers heartbeat at a third)."
     ),
     model: str | None = typer.Option(None, "--model", "-m", help="Model spec for workers and decomposition."),
     host: str | None = typer.Option(
-        None, "--host", help="This host's id on a shared board (default: hostname)."
+        None, "--host", envvar="GROVE_HOST_ID", help="This host's id on a shared board (default: hostname)."
     ),
     no_decompose: bool = typer.Option(False, "--no-decompose", help="Leave triage tasks alone."),
     no_review: bool = typer.Option(
@@ -190,17 +196,15 @@ def dispatch(
     if once == loop:
         fail("say --once or --loop", 2)
     settings = load()
-    limits: dict[str, int] = {}
-    for item in split_csv(per_profile) or []:
-        name, _, n = item.partition("=")
-        if not n.isdigit():
-            fail(f"--per-profile wants name=N pairs, got {item!r}", 2)
-        limits[name] = int(n)
+    limits = _profile_limits("--per-profile", per_profile)
+    board_limits = _profile_limits("--board-per-profile", board_per_profile)
     config = DispatchConfig(
         location=_location(),
         host=host or socket.gethostname(),
         max_in_progress=max_in_progress,
         per_profile=limits,
+        board_max_in_progress=board_max,
+        board_per_profile=board_limits,
         lease_s=lease,
         model=model,
         log_dir=settings.home / "logs" / "kanban",
@@ -223,6 +227,16 @@ def dispatch(
         print(dispatcher.tick().line())
         return
     dispatcher.loop(tick, on_tick=lambda r: print(r.line(), flush=True))
+
+
+def _profile_limits(option: str, value: str | None) -> dict[str, int]:
+    limits: dict[str, int] = {}
+    for item in split_csv(value) or []:
+        name, _, n = item.partition("=")
+        if not name or not n.isdigit():
+            fail(f"{option} wants name=N pairs, got {item!r}", 2)
+        limits[name] = int(n)
+    return limits
 
 
 @app.command("retry")

@@ -51,6 +51,9 @@ class BoardCore:
     def notify(self, tx: Tx) -> None:
         """Wake waiting dispatchers once this transaction commits (PostgreSQL NOTIFY; SQLite: they poll)."""
 
+    def claim_lock(self, tx: Tx) -> None:
+        """Serialise claims that count the board's running tasks (SQLite's BEGIN IMMEDIATE already does)."""
+
     def wait(self, timeout: float) -> bool:
         """Sleep until the board changes or `timeout` passes; True when woken by a change."""
         time.sleep(timeout)

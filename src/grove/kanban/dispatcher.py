@@ -27,6 +27,12 @@ class DispatchConfig:
     host: str = field(default_factory=socket.gethostname)
     max_in_progress: int = 4  # workers running on this host at once
     per_profile: dict[str, int] = field(default_factory=dict)  # assignee -> at most this many at once
+    board_max_in_progress: int | None = (
+        None  # running tasks on the whole board (every host), counted in the DB
+    )
+    board_per_profile: dict[str, int] = field(
+        default_factory=dict
+    )  # assignee -> at most this many board-wide
     lease_s: float = 300.0
     decompose_per_tick: int = 3
     model: str | None = None  # the workers' model spec (None: their settings)
@@ -100,6 +106,8 @@ class Dispatcher:
                 self.config.host,
                 lease_s=self.config.lease_s,
                 skip_assignees=full,
+                board_max=self.config.board_max_in_progress,
+                board_per_profile=self.config.board_per_profile or None,
             )
             if claim is None:
                 break

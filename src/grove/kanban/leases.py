@@ -22,8 +22,15 @@ class Leases(BoardCore):
         task_id: int | None = None,
         pid: int | None = None,
         skip_assignees: Iterable[str] = (),
+        board_max: int | None = None,
+        board_per_profile: dict[str, int] | None = None,
     ) -> Claim | None:
-        """Compare-and-set one ready task (the best by priority, or `task_id`) to running under a new fence."""
+        """Compare-and-set one ready task (the best by priority, or `task_id`) to running under a new fence.
+
+        `board_max` / `board_per_profile` cap the tasks running on the whole board (every dispatcher, every
+        host): the running tasks are counted inside the claim's transaction, which such claims take one at a
+        time (SQLite: BEGIN IMMEDIATE; PostgreSQL: a transaction advisory lock), so racing claims cannot both
+        see room for one more."""
         skip = list(skip_assignees)
         sql = "SELECT id FROM kanban_tasks WHERE status = 'ready'"
         params: list[Any] = []
@@ -33,8 +40,23 @@ class Leases(BoardCore):
         if skip:
             sql += f" AND COALESCE(assignee, 'default') NOT IN ({', '.join('?' for _ in skip)})"
             params += skip
-        sql += " ORDER BY priority DESC, id LIMIT 1" + self.skip_locked
         with self.transaction() as tx:
+            if board_max is not None or board_per_profile:
+                self.claim_lock(tx)
+                running = {
+                    str(r["who"]): int(r["n"])
+                    for r in tx.q(
+                        "SELECT COALESCE(assignee, 'default') AS who, count(*) AS n FROM kanban_tasks "
+                        "WHERE status = 'running' GROUP BY COALESCE(assignee, 'default')"
+                    )
+                }
+                if board_max is not None and sum(running.values()) >= board_max:
+                    return None
+                full = [p for p, limit in (board_per_profile or {}).items() if running.get(p, 0) >= limit]
+                if full:
+                    sql += f" AND COALESCE(assignee, 'default') NOT IN ({', '.join('?' for _ in full)})"
+                    params += full
+            sql += " ORDER BY priority DESC, id LIMIT 1" + self.skip_locked
             rows = tx.q(sql, params)
             if not rows:
                 return None

@@ -15,6 +15,7 @@ from grove.kanban.schema import MIGRATIONS, migration
 
 CHANNEL = "grove_kanban"
 _LOCK_KEY = 0x6B616E62  # advisory lock serialising migrations between processes
+_CLAIM_KEY = 0x6B616E63  # advisory lock serialising claims under board-wide limits
 
 
 class _PgTx:
@@ -69,6 +70,10 @@ class PostgresBoard(Leases):
     def transaction(self) -> Iterator[_PgTx]:
         with self.lock, self.conn.transaction():
             yield _PgTx(self.conn)
+
+    def claim_lock(self, tx: Any) -> None:
+        # Row locks cannot guard a count (SKIP LOCKED lets two claims each see room for one more): held to commit.
+        tx.q("SELECT pg_advisory_xact_lock(?)", (_CLAIM_KEY,))
 
     def notify(self, tx: Any) -> None:
         tx.x(f"NOTIFY {CHANNEL}")  # delivered at commit, once per transaction however often it is sent
