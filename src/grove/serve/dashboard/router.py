@@ -1,0 +1,292 @@
+"""The dashboard's routes: pages rendered with Jinja2 (autoescaped), a little plain JS for polling (no CDN, no
+build step), and POST actions (pin, rollback, approve/deny) behind the login and the CSRF check."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+from grove.serve.dashboard import data
+from grove.serve.dashboard.auth import COOKIE, LIFETIME, Logins, csrf_ok, safe_next, same_origin
+from grove.serve.state import ServeState
+
+HERE = Path(__file__).parent
+STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
+# no inline script or style, no framing (an approve button must not be clickjacked), nothing from elsewhere
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self'; script-src 'self'; style-src 'self'; "
+    "frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    "X-Frame-Options": "DENY",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "Cache-Control": "no-store",
+}
+PAGES = [
+    ("/sessions", "sessions"),
+    ("/skills", "skills"),
+    ("/memory", "memory"),
+    ("/kanban", "kanban"),
+    ("/evolve", "evolution"),
+    ("/approvals", "approvals"),
+    ("/settings", "settings"),
+]
+
+
+def _when(ts: float | None) -> str:
+    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts)) if ts else "-"
+
+
+def build_router(state: ServeState) -> APIRouter:
+    from grove.runtime.assemble import open_store
+
+    env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True))
+    env.filters["when"] = _when
+    logins = Logins(state)
+    store = open_store(state.settings)
+    router = APIRouter(include_in_schema=False)
+
+    def page(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
+        login = logins.current(request)
+        html = env.get_template(template).render(
+            request=request,
+            login=login,
+            csrf=login.csrf if login else "",
+            pages=PAGES,
+            path=request.url.path,
+            pending_count=len(state.approvals.pending()),
+            **context,
+        )
+        return HTMLResponse(html, status, headers=HEADERS)
+
+    def to_login(request: Request) -> RedirectResponse:
+        target = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        return RedirectResponse(f"/login?next={target}", 303, headers=HEADERS)
+
+    def not_found(request: Request, what: str) -> HTMLResponse:
+        return page(request, "message.html", 404, title="not found", message=what)
+
+    def refused(request: Request) -> HTMLResponse:
+        return page(
+            request,
+            "message.html",
+            403,
+            title="refused",
+            message="this form did not come from this dashboard (CSRF check failed); reload the page and retry",
+        )
+
+    @router.get("/static/{name}")
+    def static(name: str) -> Response:
+        if name not in STATIC:
+            return Response("not found", 404)
+        return FileResponse(
+            HERE / "static" / name, media_type=STATIC[name], headers={"Cache-Control": "no-cache"}
+        )
+
+    @router.get("/login")
+    def login_form(request: Request, next: str = "/") -> HTMLResponse:
+        return page(request, "login.html", next=safe_next(next), error=None)
+
+    @router.post("/login")
+    def login(request: Request, key: str = Form(""), next: str = Form("/")) -> Response:
+        if not same_origin(request):  # login CSRF: a foreign page logging the browser into its own key
+            return refused(request)
+        token = logins.login(key)
+        if token is None:
+            return page(
+                request,
+                "login.html",
+                401,
+                next=safe_next(next),
+                error="that key is not a live client key (make one with `grove serve keys add NAME`)",
+            )
+        response = RedirectResponse(safe_next(next), 303, headers=HEADERS)
+        secure = request.url.scheme == "https"
+        response.set_cookie(
+            COOKIE, token, max_age=int(LIFETIME), httponly=True, samesite="strict", secure=secure, path="/"
+        )
+        return response
+
+    @router.post("/logout")
+    def logout(request: Request, csrf: str = Form("")) -> Response:
+        login = logins.current(request)
+        if login is not None and csrf_ok(login, request, csrf):
+            logins.logout(request.cookies.get(COOKIE))
+        response = RedirectResponse("/login", 303, headers=HEADERS)
+        response.delete_cookie(COOKIE, path="/")
+        return response
+
+    @router.get("/")
+    def home(request: Request) -> Response:
+        if logins.current(request) is None:
+            return to_login(request)
+        return RedirectResponse("/sessions", 303, headers=HEADERS)
+
+    # sessions -----------------------------------------------------------------------------------------------
+    @router.get("/sessions")
+    def sessions(request: Request, q: str = "") -> Response:
+        if logins.current(request) is None:
+            return to_login(request)
+        listed = store.list_sessions(50)
+        hits = store.search(q, limit=20) if q.strip() else []
+        totals = {
+            "prompt": sum(s.prompt_tokens for s in listed),
+            "completion": sum(s.completion_tokens for s in listed),
+            "cost": sum(s.cost_usd for s in listed),
+            "calls": sum(s.model_calls for s in listed),
+        }
+        return page(request, "sessions.html", sessions=listed, q=q, hits=hits, totals=totals)
+
+    @router.get("/sessions/{session_id}")
+    def session(request: Request, session_id: str) -> Response:
+        from grove.store.sessions import SessionNotFound
+
+        if logins.current(request) is None:
+            return to_login(request)
+        try:
+            sid = store.resolve_id(session_id)
+            info = store.get_session(sid)
+        except (SessionNotFound, LookupError):
+            return not_found(request, f"no session {session_id!r}")
+        return page(request, "session.html", info=info, messages=store.messages(sid))
+
+    # skills -------------------------------------------------------------------------------------------------
+    @router.get("/skills")
+    def skills(request: Request) -> Response:
+        if logins.current(request) is None:
+            return to_login(request)
+        return page(request, "skills.html", skills=data.skills(state.settings, store))
+
+    @router.get("/skills/{name}")
+    def skill(request: Request, name: str, done: str = "", error: str = "") -> Response:
+        if logins.current(request) is None:
+            return to_login(request)
+        found = data.skill(state.settings, name)
+        if found is None:
+            return not_found(request, f"no skill {name!r}")
+        return page(
+            request,
+            "skill.html",
+            skill=found,
+            text=found.skill_md.read_text(encoding="utf-8", errors="replace"),
+            files=found.supporting_files(),
+            history=data.history(state.settings, store, name),
+            done=done,
+            error=error,
+        )
+
+    def skill_action(request: Request, name: str, csrf: str, action: Any) -> Response:
+        from urllib.parse import quote
+
+        from grove.skills.manage import SkillError
+
+        login = logins.current(request)
+        if login is None:
+            return to_login(request)
+        if not csrf_ok(login, request, csrf):
+            return refused(request)
+        try:
+            result = str(action(data.manager(state.settings, store)))
+        except SkillError as exc:
+            return RedirectResponse(f"/skills/{quote(name)}?error={quote(str(exc))}", 303, headers=HEADERS)
+        return RedirectResponse(f"/skills/{quote(name)}?done={quote(result)}", 303, headers=HEADERS)
+
+    @router.post("/skills/{name}/pin")
+    def pin(request: Request, name: str, pinned: str = Form("1"), csrf: str = Form("")) -> Response:
+        return skill_action(request, name, csrf, lambda m: m.set_pinned(name, pinned == "1"))
+
+    @router.post("/skills/{name}/rollback")
+    def rollback(request: Request, name: str, version: int = Form(...), csrf: str = Form("")) -> Response:
+        return skill_action(
+            request, name, csrf, lambda m: m.rollback(name, version, "rolled back from the dashboard")
+        )
+
+    # memory, kanban, evolution ------------------------------------------------------------------------------
+    @router.get("/memory")
+    def memory(request: Request) -> Response:
+        if logins.current(request) is None:
+            return to_login(request)
+        return page(request, "memory.html", files=data.memory(state.settings))
+
+    @router.get("/kanban")
+    def kanban(request: Request) -> Response:
+        if logins.current(request) is None:
+            return to_login(request)
+        return page(request, "kanban.html", columns=data.board(state.settings))
+
+    @router.get("/kanban/board")
+    def kanban_board(request: Request) -> Response:
+        if logins.current(request) is None:
+            return Response("log in again", 401)
+        return page(request, "kanban_board.html", columns=data.board(state.settings))
+
+    @router.get("/evolve")
+    def evolve(request: Request) -> Response:
+        if logins.current(request) is None:
+            return to_login(request)
+        return page(request, "evolve.html", runs=data.evolution_runs(state.settings))
+
+    @router.get("/evolve/{run}")
+    def evolve_run(request: Request, run: str) -> Response:
+        if logins.current(request) is None:
+            return to_login(request)
+        found = data.evolution_report(state.settings, run)
+        if found is None:
+            return not_found(request, f"no evolution run {run!r} with a report")
+        folder, report, text = found
+        has_plot = data.front_png(folder, report) is not None
+        return page(request, "evolve_run.html", run=run, report=report, text=text, has_plot=has_plot)
+
+    @router.get("/evolve/{run}/front.png")
+    def evolve_plot(request: Request, run: str) -> Response:
+        if logins.current(request) is None:
+            return Response("log in first", 401)
+        found = data.evolution_report(state.settings, run)
+        path = data.front_png(found[0], found[1]) if found else None
+        if path is None:
+            return Response("no plot (needs matplotlib: pip install 'grove-agent[plot]')", 404)
+        return FileResponse(path, media_type="image/png", headers={"Cache-Control": "no-store"})
+
+    # approvals ----------------------------------------------------------------------------------------------
+    @router.get("/approvals")
+    def approvals(request: Request, done: str = "") -> Response:
+        if logins.current(request) is None:
+            return to_login(request)
+        return page(request, "approvals.html", pending=state.approvals.pending(), now=time.time(), done=done)
+
+    @router.get("/approvals/list")
+    def approvals_list(request: Request) -> Response:
+        if logins.current(request) is None:
+            return Response("log in again", 401)
+        return page(request, "approvals_list.html", pending=state.approvals.pending(), now=time.time())
+
+    @router.post("/approvals/{ident}")
+    def answer(request: Request, ident: str, answer: str = Form(...), csrf: str = Form("")) -> Response:
+        from urllib.parse import quote
+
+        login = logins.current(request)
+        if login is None:
+            return to_login(request)
+        if not csrf_ok(login, request, csrf):
+            return refused(request)
+        if state.approvals.answer(ident, answer):
+            done = f"answered {answer}"
+        else:
+            done = "that request is no longer waiting (answered, or timed out: a timeout counts as deny)"
+        return RedirectResponse(f"/approvals?done={quote(done)}", 303, headers=HEADERS)
+
+    # settings -----------------------------------------------------------------------------------------------
+    @router.get("/settings")
+    def settings(request: Request) -> Response:
+        if logins.current(request) is None:
+            return to_login(request)
+        text, keys = data.masked_settings(state.settings)
+        return page(
+            request, "settings.html", text=text, keys=keys, config_path=str(state.settings.config_path)
+        )
+
+    return router
