@@ -83,7 +83,11 @@ def test_a_child_past_its_time_is_reported_and_stopped(tmp_path: Path, workspace
     assert session.store.get_session(child_session.id).model_calls == 1
 
 
-def test_a_child_writes_only_in_its_own_workspace(settings: Settings, workspace: Path) -> None:
+def test_a_child_writes_only_in_its_own_workspace(tmp_path: Path, workspace: Path) -> None:
+    settings = Settings(
+        home=tmp_path / "home", delegation=DelegationConfig(keep_workspaces=True)
+    )  # to look in
+
     def child(messages: list[Message], tools: list[ToolSchema]) -> Step:
         if messages[-1]["role"] == "user":
             return call("write_file", path="out.txt", content="child work\n")

@@ -39,6 +39,17 @@ class DelegationConfig:
             "and asks the parent's approver"
         ),
     ] = "deny"
+    keep_workspaces: Annotated[
+        bool,
+        Field(description="keep a child's own workspace folder after the delegate call (for inspection)"),
+    ] = False
+    allow_tools: Annotated[
+        tuple[str, ...],
+        Field(
+            description="tools not given to children by default that they may have (e.g. skill_manage); "
+            "memory and delegate never"
+        ),
+    ] = ()
 
 
 def delegation_config(settings: Any) -> DelegationConfig:

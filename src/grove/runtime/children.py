@@ -4,10 +4,12 @@ thread, up to `delegation.max_parallel` at once, each within its time, token and
 
 from __future__ import annotations
 
+import shutil
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Protocol
 
 from grove.agent.events import AgentEvents
@@ -21,6 +23,9 @@ from grove.runtime.profile import Profile
 from grove.tools.delegate import RUNNER_KEY, ChildReport, DelegateTask
 from grove.tools.registry import ToolError, ToolRegistry
 
+# Never given to a child whatever `delegation.allow_tools` says: memory is the user's (children never write it),
+# delegate follows the depth limit.
+NEVER_IN_CHILDREN = frozenset({"memory", "delegate"})
 SOURCE = "delegate"  # the stored source of a child session; the depth of a session is its chain of these
 
 
@@ -97,6 +102,7 @@ class _Slot:
     model: BudgetedModel | None = None
     session_id: str | None = None
     workspace: str | None = None
+    own: Path | None = None  # a folder made for this child, removed when the delegate call ends
 
 
 class Children:
@@ -169,6 +175,45 @@ class Children:
 
         self._running.extend(slots)
         self._halted = False
+        try:
+            self._schedule(tasks, slots, reports, body, cond)
+        finally:
+            for slot in slots:
+                self._running.remove(slot)
+            removed = self._clean(slots)
+        out: list[ChildReport] = []
+        for report, task, slot in zip(reports, tasks, slots, strict=True):
+            report = report or ChildReport(
+                task.goal, "refused", "", error="not started: the parent's turn was interrupted"
+            )
+            if slot.own is not None and slot.own in removed:
+                report.workspace = f"{slot.own} (removed)"
+            out.append(report)
+        return out
+
+    def _clean(self, slots: list[_Slot]) -> set[Path]:
+        """Remove the children's own folders (they are scratch: what matters is in the reports), unless the
+        user keeps them for inspection. A timed-out child still running finds its folder gone."""
+        if self.config.keep_workspaces:
+            return set()
+        removed = set()
+        for slot in slots:
+            if slot.own is not None:
+                shutil.rmtree(slot.own, ignore_errors=True)
+                removed.add(slot.own)
+        return removed
+
+    def _schedule(
+        self,
+        tasks: list[DelegateTask],
+        slots: list[_Slot],
+        reports: list[ChildReport | None],
+        body: Callable[[int], None],
+        cond: threading.Condition,
+    ) -> None:
+        """Start children up to the parallel limit as others finish; report those past their time."""
+        cfg = self.config
+        n = len(tasks)
         started = 0
         with cond:
             while True:
@@ -190,12 +235,6 @@ class Children:
                 expiry = min((slots[i].started + limit for i in running if reports[i] is None), default=now)
                 if expiry > now:
                     cond.wait(expiry - now)
-        for slot in slots:
-            self._running.remove(slot)
-        return [
-            r or ChildReport(t.goal, "refused", "", error="not started: the parent's turn was interrupted")
-            for r, t in zip(reports, tasks, strict=True)
-        ]
 
     # -- one child ----------------------------------------------------------------------------------------------
     def _run_safely(self, index: int, task: DelegateTask, slot: _Slot) -> ChildReport:
@@ -212,7 +251,10 @@ class Children:
         except ToolError as e:
             return ChildReport(task.goal, "refused", "", error=str(e))
         parent = self.parent
-        workspace = own_workspace() if task.workspace == "own" else parent.agent.ctx.workspace
+        if task.workspace == "own":
+            workspace = slot.own = own_workspace()
+        else:
+            workspace = parent.agent.ctx.workspace
         slot.workspace = str(workspace)
         label = f"child {index + 1}"
         events = _ChildEvents(parent.stream, label)
@@ -303,6 +345,13 @@ class Children:
         parent's workspace; `delegate` itself only while the depth limit allows another level."""
         parent_tools: ToolRegistry = self.parent.agent.tools
         allowed = parent_tools.for_subagent()
+        extra = [  # tools kept from children by default that the user's policy lets them have
+            t
+            for n in self.config.allow_tools
+            if n not in NEVER_IN_CHILDREN and (t := parent_tools.get(n)) is not None and not t.subagent_ok
+        ]
+        if extra:
+            allowed = ToolRegistry([*(allowed.get(n) for n in allowed.names()), *extra])  # type: ignore[list-item]
         if task.toolsets is not None:
             unknown = [t for t in task.toolsets if t not in allowed.toolsets]
             if unknown:

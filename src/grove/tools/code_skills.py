@@ -139,7 +139,7 @@ def skill_run(ctx: ToolContext, name: str, args: dict[str, Any], output_path: st
 
 def tools() -> list[Tool]:
     return [
-        make_tool(skill_code_create, toolset="code_skills", mutating=True),
-        make_tool(skill_code_patch, toolset="code_skills", mutating=True),
+        make_tool(skill_code_create, toolset="code_skills", mutating=True, subagent_ok=False),
+        make_tool(skill_code_patch, toolset="code_skills", mutating=True, subagent_ok=False),
         make_tool(skill_run, toolset="code_skills", mutating=True),
     ]

@@ -63,7 +63,7 @@ def delegate(
         context: facts, paths and constraints the child needs; it cannot see this conversation
         toolsets: toolsets the child may use (default: yours that children may have)
         tasks: independent sub-tasks to run in parallel, each {goal, context?, toolsets?, workspace?}
-        workspace: view = your workspace, read-only; own = an empty folder of its own that it may write in
+        workspace: view = your workspace, read-only; own = an empty scratch folder of its own, removed afterwards
     """
     runner: ChildRunner | None = ctx.state.get(RUNNER_KEY)
     if runner is None:

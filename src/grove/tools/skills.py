@@ -203,7 +203,7 @@ def tools() -> list[Tool]:
     return [
         make_tool(skill_view, toolset="skills"),
         make_tool(skills_search, toolset="skills"),
-        make_tool(skill_manage, toolset="skills", mutating=True),
+        make_tool(skill_manage, toolset="skills", mutating=True, subagent_ok=False),  # children: allow_tools
     ]
 
 
