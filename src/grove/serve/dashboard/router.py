@@ -16,7 +16,7 @@ from grove.serve.dashboard.auth import COOKIE, LIFETIME, Logins, csrf_ok, safe_n
 from grove.serve.state import ServeState
 
 HERE = Path(__file__).parent
-STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript"}
+STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript", "favicon.svg": "image/svg+xml"}
 # no inline script or style, no framing (an approve button must not be clickjacked), nothing from elsewhere
 HEADERS = {
     "Content-Security-Policy": "default-src 'self'; img-src 'self'; script-src 'self'; style-src 'self'; "
@@ -86,6 +86,10 @@ def build_router(state: ServeState) -> APIRouter:
         return FileResponse(
             HERE / "static" / name, media_type=STATIC[name], headers={"Cache-Control": "no-cache"}
         )
+
+    @router.get("/favicon.ico")
+    def favicon() -> Response:  # browsers ask for it on every page; a 404 would be a console error
+        return static("favicon.svg")
 
     @router.get("/login")
     def login_form(request: Request, next: str = "/") -> HTMLResponse:
