@@ -52,8 +52,35 @@ def test_grove_run_delegates(
     tool_result = next(m for m in store.messages(child.id) if m["role"] == "tool")
     assert "limit = 42" in str(tool_result["content"])  # the child read the parent's workspace
     parent = store.get_session(payload["session_id"])
-    assert child.model_calls == 2 and parent.model_calls == payload["model_calls"] + 2
+    assert child.model_calls == 2 and parent.model_calls == payload["own_model_calls"] + 2
+    # --json counts the whole turn: the parent's own calls plus its child's, with a breakdown per child
+    assert payload["model_calls"] == payload["own_model_calls"] + 2 == parent.model_calls
+    (entry,) = payload["children"]
+    assert entry["session_id"] == child.id and entry["model_calls"] == 2
+    assert entry["usage"]["prompt_tokens"] == child.prompt_tokens > 0
+    for key in ("prompt_tokens", "completion_tokens", "cached_tokens"):
+        assert payload["usage"][key] == payload["own_usage"][key] + entry["usage"][key]
+    assert payload["usage"]["prompt_tokens"] == parent.prompt_tokens
     store.db.close()
+
+    # resumed: the next turn's --json counts only that turn's children
+    code, out, err = grove(
+        capsys,
+        "run",
+        "-m",
+        f"script:{script}",
+        "--toolsets",
+        "files,delegate",
+        "--resume",
+        payload["session_id"],
+        "--json",
+        "again?",
+    )
+    assert code == 0, err
+    again = json.loads(out)
+    assert len(again["children"]) == 1, again
+    assert again["children"][0]["session_id"] != child.id
+    assert again["model_calls"] == again["own_model_calls"] + 2
 
 
 def test_config_set_checks_delegation_settings(capsys: pytest.CaptureFixture[str]) -> None:

@@ -75,6 +75,10 @@ def run(
         curator="detached",  # after the answer, when due (at most once per learning.curator_interval_days)
     )
     session = Session.open(settings, profile, events)
+    if as_json:
+        from grove.runtime.child_usage import child_ids
+
+        children_before = child_ids(session.store, session.id)  # a resumed session's earlier children
     try:
         result = session.run_plan(text) if plan else session.run_turn(text)
     except ModelError as e:
@@ -89,13 +93,22 @@ def run(
         raise
     answer = result.answer  # redacted by the agent, like everything it keeps
     if as_json:
+        from grove.runtime.child_usage import turn_children
+
+        # usage and model_calls are the whole turn's: this session's own calls plus its children's
+        children = turn_children(session.store, session.id, children_before)
+        usage = result.usage.as_dict()
+        total = {k: v + sum(c["usage"][k] for c in children) for k, v in usage.items()}
         payload = {
             "answer": answer,
             "session_id": session.id,
             "model": session.agent.model.name,
-            "usage": result.usage.as_dict(),
+            "usage": total,
             "tool_calls": [c.as_dict() for c in result.tool_calls],
-            "model_calls": result.model_calls,
+            "model_calls": result.model_calls + sum(c["model_calls"] for c in children),
+            "own_usage": usage,
+            "own_model_calls": result.model_calls,
+            "children": children,
             "interrupted": result.interrupted,
             "budget_exhausted": result.budget_exhausted,
             "notices": session.stream.notices,
