@@ -7,16 +7,12 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("fastapi", reason="grove serve needs the serve extra (pip install 'grove-agent[serve]')")
-
-from fastapi.testclient import TestClient
-
 from grove.config import Settings
 from grove.llm.script import ScriptModel
 from grove.llm.types import Completion, Usage
-from grove.serve.app import ServeOptions, build_app
-from grove.serve.state import ServeState
-from grove.serve.turns import TurnOptions
+
+# fastapi is imported inside the fixtures: on a base install the test modules skip (importorskip) and this
+# conftest, which also sits over tests/serve/dashboard, must still import
 
 
 def echo(messages: list[dict[str, Any]], tools: list[Any]) -> str:
@@ -47,6 +43,10 @@ class FunctionModel:
 def make_app(
     settings: Settings, *, rate: float = 6000, burst: int = 1000, model: Any = None, **kw: Any
 ) -> Any:
+    from grove.serve.app import ServeOptions, build_app
+    from grove.serve.state import ServeState
+    from grove.serve.turns import TurnOptions
+
     options = ServeOptions(
         rate_per_minute=rate,
         burst=burst,
@@ -71,6 +71,8 @@ def key(app: Any) -> str:
 
 
 @pytest.fixture
-def client(app: Any, key: str) -> Iterator[TestClient]:
+def client(app: Any, key: str) -> Iterator[Any]:
+    from fastapi.testclient import TestClient
+
     with TestClient(app, headers={"Authorization": f"Bearer {key}"}) as c:
         yield c

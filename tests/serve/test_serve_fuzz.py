@@ -41,4 +41,4 @@ def test_no_input_makes_a_5xx(case: Any, served: tuple[Any, str]) -> None:
 @settings(max_examples=15, deadline=None, suppress_health_check=list(HealthCheck))
 def test_without_a_key_nothing_runs(case: Any) -> None:
     response = case.call()
-    assert response.status_code in (401, 400, 404, 405, 422), response.text
+    assert 400 <= response.status_code < 500, response.text  # refused (401, or 400/413 before the key)
