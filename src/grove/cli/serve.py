@@ -141,6 +141,10 @@ def serve(
         state.port = bound
         shown = f"[{host}]" if ":" in host else host
         print(f"grove serve: OpenAI base_url http://{shown}:{bound}/v1 (Ctrl-C stops)", file=sys.stderr)
+        if _dashboard_available():
+            print(
+                f"grove serve: dashboard http://{shown}:{bound}/ (log in with a client key)", file=sys.stderr
+            )
 
     try:
         run_foreground(api, host, port, ready)
