@@ -62,7 +62,15 @@ def kill_host(proc: subprocess.Popen[bytes]) -> list[int]:
 def start_host(
     host: str, url: str, script: Path, args: argparse.Namespace, log: Path
 ) -> subprocess.Popen[bytes]:
-    env = dict(os.environ, GROVE_HOST_ID=host, GROVE_KANBAN_DB=url)
+    # separate hosts have separate homes (state.db, logs) and workspaces; only the board is shared
+    home = log.parent / host
+    env = dict(
+        os.environ,
+        GROVE_HOST_ID=host,
+        GROVE_KANBAN_DB=url,
+        GROVE_HOME=str(home / "home"),
+        GROVE_KANBAN_WORKSPACES=str(home / "ws"),
+    )
     argv = [sys.executable, "-m", "grove", "kanban", "dispatch", "--loop", "--tick", "0.5"]
     argv += ["-j", str(args.workers), "--lease", str(args.lease), "-m", f"script:{script}"]
     argv += ["--no-decompose", "--no-review"]
@@ -130,6 +138,9 @@ def run(url: str, args: argparse.Namespace) -> dict[str, float | int | str]:
         "duplicate_completions": sum(1 for n in completed.values() if n > 1),
         "lost": sum(1 for i in ids if completed[i] == 0),
     }
+    for r in runs:
+        if r.outcome in ("reclaimed", "failed"):
+            print(f"task #{r.task_id} lease {r.fence} on {r.host}: {r.outcome}: {r.error}")
     board.close()
     return figures
 
