@@ -94,3 +94,30 @@ def test_one_conversation_runs_one_turn_at_a_time(gated: tuple[Running, str, Gat
     second.join(20)
     assert gate.most == 1
     assert out == {"one": "heard 1: one", "two": "heard 2: one | two"}
+
+
+def test_a_client_history_is_taken_once_when_two_first_turns_race(gated: tuple[Running, str, Gate]) -> None:
+    running, key, gate = gated
+    out: dict[str, str] = {}
+    history = [{"role": "user", "content": "earlier"}, {"role": "assistant", "content": "ok"}]
+
+    def post(text: str) -> None:
+        r = httpx.post(
+            f"{running.base_url}/chat/completions",
+            json={"model": "grove", "messages": [*history, {"role": "user", "content": text}]},
+            headers={"Authorization": f"Bearer {key}", "X-Grove-Conversation": "race"},
+            timeout=20,
+        )
+        out[text] = r.json()["choices"][0]["message"]["content"]
+
+    first = threading.Thread(target=post, args=("one",))
+    first.start()
+    assert gate.entered.acquire(timeout=10)
+    second = threading.Thread(target=post, args=("two",))
+    second.start()
+    gate.release.set()
+    first.join(20)
+    second.join(20)
+    # the second turn was decided after the first made the session: grove has the history, only "two" is new
+    assert out["two"].count("[Earlier in this conversation") == 1
+    assert out["two"].startswith("heard 2: ") and out["two"].endswith(" | two")

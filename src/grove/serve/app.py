@@ -7,7 +7,7 @@ import logging
 import re
 import secrets
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Annotated, Any
 
@@ -175,7 +175,11 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         (its id comes back in the X-Grove-Conversation header). Tools run inside grove; only text comes back."""
         spec = model_spec(body.model)
         conversation = _conversation(x_grove_conversation, body.metadata, body.user)
-        text = _prompt(body.messages, resumed=runner.has_history(key.name, conversation))
+        _prompt(body.messages, resumed=True)  # a bad request is refused before anything starts
+
+        def text(resumed: bool) -> str:
+            return _prompt(body.messages, resumed=resumed)
+
         reply_id = f"chatcmpl-{secrets.token_hex(12)}"
         headers = {CONVERSATION_HEADER: conversation}
         if body.stream:
@@ -280,7 +284,12 @@ def _prompt(messages: list[ChatMessage], *, resumed: bool) -> str:
 
 
 async def _run(
-    runner: TurnRunner, key: str, conversation: str, text: str, spec: str | None, on_text: Any
+    runner: TurnRunner,
+    key: str,
+    conversation: str,
+    text: str | Callable[[bool], str],
+    spec: str | None,
+    on_text: Any,
 ) -> TurnOutcome:
     from grove.errors import GroveError
     from grove.llm.errors import ModelError
@@ -335,7 +344,7 @@ async def _stream(
     runner: TurnRunner,
     key: str,
     conversation: str,
-    text: str,
+    text: str | Callable[[bool], str],
     spec: str | None,
     reply_id: str,
     model: str,

@@ -74,7 +74,7 @@ class TurnRunner:
         self,
         key_name: str,
         conversation: str,
-        text: str,
+        text: str | Callable[[bool], str],
         model: str | None,
         on_text: Callable[[str], None] | None,
     ) -> TurnOutcome:
@@ -96,7 +96,7 @@ class TurnRunner:
         self,
         key_name: str,
         conversation: str,
-        text: str,
+        text: str | Callable[[bool], str],
         model: str | None,
         on_text: Callable[[str], None] | None,
     ) -> TurnOutcome:
@@ -119,6 +119,8 @@ class TurnRunner:
             title=f"api {key_name}: {conversation}"[:80],
         )
         previous = self.conversations.get(key_name, conversation)
+        if callable(text):  # decided under the conversation's lock: has grove seen this conversation yet?
+            text = text(previous is not None)
         session: Session | None = None
         if previous:
             try:
