@@ -35,14 +35,25 @@ class Database:
                     f"({len(MIGRATIONS)}); upgrade grove"
                 )
             for number in range(current + 1, len(MIGRATIONS) + 1):
-                # executescript commits on its own, so the version bump rides inside the script's transaction
+                # executescript commits on its own, so the version bump rides inside the script's transaction.
+                # The guard fails the script when another process (workers starting together on a fresh home)
+                # applied this migration after our first read: re-running an idempotent one would otherwise
+                # set user_version back and break every later open.
+                guard = (
+                    f"CREATE TEMP TABLE _migration_guard (ok INTEGER CHECK (ok = 1));\n"
+                    f"INSERT INTO _migration_guard SELECT user_version < {number} FROM pragma_user_version;\n"
+                    "DROP TABLE temp._migration_guard;"
+                )
                 try:
                     self.conn.executescript(
-                        f"BEGIN IMMEDIATE;\n{MIGRATIONS[number - 1]}\nPRAGMA user_version = {number};\nCOMMIT;"
+                        f"BEGIN IMMEDIATE;\n{guard}\n{MIGRATIONS[number - 1]}\n"
+                        f"PRAGMA user_version = {number};\nCOMMIT;"
                     )
                 except sqlite3.Error:
                     if self.conn.in_transaction:
                         self.conn.execute("ROLLBACK")
+                    if self.conn.execute("PRAGMA user_version").fetchone()[0] >= number:
+                        continue  # applied by another process meanwhile
                     raise
 
     @contextmanager
