@@ -191,3 +191,18 @@ def test_archive_and_stats(board: Leases, clock) -> None:
     assert board.archive(a.id).status == "archived"
     with pytest.raises(GroveError, match="only blocked"):
         board.retry(board.add("b").id)
+
+
+def test_stats_count_reclaims_and_throughput(board: Leases, clock) -> None:
+    a, b = board.add("a"), board.add("b")
+    first = board.claim("w", "h", lease_s=10)
+    clock.now += 11
+    assert board.reclaim_expired() == [a.id]
+    for task in (a, b):
+        claim = board.claim("w", "h", task_id=task.id)
+        clock.now += 3
+        board.complete(task.id, claim.fence, "ok")
+    stats = board.stats(window=60)
+    assert first is not None and stats["reclaims"] == 1 and stats["failed_runs"] == 1
+    assert stats["done_per_min"] == 2.0 and stats["runs"] == 3  # two done in the last minute
+    assert board.stats(window=1)["done_per_min"] == 60.0  # one (b) in the last second

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -106,3 +107,21 @@ def test_db_option_names_a_postgresql_board(capsys, pg_cluster) -> None:
     assert grove(capsys, "kanban", "--db", url, "add", "shared")[1].strip() == "#1 [ready] p0 shared"
     assert grove(capsys, "kanban", "--db", url, "list")[1].strip() == "#1 [ready] p0 shared"
     assert grove(capsys, "kanban", "list")[1] == ""  # the default board (state.db) is another one
+
+
+def test_stats_shows_throughput_and_reclaims(capsys: pytest.CaptureFixture[str], grove_home: Path) -> None:
+    from grove.kanban.sqlite_board import SqliteBoard
+
+    board = SqliteBoard(grove_home / "state.db")
+    task = board.add("a")
+    claim = board.claim("w", "h", lease_s=0.001)
+    board.wait(0.01)
+    assert board.reclaim_expired() == [task.id] and claim is not None
+    again = board.claim("w", "h")
+    assert again is not None
+    board.complete(task.id, again.fence, "ok")
+    board.close()
+    code, out, _ = grove(capsys, "kanban", "stats")
+    assert code == 0 and "done 1" in out and "reclaims 1" in out and "done/min 0.017" in out
+    code, out, _ = grove(capsys, "kanban", "stats", "--json")
+    assert json.loads(out)["reclaims"] == 1
