@@ -15,6 +15,11 @@ from grove.serve.dashboard import data
 from grove.serve.dashboard.auth import COOKIE, LIFETIME, Logins, csrf_ok, safe_next, same_origin
 from grove.serve.state import ServeState
 
+try:  # FastAPI's Form() needs python-multipart; without it this import fails, so serve runs the API alone
+    import python_multipart  # noqa: F401
+except ImportError:
+    import multipart  # noqa: F401  # older releases of python-multipart
+
 HERE = Path(__file__).parent
 STATIC = {"dashboard.css": "text/css", "dashboard.js": "text/javascript", "favicon.svg": "image/svg+xml"}
 # no inline script or style, no framing (an approve button must not be clickjacked), nothing from elsewhere
