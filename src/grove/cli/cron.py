@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
 app = typer.Typer(
     help="Scheduled jobs: a prompt run as a fresh unattended session on a schedule, its result stored and "
-    "optionally sent to a chat. `grove cron daemon` (or `grove serve`) runs them.",
+    "optionally sent to a chat. `grove cron daemon` (or `grove serve --cron`) runs them.",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -90,7 +90,7 @@ def add(
         print(json.dumps(asdict(job)))
         return
     print(f"added cron job {job.id} ({job.name!r}), first run {_when(job.next_run_at)}")
-    print("jobs run while `grove cron daemon` (or `grove serve`) is running")
+    print("jobs run while `grove cron daemon` (or `grove serve --cron`) is running")
 
 
 @app.command("list")
