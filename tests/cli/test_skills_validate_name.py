@@ -15,4 +15,4 @@ def test_validate_by_name_and_by_path(grove_home: Path, capsys: pytest.CaptureFi
     assert code == 0, out + err
     assert "notes-helper" in out
     code, _, err = grove(capsys, "skills", "validate", "no-such-skill")
-    assert code == 1 and err.startswith("grove: no skill or folder 'no-such-skill'")
+    assert code == 2 and err.startswith("grove: no skill or folder 'no-such-skill'")
