@@ -161,7 +161,7 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX IF NOT EXISTS learning_runs_session ON learning_runs(session_id, kind, id);
     CREATE INDEX IF NOT EXISTS learning_runs_kind ON learning_runs(kind, id);
-    """,    # 6: honest skill usage: who acted on a skill (a working session, the reviewer, the curator...), code-skill
+    """,  # 6: honest skill usage: who acted on a skill (a working session, the reviewer, the curator...), code-skill
     # runs, the curator's freshness clock, and one graded outcome per use. Old events get their actor from their
     # session's source, and the counters are recomputed from the events of working sessions only.
     """

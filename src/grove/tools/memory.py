@@ -78,4 +78,5 @@ def _report(result: ApplyResult, config: MemoryConfig, ctx: ToolContext) -> str:
 
 
 def tools() -> list[Tool]:
-    return [make_tool(memory, toolset="memory", mutating=True, subagent_ok=False)]  # children never write memory
+    # children never write memory
+    return [make_tool(memory, toolset="memory", mutating=True, subagent_ok=False)]
