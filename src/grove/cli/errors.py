@@ -45,7 +45,8 @@ def explain(exc: BaseException) -> tuple[str, int] | None:
     if isinstance(exc, ModelError):
         code = USAGE if exc.kind.value in _CONFIG_KINDS else RUNTIME
         message = str(exc)
-        if exc.model.startswith("local") and "not installed" in exc.message:  # the default when no key is set
+        # the local model is the default when no key is set: its install hint also names the hosted way out
+        if 'grove-agent[local]"' in exc.message:
             from grove.config import KEY_ENVS
 
             keys = ", ".join(sorted(set(KEY_ENVS.values())))
