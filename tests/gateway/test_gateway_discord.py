@@ -3,6 +3,7 @@ stranger refused, a long answer split at Discord's 2,000 characters."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -57,3 +58,42 @@ def test_a_message_is_answered_and_a_long_answer_split(fake: FakeDiscord, tmp_pa
     assert "not on this grove's allow-list" in posted(fake, DM + 1)[0]
     assert model.calls == 2
     assert fake.sent("GET /gateway/bot")  # the websocket address came from the REST API
+
+
+def test_an_approval_by_button(fake: FakeDiscord, tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    model = ScriptModel(
+        [
+            {
+                "tool_calls": [
+                    {"name": "write_file", "arguments": {"path": "../../../outside/d.txt", "content": "d\n"}}
+                ]
+            },
+            {"text": "Written."},
+        ]
+    )
+    with running(gateway_for(fake, tmp_path, model)) as gateway:
+        fake.user_says(DM, ALICE, "write d outside")
+        question = fake.wait_for(lambda c: bool(c.params.get("components")))[0]
+        client = gateway.adapter.client
+        for _ in range(
+            1000
+        ):  # discord.py files the view once the send returns; a press before that is dropped
+            if client.persistent_views:
+                break
+            time.sleep(0.01)
+        labels = [b["label"] for b in question.params["components"][0]["components"]]
+        assert labels == ["Allow once", "Allow for session", "Deny"]
+        fake.user_presses(DM, MALLORY, question, 0, name="mallory")  # a stranger: told so, privately
+        refused = fake.wait_for(lambda c: c.method.startswith("POST /interactions/"))[0]
+        assert refused.params["data"]["flags"] == 64  # ephemeral
+        assert not (outside / "d.txt").exists()
+        fake.user_presses(DM, ALICE, question, 0)
+        fake.wait_for(lambda c: c.params.get("content") == "Written.")
+    callbacks = [c for c in fake.calls if c.method.startswith("POST /interactions/")]
+    assert (
+        "Allowed once." in callbacks[1].params["data"]["content"]
+        and callbacks[1].params["data"]["components"] == []
+    )
+    assert (outside / "d.txt").read_text() == "d\n"

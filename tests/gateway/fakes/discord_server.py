@@ -91,9 +91,23 @@ class FakeDiscord(FakeServer):
                     files[part.name or "file"] = (part.filename, await part.read())
                 elif part.name == "payload_json":
                     params = json.loads(await part.text())
+        reply = None
+        if path.endswith("/messages") and request.method == "POST":
+            reply = self.message(path.split("/")[2], BOT, params.get("content") or "")
+            params = {**params, "_message": reply}  # a later button press refers to this message
         self.record(Call(f"{request.method} {path}", params, files))
+        if reply is not None:
+            return _json(reply)
         if path == "/users/@me":
             return _json(BOT)
+        if path.startswith("/interactions/") and path.endswith("/callback"):
+            interaction_id = path.split("/")[2]
+            return _json(
+                {
+                    "interaction": {"id": interaction_id, "type": 3},
+                    "resource": {"type": params.get("type", 4)},
+                }
+            )
         if path == "/oauth2/applications/@me":
             app = {"id": "999", "name": "grove", "description": "", "icon": None, "bot_public": False}
             app.update(
@@ -105,9 +119,6 @@ class FakeDiscord(FakeServer):
             return _json(
                 {"url": f"ws://127.0.0.1:{self.port}/gateway", "shards": 1, "session_start_limit": limit}
             )
-        if path.endswith("/messages") and request.method == "POST":
-            channel = path.split("/")[2]
-            return _json(self.message(channel, BOT, params.get("content") or ""))
         return web.Response(status=204)
 
     def message(self, channel: str, author: dict[str, Any], content: str, **extra: Any) -> dict[str, Any]:
@@ -166,6 +177,26 @@ class FakeDiscord(FakeServer):
                 await ws.send_str(json.dumps(frame))
 
         asyncio.run_coroutine_threadsafe(send(), self.loop).result(10)
+
+    def user_presses(
+        self, channel: int, user_id: int, question: Call, index: int, name: str = "alice"
+    ) -> None:
+        """A press on button `index` of a message the bot sent with buttons (an INTERACTION_CREATE)."""
+        button = question.params["components"][0]["components"][index]
+        interaction = {
+            "id": str(next(self.ids)),
+            "application_id": "999",
+            "type": 3,
+            "token": f"itok{next(self.ids)}",
+            "version": 1,
+            "attachment_size_limit": 8 * 2**20,
+            "channel_id": str(channel),
+            "channel": {"id": str(channel), "type": 1, "recipients": [user(user_id, name)]},
+            "user": user(user_id, name),
+            "data": {"custom_id": button["custom_id"], "component_type": 2},
+            "message": question.params["_message"],
+        }
+        self.dispatch("INTERACTION_CREATE", interaction)
 
     def user_says(self, channel: int, user_id: int, text: str, name: str = "alice") -> None:
         self.dispatch("MESSAGE_CREATE", self.message(str(channel), user(user_id, name), text))
