@@ -129,14 +129,14 @@ def test(name: str = typer.Argument(..., help="The server's name.")) -> None:
     """Start (or reach) a server, list its tools and save the list (later sessions then start it only when used)."""
     from grove.config.mcp import mcp_servers
 
-    _require_sdk()
-    from grove.mcp_client.connection import McpUnavailable
-    from grove.mcp_client.manager import McpManager
-
     settings = load()
     server = next((s for s in mcp_servers(settings) if s.name == name), None)
     if server is None:
         fail(f"no MCP server named '{name}'; `grove mcp list` shows them", 2)
+    _require_sdk()
+    from grove.mcp_client.connection import McpUnavailable
+    from grove.mcp_client.manager import McpManager
+
     manager = McpManager([server], settings.home)
     started = time.monotonic()
     try:

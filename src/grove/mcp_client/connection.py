@@ -82,10 +82,10 @@ class Connection:
 
     async def _own(self, ready: asyncio.Future[Any]) -> None:
         """The owner task: enters the client, waits for stop (or for the transport to die), leaves it."""
-        from mcp import Client
-
         self._stop = asyncio.Event()
         try:
+            from mcp import Client  # a broken SDK install is a connect failure the caller sees, not a wait
+
             async with contextlib.AsyncExitStack() as stack:
                 transport = self._transport(self._errlog(stack))
                 client = Client(transport, read_timeout_seconds=self.config.timeout, cache=None)

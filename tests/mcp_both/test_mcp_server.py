@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("mcp")
+pytest.importorskip("mcp.client.stdio")
 
 from grove.config.mcp import McpServerConfig
 from grove.mcp_client.manager import McpManager

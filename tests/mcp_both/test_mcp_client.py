@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
-pytest.importorskip("mcp")
+pytest.importorskip("mcp.client.stdio")
 
-from tests.mcp import mcp_fake_http as fake_http
+from tests.mcp_both import mcp_fake_http as fake_http
 
 from grove.agent.events import AgentEvents
 from grove.config import Settings

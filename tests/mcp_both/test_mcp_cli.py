@@ -9,7 +9,7 @@ from tests.clirun import grove
 
 
 def test_add_list_test_remove(capsys: pytest.CaptureFixture[str], grove_home: Path) -> None:
-    pytest.importorskip("mcp")
+    pytest.importorskip("mcp.client.stdio")
     code, out, _ = grove(capsys, "mcp", "add", "time", "--", "mcp-server-time", "--local-timezone", "UTC")
     assert code == 0 and "added MCP server 'time'" in out
     code, out, _ = grove(capsys, "mcp", "list")
@@ -46,7 +46,7 @@ def test_bad_input_is_a_usage_error(
 
 
 def test_a_server_that_cannot_start_fails_with_where_to_look(capsys: pytest.CaptureFixture[str]) -> None:
-    pytest.importorskip("mcp")
+    pytest.importorskip("mcp.client.stdio")
     assert grove(capsys, "mcp", "add", "broken", "--timeout", "20", "--", "false")[0] == 0
     code, _, err = grove(capsys, "mcp", "test", "broken")
     assert code == 1 and "broken" in err and "mcp-broken.log" in err
