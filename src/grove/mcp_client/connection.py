@@ -153,15 +153,8 @@ class Connection:
                 raise
             except Exception:  # a server that answers the probe with an error is alive
                 pass
-        client = await self.client()
         try:
-            result = await asyncio.wait_for(op(client), self.config.timeout)
-            self._last_ok = time.monotonic()
-            return result
-        except TimeoutError:
-            raise McpUnavailable(
-                f"MCP server '{self.config.name}' did not answer within {self.config.timeout:g}s"
-            ) from None
+            return await self._attempt(op)
         except _transport_errors() as e:
             await self._teardown()
             if not retry:
@@ -177,15 +170,19 @@ class Connection:
                     f"MCP server '{self.config.name}' connection closed ({_describe(e)}); it restarts on the next "
                     "call. Whether this call had an effect is unknown"
                 ) from e
+        return await self._attempt(op)
+
+    async def _attempt(self, op: Callable[[Any], Awaitable[T]]) -> T:
+        """One try of `op` on the (re)connected client, bounded by the server's timeout."""
         client = await self.client()
         try:
             result = await asyncio.wait_for(op(client), self.config.timeout)
-            self._last_ok = time.monotonic()
-            return result
         except TimeoutError:
             raise McpUnavailable(
                 f"MCP server '{self.config.name}' did not answer within {self.config.timeout:g}s"
             ) from None
+        self._last_ok = time.monotonic()
+        return result
 
     async def _teardown(self) -> None:
         owner, self._owner = self._owner, None

@@ -18,7 +18,7 @@ from grove.mcp_client.manager import McpManager
 from grove.mcp_client.render import prompt_text, resource_text, tool_result_text
 from grove.security.command_base import CommandVerdict, Finding
 from grove.tools.context import ToolContext
-from grove.tools.registry import Tool, ToolError, ToolResult, make_tool
+from grove.tools.registry import Tool, ToolError, ToolResult, make_tool, parse_arguments
 
 TOOLSET = "mcp"
 SEP = "__"
@@ -245,14 +245,9 @@ class McpTool(Tool):
 
     def call(self, ctx: ToolContext, raw_arguments: str | dict[str, Any]) -> ToolResult:
         assert self.owner is not None and self.server is not None
-        try:
-            args = json.loads(raw_arguments or "{}") if isinstance(raw_arguments, str) else raw_arguments
-        except json.JSONDecodeError as e:
-            return ToolResult(
-                f"Error: arguments are not valid JSON ({e.msg} at char {e.pos}); resend them", False
-            )
-        if not isinstance(args, dict):
-            return ToolResult("Error: arguments must be a JSON object", False)
+        args = parse_arguments(raw_arguments)
+        if isinstance(args, ToolResult):
+            return args
         refusal = approve_mcp(ctx, self.server, self.remote_name, args)
         if refusal:
             return ToolResult(f"Error: {refusal}", False)

@@ -32,6 +32,19 @@ class ToolResult:
     ok: bool = True
 
 
+def parse_arguments(raw_arguments: str | dict[str, Any]) -> dict[str, Any] | ToolResult:
+    """A call's arguments as a dict, or the error result the model can fix (bad JSON, not an object)."""
+    try:
+        args = json.loads(raw_arguments or "{}") if isinstance(raw_arguments, str) else raw_arguments
+    except json.JSONDecodeError as e:
+        return ToolResult(
+            f"Error: arguments are not valid JSON ({e.msg} at char {e.pos}); resend them", False
+        )
+    if not isinstance(args, dict):
+        return ToolResult("Error: arguments must be a JSON object", False)
+    return args
+
+
 @dataclass(frozen=True)
 class Param:
     """One argument of a tool, as its signature and docstring give it."""
@@ -76,14 +89,9 @@ class Tool:
         }
 
     def call(self, ctx: ToolContext, raw_arguments: str | dict[str, Any]) -> ToolResult:
-        try:
-            args = json.loads(raw_arguments or "{}") if isinstance(raw_arguments, str) else raw_arguments
-        except json.JSONDecodeError as e:
-            return ToolResult(
-                f"Error: arguments are not valid JSON ({e.msg} at char {e.pos}); resend them", False
-            )
-        if not isinstance(args, dict):
-            return ToolResult("Error: arguments must be a JSON object", False)
+        args = parse_arguments(raw_arguments)
+        if isinstance(args, ToolResult):
+            return args
         from pydantic import ValidationError
 
         try:
