@@ -57,3 +57,27 @@ def test_loopback_binds_answer_only_local_host_names() -> None:
     assert _allowed_hosts("127.0.0.1", []) == ["127.0.0.1", "localhost"]
     assert _allowed_hosts("127.0.0.1", ["grove.lan"]) == ["127.0.0.1", "localhost", "grove.lan"]
     assert _allowed_hosts("0.0.0.0", []) is None
+
+
+def test_model_option_sets_the_model_of_api_sessions(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    pytest.importorskip("uvicorn", reason="grove serve needs the serve extra")
+    import grove.serve.app as app_module
+    import grove.serve.server as server_module
+
+    seen: list[str | None] = []
+    real_build = app_module.build_app
+
+    def recording_build(state, options):  # type: ignore[no-untyped-def]
+        seen.append(state.settings.model)
+        return real_build(state, options)
+
+    monkeypatch.setattr(app_module, "build_app", recording_build)
+    monkeypatch.setattr(server_module, "run_foreground", lambda *a, **k: None)  # no real listening here
+    assert grove(capsys, "serve", "keys", "add", "laptop")[0] == 0
+    code, _, err = grove(capsys, "serve", "--port", "0", "-m", "nosuch:x")
+    assert code == 2 and "unknown model spec 'nosuch:x'" in err and seen == []
+    code, _, err = grove(capsys, "serve", "--port", "0", "-m", "openai:gpt-test")
+    assert code == 0, err
+    assert seen == ["openai:gpt-test"]

@@ -3,6 +3,7 @@ memory and skills), with `grove serve keys add|list|remove` for the client keys 
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from datetime import datetime
@@ -12,6 +13,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from grove.cli.common import fail, load, split_csv
+from grove.providers_table import spec_syntaxes
 
 if TYPE_CHECKING:
     from grove.config import Settings
@@ -91,6 +93,9 @@ def serve(
         "repeat for more. On loopback, other names are refused (DNS rebinding).",
     ),
     cron: bool = typer.Option(False, "--cron", help="Also run the cron scheduler in this process."),
+    model: str | None = typer.Option(
+        None, "--model", "-m", help=f"Model of API sessions (default: settings' model). {spec_syntaxes()}."
+    ),
 ) -> None:
     """Start the API server. Make a client key first: grove serve keys add NAME
 
@@ -107,6 +112,11 @@ def serve(
     from grove.serve.turns import TurnOptions
 
     settings = load()
+    if model:
+        from grove.llm.spec import parse_spec
+
+        parse_spec(model)  # a bad spec is a usage error now, not a 502 on the first request
+        settings = dataclasses.replace(settings, model=model)
     keys = _keys()
     if keys.count() == 0:
         fail(
