@@ -146,7 +146,11 @@ def run(
             f"to let commands write there: chgrp -R {SANDBOX_GID} {ws} && chmod -R g+rwX {ws}, "
             "or run grove as a normal user"
         )
-    nproc = limits.max_processes + (count_processes(os.getuid()) if who is None else 0)
+    # RLIMIT_NPROC counts every task of the uid, zombies too: a uid other runs may hold (grove's own, or the
+    # workspace owner's under bwrap) gets max_processes more than it has now, or a host whose init reaps
+    # orphans slowly makes quick runs fail with EAGAIN once the uid's leftovers reach the cap.
+    shared_uid = os.getuid() if who is None else None if who.per_run else who.uid
+    nproc = limits.max_processes + (count_processes(shared_uid) if shared_uid is not None else 0)
     per_run_uid = who is not None and who.per_run
     if per_run_uid:  # RLIMIT_NPROC counts every task of this uid, and only this run has it: a total cap
         nproc = min(nproc, limits.total_processes)
