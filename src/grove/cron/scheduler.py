@@ -53,15 +53,10 @@ JobRunner = Callable[[CronJob], Outcome]
 def _own_workspace(job_id: str) -> Path:
     """The job's folder under $GROVE_CRON_WORKSPACES (default ~/grove-cron): outside grove's home, where file tools
     never write; as root group-writable by the sandbox group, whose rights file tools act with."""
-    from grove.sandbox.users import SANDBOX_GID
+    from grove.sandbox.users import sandbox_folder
 
     root = Path(os.environ.get(WORKSPACES_ENV) or Path.home() / "grove-cron")
-    workspace = root / f"job-{job_id}"
-    workspace.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() == 0:
-        os.chown(workspace, -1, SANDBOX_GID)
-        workspace.chmod(0o2775)
-    return workspace
+    return sandbox_folder(root / f"job-{job_id}")
 
 
 def session_runner(settings: Settings) -> JobRunner:

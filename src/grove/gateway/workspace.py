@@ -13,15 +13,10 @@ MAX_SCAN = 5000  # files looked at per turn to find what changed
 
 
 def chat_folder(root: str | None, platform: str, chat_id: str) -> Path:
-    base = Path(root or "~/grove-gateway").expanduser()
-    folder = base / platform / safe_name(chat_id)
-    folder.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() == 0:  # file tools act as the sandbox group as root (README "As root"): let it write here
-        from grove.sandbox.users import SANDBOX_GID
+    from grove.sandbox.users import sandbox_folder
 
-        os.chown(folder, -1, SANDBOX_GID)
-        folder.chmod(0o2775)
-    return folder
+    base = Path(root or "~/grove-gateway").expanduser()
+    return sandbox_folder(base / platform / safe_name(chat_id))  # file tools act as the sandbox group as root
 
 
 def safe_name(name: str) -> str:

@@ -65,15 +65,10 @@ def preload_skills(ctx: ToolContext, names: list[str]) -> str:
 def _own_workspace(task_id: int) -> Path:
     """The task's own folder under $GROVE_KANBAN_WORKSPACES (default ~/grove-kanban): outside grove's home, where
     file tools never write. As root it is group-writable by the sandbox group, whose rights file tools act with."""
-    from grove.sandbox.users import SANDBOX_GID
+    from grove.sandbox.users import sandbox_folder
 
     root = Path(os.environ.get(WORKSPACES_ENV) or Path.home() / "grove-kanban")
-    workspace = root / f"task-{task_id}"
-    workspace.mkdir(parents=True, exist_ok=True)
-    if os.geteuid() == 0:
-        os.chown(workspace, -1, SANDBOX_GID)
-        workspace.chmod(0o2775)
-    return workspace
+    return sandbox_folder(root / f"task-{task_id}")
 
 
 def _heartbeat(handle: WorkerHandle, stop: threading.Event) -> None:

@@ -27,6 +27,16 @@ def is_root() -> bool:
     return os.geteuid() == 0
 
 
+def sandbox_folder(folder: Path, mode: int = 0o2775) -> Path:
+    """`folder`, made if missing; as root, where file tools and sandboxed commands act as the sandbox group,
+    handed to that group (setgid, so what they make there stays writable by later runs)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    if is_root():
+        os.chown(folder, -1, SANDBOX_GID)
+        folder.chmod(mode)
+    return folder
+
+
 def choose_identity(workspace: Path, backend: str, requested: int | None) -> Identity | None:
     """Who to become before exec, or None when grove already runs unprivileged (nothing to drop)."""
     if not is_root():
