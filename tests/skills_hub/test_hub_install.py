@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -43,6 +44,10 @@ def test_install_from_git_records_commit_and_hash(ctx, tmp_path: Path) -> None:
     assert row is not None and row.kind == "git" and row.commit_id == head
     assert row.path_in_source == "skills/pdf/pdf-read" and len(row.content_hash) == 64
     assert not any((home / "hub" / "quarantine").glob("*/"))  # the quarantine is emptied
+    # the skill names its real origin, not the scratch folder it was fetched into
+    text = (root / "pdf-read" / "SKILL.md").read_text()
+    assert f"grove.source: {json.dumps(f'git:{repo}#skills/pdf/pdf-read')}" in text
+    assert "quarantine" not in text
 
 
 def test_install_git_subpath_and_ref(ctx, tmp_path: Path) -> None:
@@ -56,6 +61,9 @@ def test_install_git_subpath_and_ref(ctx, tmp_path: Path) -> None:
     assert [o.name for o in result.outcomes] == ["one"]
     assert "first version" in (root / "one" / "SKILL.md").read_text()
     assert records.get(db, "one").ref == first  # type: ignore[union-attr]
+    assert (
+        f"grove.source: {json.dumps(f'git:{repo}@{first}#a/one')}" in (root / "one" / "SKILL.md").read_text()
+    )
     # pinned to a commit: never outdated
     assert [r.status for r in hub.outdated(home, db)] == ["up to date"]
 

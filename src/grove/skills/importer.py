@@ -232,8 +232,25 @@ def _source_of(skills_root: Path, name: str) -> str:
         return ""
 
 
+def _origin_label(origin: str | None, root: Path) -> Callable[[Found], str]:
+    """What a skill's grove.source says: its folder, or with `origin` (a hub SOURCE fetched into a scratch folder
+    under `root`) that SOURCE with the skill's path inside it, so the record names where it really came from."""
+
+    def label(f: Found) -> str:
+        if origin is None:
+            return f.where
+        rel = os.path.relpath(f.where, root)
+        return origin if rel == "." else f"{origin}{'/' if '#' in origin else '#'}{rel}"
+
+    return label
+
+
 def _settle_names(
-    prepared: list[_Prepared | ImportOutcome], existing: set[str], on_conflict: Conflict, skills_root: Path
+    prepared: list[_Prepared | ImportOutcome],
+    existing: set[str],
+    on_conflict: Conflict,
+    skills_root: Path,
+    source_of: Callable[[Found], str],
 ) -> None:
     """Give each skill its final name, in walk order; a clash becomes a duplicate verdict (skip) or a new name."""
     first: dict[str, _Prepared] = {}
@@ -250,7 +267,9 @@ def _settle_names(
         base = f"{p.name[: MAX_NAME - len(p.author) - 1]}-{p.author}"
         if on_conflict == "rename":  # imported from this folder before, under its name or renamed: no copy
             before = [
-                n for n in (p.name, base) if n in existing and _source_of(skills_root, n) == p.found.where
+                n
+                for n in (p.name, base)
+                if n in existing and _source_of(skills_root, n) == source_of(p.found)
             ]
             if before:
                 why = f"imported from this folder before, as '{before[0]}'"
@@ -300,6 +319,7 @@ def import_with_summary(
     limits: ImportLimits | None = None,
     progress: Progress | None = None,
     workers: int | None = None,
+    origin: str | None = None,
 ) -> tuple[list[ImportOutcome], ImportSummary]:
     from grove.skills.scan_cache import scan_many
 
@@ -339,11 +359,12 @@ def import_with_summary(
         tell("reading", i + 1, len(found))
     root_dir = Path(skills_root)
     existing = {e.name for e in os.scandir(root_dir) if e.is_dir()} if root_dir.is_dir() else set()
-    _settle_names(prepared, existing, conflict, root_dir)
+    source_of = _origin_label(origin, path)
+    _settle_names(prepared, existing, conflict, root_dir, source_of)
     todo = [p for p in prepared if isinstance(p, _Prepared)]
     texts: list[list[tuple[str, str]]] = []
     for p in todo:
-        extra = {"grove.source": str(p.found.folder)}
+        extra = {"grove.source": source_of(p.found)}
         if p.name != p.original:
             extra["grove.original_name"] = p.original
         p.text, notes = repair(p.text, p.name, p.category, extra)

@@ -109,6 +109,7 @@ def install(
                 db,
                 allow_flagged=allow_flagged,
                 on_conflict="replace" if force else "skip",
+                origin=source.spec(),
             )
         except FileNotFoundError as e:
             raise HubError(f"{source.spec()}: {e}") from e
@@ -241,7 +242,12 @@ def _update_source(
         # imported from the same root as at install (same category, same grove.source), the rest pruned away
         _prune_to(fetched.root, [folder for _, folder, _, _ in changed])
         outcomes, _ = import_with_summary(
-            fetched.root, skills_root, db, allow_flagged=allow_flagged, on_conflict="replace"
+            fetched.root,
+            skills_root,
+            db,
+            allow_flagged=allow_flagged,
+            on_conflict="replace",
+            origin=source.spec(),
         )
         by_folder = {Path(o.source): o for o in outcomes}
         for row, folder, new_hash, before in changed:
