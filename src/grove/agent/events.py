@@ -23,3 +23,8 @@ class AgentEvents:
 
     def on_notice(self, text: str) -> None:
         """Something the user should know (a retry, a fallback, the iteration budget running out)."""
+
+    def stop_requested(self) -> bool:
+        """Whether the watcher wants the turn to end early (an API client went away). Checked between model
+        calls and tool batches: what is done so far is kept, and the turn ends as interrupted."""
+        return False

@@ -89,6 +89,8 @@ class Agent:
         self.append({"role": "user", "content": text})
         try:
             for _ in range(self.max_iterations):
+                if self.events.stop_requested():
+                    raise StopRequested
                 completion = self.call_model(result)
                 if not completion.tool_calls:
                     result.answer = completion.text
@@ -101,7 +103,7 @@ class Agent:
             self.append({"role": "user", "content": GRACE_PROMPT})
             result.answer = self.call_model(result, schemas=[]).text
             return result
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, StopRequested):
             result.interrupted = True
             return result
 
@@ -148,6 +150,8 @@ class Agent:
         done = 0
         try:
             for batch in self._batches(calls):
+                if done and self.events.stop_requested():
+                    raise StopRequested
                 futures = [self._pool.submit(self.tools.call, self.ctx, c.name, c.arguments) for c in batch]
                 for call, future in zip(batch, futures, strict=True):
                     self._record_tool(call, future.result(), result)
@@ -188,6 +192,10 @@ class Agent:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+class StopRequested(Exception):
+    """The watcher asked the turn to end (AgentEvents.stop_requested): handled like Ctrl-C."""
 
 
 def _parse_args(raw: str) -> Any:

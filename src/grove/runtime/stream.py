@@ -48,3 +48,6 @@ class EventStream(AgentEvents):
         with self._lock:
             self.notices.append(text)
             self.sink.on_notice(text)
+
+    def stop_requested(self) -> bool:
+        return self.sink.stop_requested()

@@ -6,6 +6,7 @@ import json
 import logging
 import re
 import secrets
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -168,6 +169,7 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
     async def chat_completions(
         body: ChatCompletionRequest,
         key: Client,
+        request: Request,
         x_grove_conversation: Annotated[str | None, Header(max_length=128)] = None,
     ) -> Any:
         """One turn of a grove session. The conversation (header X-Grove-Conversation, else metadata
@@ -184,15 +186,17 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         headers = {CONVERSATION_HEADER: conversation}
         if body.stream:
             include_usage = bool((getattr(body, "stream_options", None) or {}).get("include_usage"))
-            stream = _stream(runner, key.name, conversation, text, spec, reply_id, body.model, include_usage)
+            stream = _stream(
+                runner, key.name, conversation, text, spec, reply_id, body.model, include_usage, request
+            )
             return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
-        outcome = await _run(runner, key.name, conversation, text, spec, None)
+        outcome = await _run(runner, key.name, conversation, text, spec, None, request)
         headers["X-Grove-Session"] = outcome.session_id
         payload = _completion(outcome, reply_id, body.model)
         return JSONResponse(payload, headers=headers)
 
     @app.post("/v1/responses", responses=ERRORS)
-    async def responses(body: ResponsesRequest, key: Client) -> dict[str, Any]:
+    async def responses(body: ResponsesRequest, key: Client, request: Request) -> dict[str, Any]:
         """The Responses API, without streaming: `previous_response_id` continues that response's session."""
         spec = model_spec(body.model)
         if body.previous_response_id is not None:
@@ -209,7 +213,7 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         if body.instructions:
             messages = [ChatMessage(role="system", content=body.instructions), *messages]
         text = _prompt(messages, resumed=body.previous_response_id is not None)
-        outcome = await _run(runner, key.name, conversation, text, spec, None)
+        outcome = await _run(runner, key.name, conversation, text, spec, None, request)
         response_id = f"resp_{secrets.token_hex(12)}"
         runner.conversations.set(key.name, response_id, outcome.session_id)  # the next call names this one
         usage = outcome.result.usage
@@ -290,16 +294,31 @@ async def _run(
     text: str | Callable[[bool], str],
     spec: str | None,
     on_text: Any,
+    request: Request,
+    stop: threading.Event | None = None,
 ) -> TurnOutcome:
+    """Runs the turn; if the client hangs up meanwhile, the turn stops at its next step (what it did is kept)."""
     from grove.errors import GroveError
     from grove.llm.errors import ModelError
 
+    stop = stop or threading.Event()
+    watcher = asyncio.create_task(_until_disconnect(request, stop))
     try:
-        return await runner.run(key, conversation, text, spec, on_text)
+        return await runner.run(key, conversation, text, spec, on_text, stop)
     except ModelError as exc:
         raise ApiError(502, f"the model failed: {exc}", "api_error", "model_error") from exc
     except GroveError as exc:  # a configuration problem (no model configured, a bad spec): the operator's
         raise ApiError(502, f"grove could not run the turn: {exc}", "api_error", "grove_error") from exc
+    finally:
+        watcher.cancel()
+
+
+async def _until_disconnect(request: Request, stop: threading.Event) -> None:
+    """Sets `stop` when the client hangs up. The body is read already, so the next ASGI message is the
+    disconnect; under ASGI 2.4 (uvicorn) nothing else tells a streaming response the client has gone."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+    stop.set()
 
 
 def _completion(outcome: TurnOutcome, reply_id: str, model: str) -> dict[str, Any]:
@@ -349,6 +368,7 @@ async def _stream(
     reply_id: str,
     model: str,
     include_usage: bool,
+    request: Request,
 ) -> AsyncIterator[str]:
     """Server-sent events: deltas as the worker thread produces them (through a queue), then the end."""
     loop = asyncio.get_running_loop()
@@ -357,7 +377,8 @@ async def _stream(
     def on_text(delta: str) -> None:  # in the worker thread
         loop.call_soon_threadsafe(queue.put_nowait, delta)
 
-    task = asyncio.create_task(_run(runner, key, conversation, text, spec, on_text))
+    stop = threading.Event()
+    task = asyncio.create_task(_run(runner, key, conversation, text, spec, on_text, request, stop))
     task.add_done_callback(lambda _: queue.put_nowait(None))
     try:
         yield _chunk(reply_id, model, {"role": "assistant", "content": ""})
@@ -389,5 +410,6 @@ async def _stream(
                 yield f"data: {json.dumps(payload)}\n\n"
         yield "data: [DONE]\n\n"
     finally:
-        if not task.done():  # the client went away: the turn finishes in its thread and is kept
+        if not task.done():  # the client went away: the turn stops at its next step; what it did is kept
+            stop.set()
             task.add_done_callback(lambda t: t.cancelled() or t.exception())

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -41,11 +42,15 @@ class DeltaSink(AgentEvents):
     """Passes streamed text on; a model call that ended in tool calls is followed by a blank line, so the text
     of the next call does not run into it."""
 
-    def __init__(self, on_text: Callable[[str], None] | None) -> None:
+    def __init__(self, on_text: Callable[[str], None] | None, stop: threading.Event | None = None) -> None:
         self.forward = on_text
         self.streaming = on_text is not None
         self.sent = False
         self._since_break = False
+        self.stop = stop or threading.Event()
+
+    def stop_requested(self) -> bool:
+        return self.stop.is_set()
 
     def on_text(self, delta: str) -> None:
         if self.forward and delta:
@@ -77,14 +82,16 @@ class TurnRunner:
         text: str | Callable[[bool], str],
         model: str | None,
         on_text: Callable[[str], None] | None,
+        stop: threading.Event | None = None,
     ) -> TurnOutcome:
-        """Waits for the conversation's previous turn, then runs this one in a worker thread."""
+        """Waits for the conversation's previous turn, then runs this one in a worker thread; setting `stop`
+        (the client went away) ends the turn at its next step, keeping what it did."""
         ident = (key_name, conversation)
         lock, users = self._locks.get(ident, (asyncio.Lock(), 0))
         self._locks[ident] = (lock, users + 1)
         try:
             async with lock:
-                return await asyncio.to_thread(self._turn, key_name, conversation, text, model, on_text)
+                return await asyncio.to_thread(self._turn, key_name, conversation, text, model, on_text, stop)
         finally:
             lock, users = self._locks[ident]
             if users <= 1:
@@ -99,12 +106,13 @@ class TurnRunner:
         text: str | Callable[[bool], str],
         model: str | None,
         on_text: Callable[[str], None] | None,
+        stop: threading.Event | None = None,
     ) -> TurnOutcome:
         from grove.gateway.workspace import chat_folder
         from grove.runtime import Profile, Session
         from grove.store.sessions import SessionNotFound
 
-        sink = DeltaSink(on_text)
+        sink = DeltaSink(on_text, stop)
         root = str(self.options.workspace_root) if self.options.workspace_root else "~/grove-serve"
         label = f"api {key_name}: {conversation}"
         profile = Profile(
