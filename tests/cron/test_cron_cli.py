@@ -102,3 +102,20 @@ def test_cron_expression_without_croniter_says_how(
     monkeypatch.setitem(sys.modules, "croniter", None)  # as on a base install
     code, _, err = grove(capsys, "cron", "add", "0 9 * * *", "x")
     assert code == 2 and "grove-agent[cron]" in err
+
+
+def test_pause_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = grove(capsys, "cron", "add", "every 2h", "tidy", "-m", script(tmp_path), "--json")
+    job = json.loads(out)["id"]
+    code, out, err = grove(capsys, "cron", "pause", job)
+    assert code == 0 and "paused" in out, err
+    code, out, _ = grove(capsys, "cron", "list")
+    assert f"{job}  paused" in out.replace("   ", "  ")
+    code, out, _ = grove(capsys, "cron", "list", "--json")
+    assert json.loads(out)["enabled"] is False
+    code, out, err = grove(capsys, "cron", "resume", job)
+    assert code == 0 and "resumed; next run" in out, err
+    code, out, _ = grove(capsys, "cron", "list", "--json")
+    assert json.loads(out)["enabled"] is True
+    code, _, err = grove(capsys, "cron", "pause", "no-such-job")
+    assert code == 2 and "no cron job" in err

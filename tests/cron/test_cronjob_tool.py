@@ -69,3 +69,27 @@ def test_unattended_sessions_cannot_schedule(settings: Settings, workspace: Path
     outputs = [m["content"] for m in session.agent.messages if m["role"] == "tool"]
     assert outputs[0].startswith("Error") and outputs[1] == "no cron jobs"
     assert jobs(settings) == []
+
+
+def test_pause_and_resume_through_the_tool(settings: Settings, workspace: Path) -> None:
+    steps = [
+        _call("create", schedule="every 1h", prompt="check the feed", name="feed"),
+        _call("pause", job="feed"),
+        _call("list"),
+        _call("resume", job="feed"),
+        "done",
+    ]
+    asked: list[object] = []
+
+    def approver(request: object) -> str:
+        asked.append(request)
+        return "once"
+
+    session = _session(settings, workspace, steps, approver=approver)
+    session.run_turn("schedule the feed check, then pause and resume it")
+    session.close()
+    outputs = [m["content"] for m in session.agent.messages if m["role"] == "tool"]
+    assert "paused" in outputs[1] and "next=paused" in outputs[2] and "resumed, next run" in outputs[3]
+    assert len(asked) == 3  # create, pause and resume each asked; list did not
+    [job] = jobs(settings)
+    assert job.enabled

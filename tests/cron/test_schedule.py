@@ -35,3 +35,33 @@ def test_iso_one_shot() -> None:
 def test_bad_schedules_say_what_works(text: str) -> None:
     with pytest.raises(ScheduleError, match=r"interval|minute"):
         parse_schedule(text)
+
+
+def _zone_or_skip(name: str) -> None:
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+    try:
+        ZoneInfo(name)
+    except ZoneInfoNotFoundError:
+        pytest.skip(f"no time zone data for {name} (pip install tzdata)")
+
+
+def test_a_tz_prefix_reads_cron_fields_and_iso_times_in_that_zone() -> None:
+    pytest.importorskip("croniter", reason="cron expressions need the cron extra")
+    _zone_or_skip("Asia/Tokyo")
+    _zone_or_skip("Europe/Paris")
+    tokyo = parse_schedule("TZ=Asia/Tokyo 0 9 * * *")  # 09:00 in Tokyo is 00:00 UTC
+    assert tokyo.kind == "cron" and tokyo.next_after(NOW) == NOW + 16 * 3600  # NOW is 08:00 UTC
+    assert parse_schedule("CRON_TZ=UTC 0 9 * * *").next_after(NOW) == NOW + 3600
+    paris = parse_schedule("TZ=Europe/Paris 2027-01-15T09:00")  # 09:00 in Paris (winter, +01:00)
+    assert paris.kind == "once" and paris.at == NOW
+    assert parse_schedule(paris.text).at == NOW  # the stored text reads back the same
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("TZ=Mars/Olympus 0 9 * * *", "unknown time zone"), ("TZ=UTC every 2h", "drop the TZ= prefix")],
+)
+def test_bad_time_zones_say_what_to_do(text: str, message: str) -> None:
+    with pytest.raises(ScheduleError, match=message):
+        parse_schedule(text)

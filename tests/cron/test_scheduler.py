@@ -195,3 +195,32 @@ def test_run_forever_stops(settings: Settings, tmp_path: Path) -> None:
     thread.join(5)
     assert not thread.is_alive() and len(rec.runs) == 1
     sched.close()
+
+
+def test_a_paused_job_does_not_run_and_resumes_from_now(settings: Settings) -> None:
+    clock, rec = Clock(), Recorder()
+    job = add(settings, "every 1h")
+    sched = CronScheduler(settings, clock, runner=rec.runner(clock))
+    paused = sched.jobs.set_enabled(job.id, False, clock())
+    assert not paused.enabled
+    clock.t = T0 + 5 * 3600  # five slots while paused
+    assert sched.tick() == [] and rec.runs == []
+    resumed = sched.jobs.set_enabled(job.id, True, clock())
+    assert resumed.enabled and resumed.next_run_at == clock.t + 3600  # missed slots are skipped
+    assert sched.tick() == []
+    clock.t += 3600
+    assert len(sched.tick()) == 1 and [r[1] for r in rec.runs] == [T0 + 6 * 3600]
+    sched.close()
+
+
+def test_resuming_a_one_shot_that_already_ran_keeps_it_done(settings: Settings) -> None:
+    clock, rec = Clock(), Recorder()
+    job = add(settings, "2027-01-15T08:30:00+00:00")  # T0 + 1800
+    sched = CronScheduler(settings, clock, runner=rec.runner(clock))
+    clock.t = T0 + 1800
+    assert len(sched.tick()) == 1
+    sched.jobs.set_enabled(job.id, False, clock())
+    assert sched.jobs.set_enabled(job.id, True, clock()).next_run_at is None
+    clock.t += 10 * 3600
+    assert sched.tick() == [] and len(rec.runs) == 1
+    sched.close()

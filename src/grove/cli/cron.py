@@ -109,7 +109,8 @@ def list_(as_json: bool = typer.Option(False, "--json", help="One JSON object pe
     for j in rows:
         last = jobs.runs(j.id, limit=1)
         status = last[0].status if last else "-"
-        print(f"{j.id:<9} {_when(j.next_run_at):<17} {j.run_count:>4}  {status:<7} {j.schedule:<16} {j.name}")
+        when = _when(j.next_run_at) if j.enabled else "paused"
+        print(f"{j.id:<9} {when:<17} {j.run_count:>4}  {status:<7} {j.schedule:<16} {j.name}")
 
 
 @app.command("remove")
@@ -122,6 +123,29 @@ def remove(job: str = typer.Argument(..., help="The job's id (or a unique prefix
     except GroveError as e:
         fail(str(e), code=2)
     print(f"removed cron job {gone.id} ({gone.name!r})")
+
+
+@app.command("pause")
+def pause(job: str = typer.Argument(..., help="The job's id (or a unique prefix) or name.")) -> None:
+    """Stop a job from running until `grove cron resume` (it keeps its history)."""
+    _set_enabled(job, False)
+
+
+@app.command("resume")
+def resume(job: str = typer.Argument(..., help="The job's id (or a unique prefix) or name.")) -> None:
+    """Run a paused job again from its next slot (slots missed while paused are skipped)."""
+    _set_enabled(job, True)
+
+
+def _set_enabled(ref: str, enabled: bool) -> None:
+    from grove.errors import GroveError
+
+    try:
+        job = _jobs().set_enabled(ref, enabled, time.time())
+    except GroveError as e:
+        fail(str(e), code=2)
+    state = f"resumed; next run {_when(job.next_run_at)}" if enabled else "paused"
+    print(f"cron job {job.id} ({job.name!r}) {state}")
 
 
 @app.command("runs")

@@ -160,6 +160,25 @@ class CronJobs:
             conn.execute("DELETE FROM cron_jobs WHERE id = ?", (job.id,))
         return job
 
+    def set_enabled(self, ref: str, enabled: bool, now: float) -> CronJob:
+        """Pause or resume a job. A resumed job's next run is computed from now: the slots it missed while
+        paused do not run at once (a one-shot whose time passed runs once, as when it was added late)."""
+        job = self.get(ref)
+        if job is None:
+            raise GroveError(f"no cron job '{ref}'; `grove cron list` shows them")
+        with self.db.transaction() as conn:
+            if enabled and not job.enabled:
+                ran_once = parse_schedule(job.schedule).kind == "once" and job.run_count > 0
+                next_run = None if ran_once else parse_schedule(job.schedule).first_run(now)
+                conn.execute(
+                    "UPDATE cron_jobs SET enabled = 1, next_run_at = ? WHERE id = ?", (next_run, job.id)
+                )
+            else:
+                conn.execute("UPDATE cron_jobs SET enabled = ? WHERE id = ?", (int(enabled), job.id))
+        updated = self.get(job.id)
+        assert updated is not None
+        return updated
+
     # -- claims and runs ----------------------------------------------------------------------------------------
     def claim_due(self, now: float, owner: str, job_id: str | None = None) -> list[Claim]:
         """Claim every due job (or the named one, due or not) in one transaction: its next run time moves past

@@ -26,22 +26,23 @@ def _when(ts: float | None) -> str:
 
 def cronjob(
     ctx: ToolContext,
-    action: Literal["create", "list", "remove"],
+    action: Literal["create", "list", "remove", "pause", "resume"],
     schedule: str | None = None,
     prompt: str | None = None,
     name: str | None = None,
     deliver: str | None = None,
     job: str | None = None,
 ) -> str:
-    """Schedule prompts that grove runs later on its own, unattended: create, list or remove cron jobs.
+    """Schedule prompts that grove runs later on its own, unattended: create, list, pause, resume or remove cron jobs.
 
     Args:
-        action: create a job, list the jobs, or remove one
-        schedule: for create: '30m', 'every 2h', a 5-field cron expression ('0 9 * * 1-5') or an ISO time (one run)
+        action: create a job, list the jobs, pause or resume one, or remove one
+        schedule: for create: '30m', 'every 2h', a 5-field cron expression ('0 9 * * 1-5') or an ISO time (one run);
+            a 'TZ=Europe/Paris ' prefix reads it in that time zone
         prompt: for create: what the agent should do on each run (self-contained: the run starts a fresh session)
         name: for create: a short name for the job
         deliver: for create: send each result to a chat, '<platform>:<chat id>' (e.g. telegram:12345)
-        job: for remove: the job's id or name
+        job: for remove, pause, resume: the job's id or name
     """
     from grove.errors import GroveError
 
@@ -52,15 +53,20 @@ def cronjob(
             if not rows:
                 return "no cron jobs"
             return "\n".join(
-                f"{j.id}  {j.name!r}  schedule={j.schedule!r}  next={_when(j.next_run_at)}  runs={j.run_count}"
+                f"{j.id}  {j.name!r}  schedule={j.schedule!r}  "
+                f"next={_when(j.next_run_at) if j.enabled else 'paused'}  runs={j.run_count}"
                 + (f"  deliver={j.deliver}" if j.deliver else "")
                 for j in rows
             )
-        if action == "remove":
+        if action in ("remove", "pause", "resume"):
             if not job:
-                raise ToolError("give `job`: the id or name of the job to remove (action=list shows them)")
-            gone = jobs.remove(job)
-            return f"removed cron job {gone.id} ({gone.name!r})"
+                raise ToolError(f"give `job`: the id or name of the job to {action} (action=list shows them)")
+            if action == "remove":
+                gone = jobs.remove(job)
+                return f"removed cron job {gone.id} ({gone.name!r})"
+            changed = jobs.set_enabled(job, action == "resume", time.time())
+            state = f"resumed, next run {_when(changed.next_run_at)}" if changed.enabled else "paused"
+            return f"cron job {changed.id} ({changed.name!r}) {state}"
         if not schedule or not prompt:
             raise ToolError("create needs `schedule` and `prompt`")
         new = jobs.add(
