@@ -59,6 +59,14 @@ class GatewayPlatformConfig:
         int,
         Field(ge=0, le=20, description="most workspace files a turn wrote that are sent back to the chat"),
     ] = 5
+    idle_minutes: Annotated[
+        float,
+        Field(
+            gt=0,
+            description="a chat's session is closed (review and memory run, its memory freed) after this long "
+            "without a message; the next message resumes it",
+        ),
+    ] = 60.0
 
 
 def gateway_config(settings: Any, platform: str) -> GatewayPlatformConfig:

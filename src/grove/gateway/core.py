@@ -8,6 +8,8 @@ import asyncio
 import contextlib
 import dataclasses
 import logging
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -48,15 +50,19 @@ class Gateway:
         self.tasks: set[asyncio.Task[None]] = set()
         self.approvals: ApprovalBox | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.last_message: dict[str, float] = {}  # chat -> time.monotonic() of its last message
+        self.clock: Callable[[], float] = time.monotonic
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
     async def run(self) -> None:
         """Receive until the adapter stops; then finish running turns and close every session."""
         self.loop = asyncio.get_running_loop()
         self.approvals = ApprovalBox(self.loop, self.adapter.ask)
+        sweeper = self.loop.create_task(self._sweep_idle())
         try:
             await self.adapter.connect(self.on_message, self.on_button)
         finally:
+            sweeper.cancel()
             await self.drain()
             for session in self.sessions.values():
                 with contextlib.suppress(Exception):
@@ -93,6 +99,7 @@ class Gateway:
 
     # -- one message -------------------------------------------------------------------------------------------
     async def _handle(self, msg: Incoming) -> None:
+        self.last_message[msg.chat_id] = self.clock()
         lock = self.locks.setdefault(msg.chat_id, asyncio.Lock())
         async with lock:  # one turn at a time per chat, in the order the messages came
             try:
@@ -132,6 +139,30 @@ class Gateway:
         await self._send(msg.chat_id, answer or "(no answer)")
         for path in files:
             await self.adapter.send_file(msg.chat_id, path)
+
+    async def close_idle(self) -> list[str]:
+        """Close the sessions of chats quiet for `idle_minutes` (their review and memory run now, not at exit);
+        the chat keeps its session id, so its next message resumes the conversation. Returns the chats closed."""
+        cutoff = self.clock() - self.config.idle_minutes * 60
+        closed = []
+        for chat_id in [c for c in self.sessions if self.last_message.get(c, 0.0) <= cutoff]:
+            lock = self.locks.setdefault(chat_id, asyncio.Lock())
+            if lock.locked():  # a turn is running or waiting: not idle
+                continue
+            async with lock:
+                if self.last_message.get(chat_id, 0.0) > cutoff:  # a message came while we waited
+                    continue
+                session = self.sessions.pop(chat_id, None)
+                if session is not None:
+                    await asyncio.to_thread(session.close)
+                    closed.append(chat_id)
+        return closed
+
+    async def _sweep_idle(self) -> None:
+        while True:
+            await asyncio.sleep(min(60.0, self.config.idle_minutes * 60))
+            with contextlib.suppress(Exception):  # a failed close is logged by the session; keep sweeping
+                await self.close_idle()
 
     async def _send(self, chat_id: str, text: str) -> None:
         for part in split_message(text, self.adapter.max_text):
