@@ -1,8 +1,9 @@
 """Benchmark: do local models use grove's tools? SmolLM2-135M (the embedded default) and Qwen2.5-Coder-1.5B
 (`local:qwen2.5-coder-1.5b`, the [coder] extra) side by side, greedy, with grove's lean prompt and default toolsets.
 
-1. decisions: 42 single prompts; right = the right tool with the right arguments, or no tool when none is needed.
-2. tasks: 12 multi-step tasks (read -> compute -> write) run by the real agent loop, judged by the file written.
+1. decisions: 41 single prompts; right = the right tool with the right arguments, or no tool when none is needed.
+2. tasks: 18 multi-step tasks (read -> compute -> write) run by the real agent loop, judged by the file written;
+   the last 6 were held out (added after the local prompt was frozen) and are also reported apart.
 3. timing: the first turn of `grove run` in a fresh process, cold (no prompt cache on disk) and warm.
 
 CPU figures are noisy on a shared machine (say what else runs). Run:
@@ -41,11 +42,13 @@ def load_model(spec: str, settings: Any) -> Any:
 def run_decisions(
     model: Any, settings: Any, workspace: Path, limit: int | None, only: str = ""
 ) -> dict[str, Any]:
-    from grove.agent.prompt import build_system_prompt
+    from grove.agent.prompt import build_system_prompt, lean_tools
     from grove.tools.builtin import builtin_registry
 
+    lean = not os.environ.get("BENCH_FULL_PROMPT")
     tools = builtin_registry().select(TOOLSETS)
-    system = build_system_prompt(settings, workspace, tools, lean=not os.environ.get("BENCH_FULL_PROMPT"))
+    tools = lean_tools(tools) if lean else tools
+    system = build_system_prompt(settings, workspace, tools, lean=lean)
     schemas = tools.schemas()
     rows, times = [], []
     for case in [c for c in DECISIONS if only.lower() in c.prompt.lower()][:limit]:
@@ -81,15 +84,18 @@ class ToolLog(AgentEvents):
         self.lines: list[str] = []
 
     def on_tool_end(self, call: Any, result: Any) -> None:
-        self.lines.append(f"{call.name}({call.arguments[:70]}) -> {result.content[:70]!r}")
+        self.lines.append(f"{call.name}({call.arguments[:90]}) -> {result.content[:90]!r}")
 
 
-def run_tasks(model: Any, settings: Any, workspace: Path, limit: int | None) -> dict[str, Any]:
+def run_tasks(
+    model: Any, settings: Any, workspace: Path, limit: int | None, only: str = ""
+) -> dict[str, Any]:
     from grove.runtime.profile import Profile
     from grove.runtime.session import Session
 
-    done, calls, times = 0, 0, []
-    for task in TASKS[:limit]:
+    done, held_done, calls, times = 0, 0, 0, []
+    tasks = [t for t in TASKS if only.lower() in t.prompt.lower()][:limit]
+    for task in tasks:
         shutil.rmtree(workspace, ignore_errors=True)
         workspace.mkdir(parents=True)
         for name, text in task.files.items():
@@ -119,13 +125,21 @@ def run_tasks(model: Any, settings: Any, workspace: Path, limit: int | None) -> 
         text = out.read_text(errors="replace") if out.is_file() else None
         ok = text is not None and task.ok(text)
         done += ok
+        held_done += ok and task.held_out
         calls += result.model_calls
         used = ",".join(c.name for c in result.tool_calls)
         print(f"  {'ok ' if ok else 'BAD'} {task.output:13} {text!r:.30} calls={result.model_calls} [{used}]")
         if not ok:
             print("      " + "\n      ".join([*log.lines, f"answer: {result.answer[:100]!r}"]))
-    n = len(TASKS[:limit])
-    return {"done": done, "n": n, "model_calls": calls / max(n, 1), "mean_s": sum(times) / max(n, 1)}
+    n = len(tasks)
+    return {
+        "done": done,
+        "n": n,
+        "held_done": held_done,
+        "held_n": sum(t.held_out for t in tasks),
+        "model_calls": calls / max(n, 1),
+        "mean_s": sum(times) / max(n, 1),
+    }
 
 
 def first_turn_times(spec: str, models_dir: Path) -> dict[str, float]:
@@ -154,10 +168,10 @@ def first_turn_times(spec: str, models_dir: Path) -> dict[str, float]:
 
 def prompt_profile(model: Any, settings: Any, workspace: Path) -> dict[str, float]:
     """What a cold first turn costs: load, tokens of the system prompt + tool list, their prefill time."""
-    from grove.agent.prompt import build_system_prompt
+    from grove.agent.prompt import build_system_prompt, lean_tools
     from grove.tools.builtin import builtin_registry
 
-    tools = builtin_registry().select(TOOLSETS)
+    tools = lean_tools(builtin_registry().select(TOOLSETS))
     system = build_system_prompt(settings, workspace, tools, lean=True)
     messages = [{"role": "system", "content": system}, {"role": "user", "content": "hi"}]
     prompt = model.render(messages, tools.schemas())
@@ -219,13 +233,17 @@ def main() -> None:
                 f"no tool {d['no_tool_right']}/{d['no_tool_n']}), {d['mean_s']:.1f} s each"
             )
         if "tasks" in a.parts:
-            t = run_tasks(model, settings, tmp / "task-ws", a.limit)
+            t = run_tasks(model, settings, tmp / "task-ws", a.limit, a.only)
             figures[f"{key}_tasks"] = f"{t['done']}/{t['n']}"
             figures[f"{key}_tasks_pct"] = round(100 * t["done"] / max(t["n"], 1), 1)
+            tuned = (t["done"] - t["held_done"], t["n"] - t["held_n"])
+            figures[f"{key}_tasks_tuned"] = f"{tuned[0]}/{tuned[1]}"
+            figures[f"{key}_tasks_held_out"] = f"{t['held_done']}/{t['held_n']}"
             figures[f"{key}_task_model_calls"] = round(t["model_calls"], 1)
             figures[f"{key}_task_mean_s"] = round(t["mean_s"], 1)
             print(
-                f"  tasks {t['done']}/{t['n']}, {t['model_calls']:.1f} model calls, {t['mean_s']:.1f} s each"
+                f"  tasks {t['done']}/{t['n']} (tuned on {tuned[0]}/{tuned[1]}, held out "
+                f"{t['held_done']}/{t['held_n']}), {t['model_calls']:.1f} model calls, {t['mean_s']:.1f} s each"
             )
         if "timing" in a.parts:
             ft = first_turn_times(spec, real_models)

@@ -170,6 +170,7 @@ class Task:
     files: dict[str, str]
     output: str  # the file the task must write
     ok: Callable[[str], bool]  # judges that file's text
+    held_out: bool = False  # written after the local prompt was frozen: never tuned on
 
 
 def equals(expected: str) -> Callable[[str], bool]:
@@ -252,5 +253,48 @@ TASKS: list[Task] = [
         {"scores.txt": "40\n75\n51\n90\n12\n"},
         "above.txt",
         equals("3"),
+    ),
+    # Held out: added once the local prompt and tool guidance were frozen (session 24); reported apart as well.
+    Task(
+        "Read email.txt and write only the domain of the email address to domain.txt.",
+        {"email.txt": "ana.lopez@mailbox.example.net\n"},
+        "domain.txt",
+        equals("mailbox.example.net"),
+        held_out=True,
+    ),
+    Task(
+        "Read order.json and write the customer's name to customer.txt.",
+        {"order.json": '{"id": 7, "customer": "Bo Lee", "total": 12.5}\n'},
+        "customer.txt",
+        equals("bo lee"),
+        held_out=True,
+    ),
+    Task(
+        "Read colors.txt and write all its words on one line, separated by commas, to joined.txt.",
+        {"colors.txt": "red\ngreen\nblue\n"},
+        "joined.txt",
+        lambda text: text.strip().replace(" ", "") == "red,green,blue",
+        held_out=True,
+    ),
+    Task(
+        "Read ages.txt (a name and an age per line) and write the name of the youngest person to youngest.txt.",
+        {"ages.txt": "Ana 34\nBen 19\nCy 52\n"},
+        "youngest.txt",
+        equals("ben"),
+        held_out=True,
+    ),
+    Task(
+        "Read date.txt (a date like 2024-03-17) and write just its year to year.txt.",
+        {"date.txt": "1998-11-02\n"},
+        "year.txt",
+        equals("1998"),
+        held_out=True,
+    ),
+    Task(
+        "Read a.txt and b.txt, then write a.txt's text followed by b.txt's text, one per line, to both.txt.",
+        {"a.txt": "alpha\n", "b.txt": "beta\n"},
+        "both.txt",
+        lines_are(["alpha", "beta"]),
+        held_out=True,
     ),
 ]

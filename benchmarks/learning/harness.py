@@ -78,7 +78,7 @@ def share_with_sandbox(ws: Path) -> None:
 
 def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterations: int) -> dict[str, Any]:
     from grove.agent.loop import Agent
-    from grove.agent.prompt import build_system_prompt
+    from grove.agent.prompt import build_system_prompt, lean_for, lean_tools
     from grove.runtime.review import review_session
     from grove.store.sessions import SessionStore
     from grove.tools import files, skills
@@ -90,7 +90,9 @@ def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterat
     share_with_sandbox(ws)
     store = SessionStore.open(settings.db_path)
     tools = ToolRegistry([*files.tools(), *skills.tools()])  # the same tools with learning off and on
-    system = build_system_prompt(settings, ws, tools)
+    lean = lean_for(model.name)  # a local model gets what grove gives it in a session: lean prompt and tools
+    tools = lean_tools(tools) if lean else tools
+    system = build_system_prompt(settings, ws, tools, lean=lean)
     sid = store.create_session(model.name, system_prompt=system)
     counter = CountingModel(model)
     ctx = ToolContext(workspace=ws, settings=settings, store=store, session_id=sid)

@@ -29,6 +29,9 @@ LEAN_TOOL_GUIDANCE = (
     "Otherwise answer directly. Paths are relative to {workspace}."
 )
 LEAN_SECTION_CHARS = 1_500
+# Not offered to local models from the toolsets: a 1.5B model takes skill_manage for write_file or patch ("create
+# .gitignore" became a skill). Its library is still kept up to date by the reviewer, which has its own tools.
+LEAN_SKIP_TOOLS = frozenset({"skill_manage"})
 PROJECT_FILES = ("AGENTS.md", "GROVE.md")
 MAX_PROJECT_CHARS = 12_000
 
@@ -36,6 +39,13 @@ MAX_PROJECT_CHARS = 12_000
 def lean_for(spec: str | None) -> bool:
     """Whether a model spec names a local model, which gets the lean prompt."""
     return (spec or "").partition(":")[0] == "local"
+
+
+def lean_tools(tools: ToolRegistry) -> ToolRegistry:
+    """The tools of a local model's session: those of the toolsets minus the rarely-needed, easily confused ones."""
+    from grove.tools.registry import ToolRegistry
+
+    return ToolRegistry(t for name in tools.names() if name not in LEAN_SKIP_TOOLS and (t := tools.get(name)))
 
 
 def build_system_prompt(settings: Settings, workspace: Path, tools: ToolRegistry, lean: bool = False) -> str:

@@ -15,7 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.local_calls import CallFormat, call_format, find_embedded, looks_like_call, parse_shaped
+from grove.llm.local_calls import (
+    CallFormat,
+    call_format,
+    find_embedded,
+    find_python_call,
+    looks_like_call,
+    parse_shaped,
+)
 from grove.llm.local_grammar import TEXT_GRAMMAR, ToolSpec, build_grammar, describe_tools, tool_specs
 from grove.llm.local_history import Replies, repeats_last_call, result_chars, to_template_messages
 from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS, restore_or_save_prefix, reused_prefix
@@ -268,7 +275,9 @@ class LocalModel:
             elif specs and choice == "auto":
                 # A call inside prose: history gets the bare call (tagged), so the model does not learn from its
                 # own transcript to explain instead of calling; the KV cache re-reads just this reply.
-                call = find_embedded(text, {s.name for s in specs}, call_id)
+                call = find_embedded(text, {s.name for s in specs}, call_id) or find_python_call(
+                    text, {s.name: list(s.parameters.get("properties") or {}) for s in specs}, call_id
+                )
             if call is not None and choice == "auto" and repeats_last_call(messages, call):
                 # A tiny model tends to re-issue the call whose result it was just given, looping the agent;
                 # make it answer from that result instead (the prompt is still in the KV cache).

@@ -3,6 +3,7 @@ template spells it), a bare call object, or a ```json fence — rendered byte fo
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from dataclasses import dataclass
@@ -99,6 +100,36 @@ def find_embedded(text: str, names: set[str], call_id: str = "call_0") -> ToolCa
         if obj.get("name") in names and isinstance(args, dict):
             return ToolCall(id=call_id, name=obj["name"], arguments=json.dumps(args, ensure_ascii=False))
     return None
+
+
+def find_python_call(text: str, params: dict[str, list[str]], call_id: str = "call_0") -> ToolCall | None:
+    """A reply that is only a Python-style call of an offered tool (`todo(["plan", "build"])`, maybe in
+    backticks): coder models write calls as code. Positional arguments take the tool's parameters in order;
+    every argument must be a literal. `params` maps each offered tool to its parameter names."""
+    s = text.strip()
+    if s.startswith("```"):
+        s = s.split("\n", 1)[1] if "\n" in s else ""
+        s = s.rsplit("```", 1)[0]
+    s = s.strip().strip("`").strip().rstrip(";")
+    try:
+        node = ast.parse(s, mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in params):
+        return None
+    names = params[node.func.id]
+    if len(node.args) > len(names) or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    try:
+        args = {names[i]: ast.literal_eval(a) for i, a in enumerate(node.args)}
+        for kw in node.keywords:
+            if kw.arg is None or kw.arg not in names or kw.arg in args:
+                return None
+            args[kw.arg] = ast.literal_eval(kw.value)
+        arguments = json.dumps(args, ensure_ascii=False)
+    except (ValueError, TypeError, SyntaxError, RecursionError):  # not a literal, or not JSON (a set, bytes)
+        return None
+    return ToolCall(id=call_id, name=node.func.id, arguments=arguments)
 
 
 def parse_call(text: str, call_id: str = "call_0") -> ToolCall | None:

@@ -94,6 +94,14 @@ def describe_tools(specs: list[ToolSpec], fmt: CallFormat = CallFormat()) -> str
             '"What is in a.txt?" gets:',
             example,
         ]
+        if any(s.name == "write_file" for s in specs):
+            # Small models write a made-up or copied text instead of the result: one worked read -> write.
+            write = render_call("write_file", '{"path": "b.txt", "content": "blue"}', TAGGED, fmt)
+            lines += [
+                '"Write the last word of a.txt to b.txt" gets that call first; after '
+                "<tool_response>\nred green blue\n</tool_response> the next reply is:",
+                write,
+            ]
     else:
         lines += [
             "To call a tool, reply with only the call (no other text), for example:",

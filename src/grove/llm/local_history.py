@@ -3,6 +3,7 @@ results as `<tool_response>` user turns (the Qwen2.5/Hermes convention), long re
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from grove.llm.local_calls import TAGGED, CallFormat, render_call
@@ -41,6 +42,24 @@ def trim_result(text: str, limit: int) -> str:
     )
 
 
+_NUMBERED_RE = re.compile(r"^ *(\d+)\|(.*)$")
+
+
+def unnumber(text: str) -> str:
+    """A file read as numbered lines (`     1|4`), without the numbers: a small model takes `1|4` for data and
+    writes back `14`. Only when every line but a trailing `[...]` note is numbered, consecutively."""
+    lines = text.split("\n")
+    body = lines[:-1] if len(lines) > 1 and lines[-1].startswith("[") else lines
+    out, expect = [], None
+    for line in body:
+        m = _NUMBERED_RE.match(line)
+        if m is None or (expect is not None and int(m.group(1)) != expect):
+            return text
+        out.append(m.group(2))
+        expect = int(m.group(1)) + 1
+    return "\n".join(out + lines[len(body) :])
+
+
 def to_template_messages(
     messages: list[Message],
     tools_text: str,
@@ -73,7 +92,7 @@ def to_template_messages(
                 calls = [render_call(name, args, TAGGED, fmt) for name, args in keys]
                 text = "\n".join([text, *calls] if text else calls)
         elif role == "tool":
-            block = f"<tool_response>\n{trim_result(text, result_limit)}\n</tool_response>"
+            block = f"<tool_response>\n{trim_result(unnumber(text), result_limit)}\n</tool_response>"
             if out and out[-1].get("_tool"):
                 out[-1]["content"] += "\n" + block
                 continue

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from grove.agent.events import AgentEvents
 from grove.agent.loop import Agent
-from grove.agent.prompt import build_system_prompt, lean_for
+from grove.agent.prompt import build_system_prompt, lean_for, lean_tools
 from grove.config import Settings
 from grove.context.compressor import Compressor
 from grove.context.settings import CompressionSettings
@@ -160,6 +160,8 @@ def open_agent(
         spec = profile.model or (profile.model_override.name if profile.model_override else None)
         spec = spec or settings.resolved_model()
         system = ""
+    if profile.tools is None and lean_for(spec):
+        tools = lean_tools(tools)  # a local model confuses rarely-needed tools with the everyday ones
     # the project's AGENTS.md or memory may hold a secret: the prompt is stored and sent redacted
     system = redact(
         system or profile.system_prompt or build_system_prompt(settings, workspace, tools, lean_for(spec))
