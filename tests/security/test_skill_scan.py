@@ -198,9 +198,10 @@ def test_setup_steps_that_persist_a_variable_are_notes_but_hooks_are_refused() -
     assert scan_skill_text(hook).blocked
 
 
-def test_a_vendor_installer_in_prose_is_quarantined_but_refused_in_a_script() -> None:
+def test_a_vendor_installer_in_prose_is_a_note_but_refused_in_a_script() -> None:
+    # shown: approval asks when the agent runs it (tests/security/test_shown_commands.py); shipped: nobody asks
     line = "curl -LsSf https://astral.sh/uv/install.sh | sh\n"
-    assert scan_skill_text(f"Install uv:\n```bash\n{line}```\n").verdict == "caution"
+    assert scan_skill_text(f"Install uv:\n```bash\n{line}```\n").verdict == "safe"
     assert scan_skill_text(line, path="scripts/install.sh").blocked
 
 

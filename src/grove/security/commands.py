@@ -29,7 +29,7 @@ _EFFECT_OF = {
     "cloud-destroy": "delete", "container-escape": "privilege", "download-exec": "network-exec",
     "obfuscated-exec": "unknown", "env-exfil": "exfiltrate", "credential-read": "expose", "secret-print": "expose",
     "reverse-shell": "network-exec", "fork-bomb": "system", "system-power": "system", "kill-all": "system",
-    "security-off": "system", "cover-tracks": "system",
+    "security-off": "system", "cover-tracks": "system", "service-stop": "system",
 }  # fmt: skip
 
 

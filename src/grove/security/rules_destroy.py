@@ -160,15 +160,29 @@ def _writes(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str |
     return out
 
 
+_PROTECTION = re.compile(
+    r"^(?:firewalld|ufw|iptables|ip6tables|nftables|apparmor|auditd|selinux\w*|fail2ban|sshguard|clamav\S*|"
+    r"crowdsec\S*|falco\S*|osqueryd|wazuh\S*|ossec\S*|aide\S*|unattended-upgrades|systemd-journald|rsyslog|"
+    r"syslog\S*|apt-daily\S*)(?:\.service|\.socket|\.timer)?$"
+)
+
+
 def _persistence(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
     name, args = cmd.name, cmd.args
     if name == "crontab" and not ({"-l", "--list"} & set(args)):
         return [Finding("persistence", "installs or removes a crontab")]
-    if name == "systemctl" and {"enable", "mask", "disable", "stop", "kill", "isolate"} & set(args):
+    if name == "systemctl" and {"enable", "isolate", "link", "preset"} & set(args):
         return [Finding("persistence", "changes which services run (systemctl)")]
+    if name == "systemctl" and {"mask", "disable", "stop", "kill"} & set(args):
+        # stopping a service is no persistence; stopping a protection is turning it off
+        if any(_PROTECTION.match(a) for a in args):
+            return [Finding("security-off", "systemctl stops or disables a protection")]
+        return [Finding("service-stop", "stops or disables a service (systemctl)")]
     if name in ("launchctl",) and {"load", "bootstrap", "enable", "submit"} & set(args):
         return [Finding("persistence", "installs a launchd job")]
-    if name in ("update-rc.d", "chkconfig", "rc-update", "at", "batch"):
+    fed = pipe.commands.index(cmd) > 0 or any("<" in op for op, _ in cmd.redirects) or "-f" in args
+    if name in ("update-rc.d", "chkconfig", "rc-update") or (name in ("at", "batch") and fed):
+        # at/batch schedule only what they are given (a pipe, a redirect, -f FILE): a bare `batch)` is a case label
         return [Finding("persistence", f"schedules or enables something to run later ({name})")]
     hooks = ("core.hooksPath", "core.sshCommand", "core.pager", "core.fsmonitor", "core.editor")
     if name == "git" and ("config" in args or "-c" in args) and any(a.split("=")[0] in hooks for a in args):

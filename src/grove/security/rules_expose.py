@@ -4,6 +4,7 @@ pipelines that run downloaded or decoded code."""
 from __future__ import annotations
 
 import re
+import shlex
 from urllib.parse import urlsplit
 
 from grove.security import paths as P
@@ -67,11 +68,13 @@ def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str 
         out.append(Finding("reverse-shell", f"{cmd.name} -e hands a shell to the network"))
     if cmd.name == "socat" and re.search(r"\b(exec|system):", " ".join(cmd.args), re.I):
         out.append(Finding("reverse-shell", "socat runs a program for a network peer"))
-    if cmd.name not in NETWORK:
+    if not talks_to_network(cmd):
         return out
-    args = cmd.args
+    args = _option_words(cmd.args)
     for i, a in enumerate(args):
         prev = args[i - 1] if i else ""
+        if prev in ("-i", "-F") and cmd.name in ("ssh", "scp", "sftp"):
+            continue  # an identity or config file: a path read here, not a value sent
         header = prev in (
             "-H",
             "--header",
@@ -86,11 +89,36 @@ def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str 
         if SECRET_VAR.search(a) and not _to_its_own_api(cmd, a):
             out.append(Finding("env-exfil", f"sends the secret variable in {a!r} to the network"))
             break
+    if cmd.stdin_text and SECRET_VAR.search(cmd.stdin_text) and not out:
+        # `nc host 80 <<< "$KEY"`, `curl -d @- URL <<EOF ... $KEY ... EOF`: the same as passing it as data
+        out.append(Finding("env-exfil", "sends a secret variable to the network on its standard input"))
     if any("__SUBST" in a for a in args):
         for sub in parsed.substitutions:
             if any(c.name in ENV_DUMPERS or any(P.is_credential(x) for x in c.args) for _, c in sub.walk()):
                 out.append(Finding("env-exfil", "sends the environment or a credential file to the network"))
                 break
+    return out
+
+
+def talks_to_network(cmd: SimpleCommand) -> bool:
+    """A network client; openssl only when it connects (`openssl dgst -hmac "$SECRET"` signs locally)."""
+    if cmd.name == "openssl":
+        return bool({"s_client", "s_server", "s_time", "ocsp"} & set(cmd.args)) or "-connect" in cmd.args
+    return cmd.name in NETWORK
+
+
+def _option_words(args: list[str]) -> list[str]:
+    """Arguments with an option list kept as one word split into its words: the parser keeps a bash array
+    (`opts=(-s -H "apikey: $KEY")`, then `curl "${opts[@]}"`) as one value, which would hide a header's name."""
+    out: list[str] = []
+    for a in args:
+        if a.startswith("-") and re.search(r"\s", a):
+            try:
+                out += shlex.split(a)
+            except ValueError:
+                out += a.split()
+        else:
+            out.append(a)
     return out
 
 
@@ -136,13 +164,8 @@ def _is_stdin_interpreter(cmd: SimpleCommand) -> bool:
 
 def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
     out: list[Finding] = []
-    nested_fetch = any(
-        c.name in FETCHERS or (c.name in DECODERS and _decodes(c))
-        for s in parsed.substitutions
-        for _, c in s.walk()
-    )
     downloaded: set[str] = set()
-    for pipe in _all_pipelines(parsed):
+    for owner, pipe in _all_pipelines(parsed):
         names = [c.name for c in pipe.commands]
         for i, cmd in enumerate(pipe.commands):
             upstream = pipe.commands[:i]
@@ -152,8 +175,9 @@ def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
                 )
             elif _is_stdin_interpreter(cmd) and any(u.name in DECODERS and _decodes(u) for u in upstream):
                 out.append(Finding("obfuscated-exec", "pipes a decoded payload into an interpreter"))
-            if cmd.name in NETWORK and any(
-                u.name in ENV_DUMPERS
+            if talks_to_network(cmd) and any(
+                (u.name in ("echo", "printf") and any(SECRET_VAR.search(a) for a in u.args))
+                or u.name in ENV_DUMPERS
                 or any(P.is_credential(a) or P.is_credential_dir(a) for a in u.args)
                 or u.name == "history"
                 for u in upstream
@@ -163,11 +187,7 @@ def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
                 )
             if cmd.name in FETCHERS:
                 downloaded.update(_fetch_outputs(cmd))
-            if (
-                (cmd.name in INTERPRETERS or cmd.name == "eval")
-                and nested_fetch
-                and any("__SUBST" in a for a in cmd.args)
-            ):
+            if (cmd.name in INTERPRETERS or cmd.name == "eval") and _runs_fetched(owner, cmd):
                 out.append(Finding("download-exec", "runs the output of a download or decoder as code"))
             files = [a for a in cmd.args if not a.startswith("-")]
             run_target = (
@@ -205,5 +225,46 @@ def _fetch_outputs(cmd: SimpleCommand) -> set[str]:
     return out
 
 
-def _all_pipelines(parsed: ParsedCommand) -> list[Pipeline]:
-    return parsed.pipelines + [p for s in parsed.substitutions for p in _all_pipelines(s)]
+def _runs_fetched(owner: ParsedCommand, cmd: SimpleCommand) -> bool:
+    """`eval "$(curl ...)"`, `python3 -c "$(base64 -d ...)"`: an argument that is the output of a substitution
+    which downloads or decodes. Only the substitutions in this command's own arguments count: `eval
+    "$(ssh-agent -s)"` beside a `$(curl ...)` elsewhere in the script runs no download."""
+    fetched = {k for _, c in owner.walk() for k, v in c.assignments.items() if _fetches(owner, v)}
+    for a in _code_args(cmd):
+        if any(m in fetched for m in re.findall(r"\$\{?([A-Za-z_]\w*)", a)):
+            return True  # `code=$(curl ...)`, then `eval "$code"`
+        if _fetches(owner, a):
+            return True
+    return False
+
+
+def _code_args(cmd: SimpleCommand) -> list[str]:
+    """The arguments `cmd` runs as code: all of eval's and source's, the one after -c / -e of an interpreter,
+    else its script file (`python3 parse.py "$(curl ...)"` hands the download over as data)."""
+    if cmd.name in ("eval", "source", "."):
+        return cmd.args
+    out = [
+        a
+        for i, a in enumerate(cmd.args)
+        if i and re.fullmatch(r"-\w*[ceEr]|--eval|--command|-Command", cmd.args[i - 1])
+    ]
+    script = next((a for a in cmd.args if a == "-" or not a.startswith("-")), None)
+    return out if out or script is None else [script]  # `bash <(curl ...)`: the script file itself
+
+
+def _fetches(owner: ParsedCommand, word: str) -> bool:
+    """`word` holds the output of one of `owner`'s substitutions that downloads or decodes."""
+    for n in re.findall(r"__SUBST(\d+)__", word):
+        if int(n) >= len(owner.substitutions):
+            return True  # not found: stay conservative
+        sub = owner.substitutions[int(n)]
+        if any(c.name in FETCHERS or (c.name in DECODERS and _decodes(c)) for _, c in sub.walk()):
+            return True
+    return False
+
+
+def _all_pipelines(parsed: ParsedCommand) -> list[tuple[ParsedCommand, Pipeline]]:
+    """Every pipeline with the parse it belongs to (whose substitutions its `__SUBSTn__` placeholders name)."""
+    return [(parsed, p) for p in parsed.pipelines] + [
+        x for s in parsed.substitutions for x in _all_pipelines(s)
+    ]

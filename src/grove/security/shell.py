@@ -141,7 +141,42 @@ def _extract_substitutions(text: str) -> tuple[str, list[str]]:
     return "".join(out), inner
 
 
+def _strip_comments(text: str) -> str:
+    """Drop `# ...` comments as the shell does: an unquoted `#` that starts a word runs to the end of its line
+    (`curl URL | bash # note` must not read as bash running a file named '#'). shlex's own commenters also cut
+    a `#` inside a word and eat the newline that ends the command, so this is done here, with line
+    continuations (backslash-newline) joined."""
+    out: list[str] = []
+    quote = ""
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == "\\" and text[i + 1 : i + 2] == "\n" and quote != "'":
+            i += 2  # a line continuation: the command goes on
+            continue
+        if quote:
+            if ch == "\\" and quote == '"' and i + 1 < n:
+                out.append(text[i : i + 2])
+                i += 2
+                continue
+            quote = "" if ch == quote else quote
+        elif ch == "\\" and i + 1 < n:
+            out.append(text[i : i + 2])
+            i += 2
+            continue
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and (i == 0 or text[i - 1] in " \t\n;&|()"):
+            end = text.find("\n", i)
+            i = n if end < 0 else end
+            continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
 def _tokens(text: str) -> tuple[list[str], bool]:
+    text = _strip_comments(text)
     lexer = shlex.shlex(text, posix=True, punctuation_chars="();<>|&\n")
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
@@ -257,6 +292,10 @@ def parse(text: str, depth: int = 0) -> ParsedCommand:
 
     previous = ""
     for tok in [*tokens, ";"]:
+        if tok == "\n" and previous in ("|", "|&", "&&", "||"):
+            continue  # `curl URL |` then `sh` on the next line: the shell reads on, one pipeline
+        if "\n" in tok and set(tok) <= set("&|\n") and tok.replace("\n", "") in ("|", "|&", "&&", "||"):
+            tok = tok.replace("\n", "")  # shlex groups `|` and the newline after it into one token
         if tok in OPERATORS or (tok and set(tok) <= set(";&|\n()") and tok not in ("&>",)):
             end_command()
             if tok in ("|", "|&", "|||"):

@@ -52,6 +52,44 @@ PERSISTENCE_PATH = re.compile(
     re.I,
 )
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "ash", "fish"}
+# Persistence that is routine setup in docs (a cron job, a service, a launchd job, a line in the user's shell
+# startup): still dangerous in a shipped script, but a note when shown in markdown (see skill_shown). SSH keys,
+# sudoers, ld.so.preload, system-wide profiles, /etc/hosts and git hooks are never routine.
+ROUTINE_PERSISTENCE = "persistence: schedules a job or service, or adds a shell startup line"
+_ROUTINE_ACT = re.compile(
+    r"^(?:installs or removes a crontab|changes which services run|installs a launchd job|"
+    r"schedules or enables something to run later \((?:at|batch)\))"
+)
+_ROUTINE_TARGET = re.compile(
+    r"(?:^|/)\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zlogin|kshrc)$|\.config/fish/config\.fish$|"
+    r"\.config/(?:autostart|systemd/user)/[^/]+$|(?:^~/|^/Users/[^/]+/|^/)Library/Launch(?:Agents|Daemons)/[^/]+$|"
+    r"^/etc/systemd/system/[^/]+$|^/etc/cron\.d/[^/]+$|^/var/spool/cron/(?:crontabs/)?[^/]+$"
+)
+
+
+# Its reverse, an uninstall step: one named launchd plist, systemd unit, cron.d file or program in /usr/local/bin.
+ROUTINE_REMOVAL = "destructive: removes a service, job or installed program file"
+_REMOVABLE = re.compile(
+    r"^(?:~/|/Users/[^/]+/|/)Library/Launch(?:Agents|Daemons)/[^/*?]+\.plist$|"
+    r"^(?:~/\.config/systemd/user|/etc/systemd/system)/[^/*?]+\.(?:service|timer|socket|path)$|"
+    r"^/etc/cron\.d/[^/*?]+$|^/usr/local/bin/[^/*?.][^/*?]*$"
+)
+
+
+def routine_removal(description: str) -> bool:
+    """An rm-important finding (by its description) that deletes one such file."""
+    m = re.fullmatch(r"deletes (?:the system file )?(\S+)", description)
+    target = m.group(1).strip("'\"").replace("$HOME/", "~/").replace("${HOME}/", "~/") if m else ""
+    return _REMOVABLE.match(target) is not None
+
+
+def routine_persistence(description: str) -> bool:
+    """A persistence finding (by its description) whose target is cron, a service, launchd or a user's shell
+    startup file."""
+    if _ROUTINE_ACT.match(description):
+        return True
+    m = re.fullmatch(r"writes the startup/config file (\S+)", description)
+    return bool(m) and _ROUTINE_TARGET.search(m.group(1).strip("'\"")) is not None
 
 
 @dataclass(frozen=True)
@@ -93,6 +131,10 @@ def command_hits(command: str, line: int, *, mention: bool = False) -> list[Hit]
         if f.rule in DANGEROUS_RULES or f.hard:
             level: Level = "dangerous"
             why = DANGEROUS_RULES.get(f.rule, f.description)
+            if f.rule == "persistence" and routine_persistence(f.description):
+                why = ROUTINE_PERSISTENCE
+            elif f.rule == "rm-important" and routine_removal(f.description):
+                why = ROUTINE_REMOVAL
         elif f.rule == "credential-read" and not CREDENTIAL_PATH.search(command):
             # `source .env`: a project's own settings, read where they live
             level, why = "note", f.description

@@ -1,5 +1,6 @@
 """The commands a markdown skill shows: fenced blocks by language, inline code, `$ ` prompts and bare command
-lines, read by the shell / Python / JavaScript analysers; what is shown as a bad example counts one level lower."""
+lines, read by the shell / Python / JavaScript analysers; what is shown as a bad example counts one level lower,
+and the shown-command policy (skill_shown: vendor installers, routine setup steps) applies to each block."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from grove.security.skill_hits import Hit, Level, line_of, shifted
 from grove.security.skill_js import js_hits
 from grove.security.skill_python import python_hits
 from grove.security.skill_shell import shell_hits
+from grove.security.skill_shown import shown_policy
 
 # -- markdown: the commands a skill shows, and its prose ------------------------------------------------------
 # Prose that warns against a command (`never run X`) mentions it; it does not tell the agent to run it.
@@ -172,32 +174,6 @@ def _looks_like_shell(body: str) -> bool:
     return bool(lines) and sum(_looks_like_command(ln) for ln in lines) * 2 >= len(lines)
 
 
-# Vendors' own install scripts piped to a shell (`curl -fsSL https://bun.sh/install | bash`). Shown in a SKILL.md
-# the command goes through approval when the agent runs it, so it is caution (quarantine), not a refusal; inside a
-# bundled script nobody approves it, so there it stays dangerous.
-_VENDOR_INSTALLER = re.compile(
-    r"https://(?:[\w-]+\.)*(?:bun\.sh|astral\.sh|sh\.rustup\.rs|get\.docker\.com|deno\.land|get\.pnpm\.io|"
-    r"ollama\.com|sdk\.cloud\.google\.com|fluxcd\.io|run\.linkerd\.io|get\.helm\.sh|install\.python-poetry\.org|"
-    r"pixi\.sh|mise\.run|fnm\.vercel\.app|claude\.ai|cli\.github\.com|"
-    r"raw\.githubusercontent\.com/(?:Homebrew/install|nvm-sh/nvm|helm/helm|pyenv/pyenv-installer|"
-    r"rapid7/metasploit-omnibus)/)"
-)
-
-
-def _vendor_installs(hits: list[Hit], text: str) -> list[Hit]:
-    why = "runs a vendor's install script (approval asks when it runs)"
-    lines = text.splitlines()
-    return [
-        Hit("caution", why, h.line, h.excerpt)
-        if h.level == "dangerous"
-        and h.why.startswith("runs code downloaded")
-        and 0 < h.line <= len(lines)
-        and _VENDOR_INSTALLER.search(lines[h.line - 1])
-        else h
-        for h in hits
-    ]
-
-
 def _last_lines(text: str, end: int, n: int) -> list[str]:
     """`text[:end].splitlines()[-n:]` without splitting the whole prefix (once per fence, it was quadratic): a
     suffix that starts just after a newline splits into the same last lines."""
@@ -222,19 +198,20 @@ def markdown_hits(text: str) -> list[Hit]:
             found = js_hits(body)
         else:
             continue
-        found = shifted(found, start)
+        found = shifted(shown_policy(found, body), start)
         context = "\n".join(_last_lines(text, m.start(), 3))
         out += _mentioned(found) if _BAD_EXAMPLE.search(context) else found
     outside = _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
     for m in _INLINE.finditer(outside):
         if not _looks_like_command(m.group(1)):
             continue
-        line = line_of(text, m.start())
+        line = line_of(outside, m.start())  # positions in `outside`: the fences there are only their newlines
         before = outside[max(0, m.start() - 80) : m.start()].rsplit("\n", 1)[-1]
-        found = shifted(shell_hits(m.group(1)), line)
+        found = shifted(shown_policy(shell_hits(m.group(1)), m.group(1)), line)
         out += _mentioned(found) if _WARNING.search(before) else found
     for pattern in (_PROMPT_LINE, _BARE_LINE):
         for m in pattern.finditer(outside):
             if not m.group(1).lstrip().startswith("#"):
-                out += shifted(shell_hits(m.group(1)), line_of(text, m.start()))
-    return _vendor_installs(out, text)
+                found = shown_policy(shell_hits(m.group(1)), m.group(1))
+                out += shifted(found, line_of(outside, m.start()))
+    return out

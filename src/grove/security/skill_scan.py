@@ -3,7 +3,10 @@
 Each file is read by its kind (markdown, shell script, Python, JavaScript, other text; by extension, then shebang):
 code through the command classifier and the Python / JavaScript analysers, prose through the injection scan.
 Verdicts: dangerous code is refused everywhere; caution is quarantined (import needs --allow-flagged, view quotes
-it as untrusted data); notes are told but hold nothing back, since approval checks such commands when they run."""
+it as untrusted data); notes are told but hold nothing back, since approval checks such commands when they run.
+Shown vs shipped (skill_shown): a command markdown SHOWS runs only through the terminal tool's approval gate, so a
+curated vendor's installer or a routine cron/service/launchd/shell-startup step there is a note; code a skill
+SHIPS runs unapproved inside `bash scripts/x.sh`, so there the same command stays refused."""
 
 from __future__ import annotations
 
@@ -28,6 +31,7 @@ from grove.security.skill_js import js_hits
 from grove.security.skill_markdown import markdown_hits
 from grove.security.skill_python import python_hits
 from grove.security.skill_shell import shell_hits
+from grove.security.skill_shown import scheduled_file, scheduled_hits
 
 __all__ = [
     "DANGEROUS_RULES",
@@ -114,6 +118,8 @@ def scan_skill_text(
         hits += js_hits(text)
     elif other_code(path, text):
         hits += shell_strings(text)
+    elif path is not None and scheduled_file(str(path)):
+        hits += scheduled_hits(text)
     hits += pattern_hits(text, kind)  # type: ignore[arg-type]
     if prose:  # prose=False: code findings only (a benchmark's fast pass)
         words = text if kind in ("markdown", "text") else code_prose(text, kind)
