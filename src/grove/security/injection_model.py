@@ -9,6 +9,7 @@ import json
 import math
 import re
 import zlib
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -85,22 +86,47 @@ def load(path: Path = WEIGHTS_FILE) -> Model:
 
 
 def worst(norm_text: str, model: Model | None = None) -> Worst:
-    """The model's log-odds for the worst window of `norm_text` (already normalised), and where that window is."""
+    """The model's log-odds for the worst window of `norm_text` (already normalised), and where that window is.
+    Only windows of prose are scored (see `_varied`): number grids, ASCII art and runs of one repeated token are
+    not what the model knows, and it reads anything at all into them."""
     m = model or load()
     found = list(TOKEN.finditer(norm_text))[:MAX_TOKENS]
     if not found:
         return Worst(m.bias, 0, 0)
     w = m.weights
+    toks = [t.group() for t in found]
     prefix = [0.0]
     acc = 0.0
-    for a, b in feature_ids([t.group() for t in found], m.dims):
-        acc += w[a] + w[b]
+    mask, prev, crc = m.dims - 1, "^", zlib.crc32
+    for t in toks:  # feature_ids inlined (no list of pairs): the same buckets, summed in the same order
+        acc += w[crc(("u " + t).encode()) & mask] + w[crc(f"b {prev} {t}".encode()) & mask]
         prefix.append(acc)
-    # Features are counts scaled by 1/sqrt(window length), as in training.
-    best, s, e = max(
-        (m.bias + (prefix[e] - prefix[s]) / math.sqrt(e - s), s, e) for s, e in windows(len(found))
-    )
+        prev = t
+    # Features are counts scaled by 1/sqrt(window length), as in training. Only windows of prose are scored.
+    scored = [(m.bias + (prefix[e] - prefix[s]) / math.sqrt(e - s), s, e) for s, e in windows(len(found))]
+    best, s, e = max(scored)
+    if not _varied(toks[s:e]):  # rare: look down the list for the worst window of prose
+        best, s, e = next(
+            (c for c in sorted(scored, reverse=True) if _varied(toks[c[1] : c[2]])), (m.bias, 0, 0)
+        )
+        if e == 0:
+            return Worst(m.bias, 0, 0)
     return Worst(best, found[s].start(), found[e - 1].end())
+
+
+def _is_word(token: str) -> bool:
+    """A word of a sentence: letters only, two or more (or one CJK character)."""
+    return token.isalpha() and (len(token) > 1 or token >= "\u2e80")
+
+
+def _varied(toks: list[str]) -> bool:
+    """Words, and no single one more than half of them unless eight others stand beside it: a number grid, ASCII
+    art, or `reexport reexport ...` / `ignore ignore` in a bundle's comments is data, which the model (trained on
+    sentences) reads as anything at all. A sentence padded with one repeated word still has its own words."""
+    counts = Counter(t for t in toks if _is_word(t))
+    if not counts:
+        return False
+    return max(counts.values()) * 2 <= sum(counts.values()) or len(counts) > 8
 
 
 def logit(norm_text: str, model: Model | None = None) -> float:

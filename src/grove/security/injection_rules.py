@@ -24,8 +24,32 @@ _AI = (
     r"copilot|claude|gpt|chatgpt|gemini|grove|summari[sz]er|ai\s+(?:helper|tool|system)s?|coding\s+(?:bot|agent|"
     r"assistant)|autonomous\s+agent)"
 )
+# "prompt" after one of these words is a dialog that asks the user something (`--yes: skip the confirmation
+# prompt`), not the model's instructions. Lookbehinds, one per word: the match stays the same otherwise.
+_DIALOG_PROMPT = "".join(
+    rf"(?<!{w}\s)"
+    for w in (
+        "confirmation",
+        "confirm",
+        "approval",
+        "permission",
+        "password",
+        "passphrase",
+        "payment",
+        "submission",
+        "optional",
+        "interactive",
+        "login",
+        "sudo",
+        "y/n",
+        "yes/no",
+        "overwrite",
+        "deletion",
+        "delete",
+    )
+)
 _OWN_RULES = (
-    r"(?:instructions?|conversation|guardrails|prompts?|system\s+(?:prompt|message)|setup\s+message|initial\s+prompt|pre-?prompt|rules|"
+    rf"(?:instructions?|conversation|guardrails|{_DIALOG_PROMPT}prompts?|system\s+(?:prompt|message)|setup\s+message|initial\s+prompt|pre-?prompt|rules|"
     r"guidelines|guidance|directions|directives?|constraints|conditions|programming|policy|policies|framing|"
     r"configuration|restrictions|orders)"
 )
@@ -365,10 +389,18 @@ HIDDEN = Signal(
     ),
     "sits in a part a human reader does not see",
 )
+# A slot in a URL named after data: `{chat_history}`, `${API_KEY}`, `%7Bcredentials%7D`, or an `insert_...`
+# placeholder. Slots named after what they identify (`/posts/{post_id}`, `?lat={lat}`, `/models/{model}`) are how
+# API docs write requests, and a JSON object after a URL is no slot. An attacker who names a slot `{x}` still has
+# to say what goes in it, and the send + secret + way-out composite reads that sentence.
+_DATA_SLOT = (
+    r"(?:\{\{?|\$\{?|%7b)(?=[\w.-]*(?:key|token|secret|passw|pwd|cred|auth|cookie|memory|history|conversation|"
+    r"chat|summary|data|env|prompt|content|message|context|output|response|ssh|file))(?![\w.-]*id\b)[\w.-]+"
+)
 URL_TEMPLATE = Signal(
     "url_template",
     "exfiltration",
-    re.compile(r"https?://[^\s)\]]*[?&=/][^\s)\]]*(?:\{[^}\s]{2,}\}|\$\{?\w+|%7b|\binsert_\w+)", _I),
+    re.compile(rf"https?://[^\s)\]]*?(?:{_DATA_SLOT}|\binsert_\w+)", _I),
     "a URL with a slot to fill with data",
 )
 SIGNALS += [HIDDEN, URL_TEMPLATE]

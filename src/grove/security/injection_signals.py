@@ -7,6 +7,7 @@ import base64
 import binascii
 import bisect
 import functools
+import operator
 import re
 from dataclasses import dataclass, field
 
@@ -115,9 +116,37 @@ def _commands(text: str) -> list[tuple[int, str]]:
     return out
 
 
+# A word of a URL's host or path names an endpoint, not data to move: `POST https://api.x.com/v1/chat` or
+# `/bulk-send/{id}` are no "send" and no "chat history". The query and any slot (`{chat_history}`) still count.
+_NOT_IN_URL = frozenset({"send", "secret_object"})
+_URL_FIXED = re.compile(r"https?://[^\s?#{}$%\"'<>()\[\]`]*")
+
+
+def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
+    i = bisect.bisect_right(spans, (pos, 1 << 62)) - 1
+    return i >= 0 and spans[i][0] <= pos < spans[i][1]
+
+
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+# A "sentence" longer than this (minified code, a one-line JSON file) is cut into pieces of this size: otherwise one
+# window spans kilobytes and adds up words that are nowhere near each other.
+MAX_SENTENCE = 1000
+
+
+def _cut_long(bounds: list[int]) -> list[int]:
+    out = [0]
+    for end in bounds[1:]:
+        while end - out[-1] > MAX_SENTENCE:
+            out.append(out[-1] + MAX_SENTENCE)
+        out.append(end)
+    return out
+
+
 def windows_of(text: str) -> list[Window]:
     """Signals per sentence, then merged into windows of two neighbouring sentences."""
-    bounds = [0] + [m.end() for m in re.finditer(r"[.!?](?=\s)|\n", text)] + [len(text)]
+    bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
+    if len(text) > MAX_SENTENCE and max(map(operator.sub, bounds[1:], bounds)) > MAX_SENTENCE:
+        bounds = _cut_long(bounds)
     sentences = [Window(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
 
     def add(pos: int, name: str, excerpt: str) -> None:
@@ -127,9 +156,17 @@ def windows_of(text: str) -> list[Window]:
             w.excerpts[name] = excerpt
 
     safe = lowercase_safe(text)
+    fixed: list[tuple[int, int]] | None = None  # URL hosts and paths, found when first needed
     for (sig, fast), cut in zip(_FAST, _CUT, strict=True):
         pattern = cut.for_text(text) if safe and cut is not None else fast.for_text(text, safe)
         if pattern is None:
+            continue
+        if sig.name in _NOT_IN_URL and "http" in text:
+            if fixed is None:
+                fixed = [u.span() for u in _URL_FIXED.finditer(text)]
+            for m in pattern.finditer(text):
+                if not _inside(fixed, m.start()):
+                    add(m.start(), sig.name, _excerpt(text, m.start(), m.end()))
             continue
         for m in pattern.finditer(text):
             add(m.start(), sig.name, _excerpt(text, m.start(), m.end()))
