@@ -88,13 +88,15 @@ class ToolLog(AgentEvents):
 
 
 def run_tasks(
-    model: Any, settings: Any, workspace: Path, limit: int | None, only: str = ""
+    model: Any, settings: Any, workspace: Path, limit: int | None, only: str = "", held_out_only: bool = False
 ) -> dict[str, Any]:
     from grove.runtime.profile import Profile
     from grove.runtime.session import Session
 
     done, held_done, calls, times = 0, 0, 0, []
-    tasks = [t for t in TASKS if only.lower() in t.prompt.lower()][:limit]
+    tasks = [t for t in TASKS if only.lower() in t.prompt.lower() and (t.held_out or not held_out_only)][
+        :limit
+    ]
     for task in tasks:
         shutil.rmtree(workspace, ignore_errors=True)
         workspace.mkdir(parents=True)
@@ -192,6 +194,7 @@ def main() -> None:
     parser.add_argument("--parts", default="decisions,tasks,timing")
     parser.add_argument("--limit", type=int, default=None, help="only the first N cases of each part")
     parser.add_argument("--only", default="", help="only prompts containing this text (tuning)")
+    parser.add_argument("--held-out-only", action="store_true", help="only the held-out multi-step tasks")
     a = parser.parse_args()
     from grove.config import Settings, grove_home
 
@@ -233,7 +236,7 @@ def main() -> None:
                 f"no tool {d['no_tool_right']}/{d['no_tool_n']}), {d['mean_s']:.1f} s each"
             )
         if "tasks" in a.parts:
-            t = run_tasks(model, settings, tmp / "task-ws", a.limit, a.only)
+            t = run_tasks(model, settings, tmp / "task-ws", a.limit, a.only, a.held_out_only)
             figures[f"{key}_tasks"] = f"{t['done']}/{t['n']}"
             figures[f"{key}_tasks_pct"] = round(100 * t["done"] / max(t["n"], 1), 1)
             tuned = (t["done"] - t["held_done"], t["n"] - t["held_n"])

@@ -207,3 +207,12 @@ def test_the_grammar_admits_plain_text_unless_a_call_is_required(vocab, grammar)
     forced = build_grammar(tool_specs([READ_FILE]), allow_text=False, fmt=QWEN)
     assert not allows(vocab, forced, "The file has 3 lines.")
     assert allows(vocab, forced, render_call("read_file", '{"path": "a"}', FENCED))
+
+
+@needs_llama
+def test_a_raw_line_break_in_a_string_is_admitted_and_parsed(vocab, grammar) -> None:  # type: ignore[no-untyped-def]
+    # coder models write code with real line breaks; forbidding them made Qwen drop the text before one
+    text = '{"name": "write_file", "arguments": {"path": "o.py", "content": "a = 1\nprint(a)"}}'
+    assert allows(vocab, grammar, text)
+    call = parse_call(text)
+    assert call is not None and json.loads(call.arguments) == {"path": "o.py", "content": "a = 1\nprint(a)"}

@@ -131,3 +131,23 @@ def test_the_reviewer_keeps_its_own_tools(settings: Settings, tmp_path: Path) ->
     finally:
         agent.close()
     assert "skill_manage" in [t["function"]["name"] for t in model.requests[0][1]]
+
+
+@pytest.mark.parametrize(("name", "offered"), [("local:qwen2.5-coder-1.5b", False), ("script", True)])
+def test_a_local_reviewer_gets_no_code_skill_tool_when_nothing_was_repeated(
+    settings: Settings, tmp_path: Path, name: str, offered: bool
+) -> None:
+    from grove.runtime.review import review_session
+    from grove.store.sessions import SessionStore
+
+    store = SessionStore.open(settings.db_path)
+    sid = store.create_session("script")
+    for message in [{"role": "user", "content": "total data.csv"}, {"role": "assistant", "content": "42"}]:
+        store.add_message(sid, message)
+    reviewer = ScriptModel(["Nothing worth keeping."], name=name)
+    report = review_session(settings, reviewer, sid, workspace=tmp_path, store=store)
+    store.db.close()
+    assert report.error is None, report.error
+    names = [t["function"]["name"] for t in reviewer.requests[0][1]]
+    assert ("skill_code_create" in names) is offered
+    assert "skill_manage" in names

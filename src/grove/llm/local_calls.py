@@ -77,7 +77,16 @@ def parse_shaped(text: str, call_id: str = "call_0") -> ParsedCall | None:
         if not isinstance(json.loads(args), dict):
             return None
     except json.JSONDecodeError:
-        return None
+        # The grammar (llama-cpp-python's JSON strings) lets a string hold a raw line break, as coder models write
+        # code; forbidding it made Qwen drop the characters before it. Taken, and re-serialised for the tools
+        # (history still shows the model's own bytes: the caller keeps the reply by these arguments).
+        try:
+            loose = json.loads(args, strict=False)
+        except json.JSONDecodeError:
+            return None
+        if not isinstance(loose, dict):
+            return None
+        args = json.dumps(loose, ensure_ascii=False)
     return ParsedCall(ToolCall(id=call_id, name=m.group("name"), arguments=args), shape)
 
 
@@ -90,7 +99,7 @@ def find_embedded(text: str, names: set[str], call_id: str = "call_0") -> ToolCa
     Models also explain before they call; the grammar lets text say anything once it started as text, so such
     a call is taken from the text (its arguments re-serialised; the tool registry validates them).
     """
-    decoder = json.JSONDecoder()
+    decoder = json.JSONDecoder(strict=False)  # prose is unconstrained: a raw line break inside a string
     for m in _EMBEDDED_RE.finditer(text):
         try:
             obj, _ = decoder.raw_decode(text, m.start())

@@ -40,10 +40,13 @@ def review_session(
     events: AgentEvents | None = None,
 ) -> ReviewReport:
     """Review one session (its messages up to message id `up_to`); returns what changed (or would, in a dry run)."""
+    from grove.agent.prompt import lean_for
+    from grove.codeskills.repeats import find_repeats
     from grove.memory.prompt import memory_prompt_block
     from grove.runtime.assemble import open_agent
     from grove.skills.discover import discover
     from grove.skills.index import render_index
+    from grove.tools.registry import ToolRegistry
 
     if kind not in ("skill", "memory"):
         raise ValueError(f"unknown review kind {kind!r}; 'skill' or 'memory'")
@@ -71,6 +74,9 @@ def review_session(
         tools = reviewer_registry(
             kind, log, session_id, dry_run=dry_run, overlap_threshold=config.overlap_threshold
         )
+        if lean_for(model.name) and not find_repeats([m for _, m in history]):
+            # a small local model reaches for a code skill whenever it sees code, though nothing was repeated
+            tools = ToolRegistry(t for n in tools.names() if n != "skill_code_create" and (t := tools.get(n)))
         profile = Profile(
             source="review",  # never listed or searched as a user session, never reviewed itself
             tools=tools,
