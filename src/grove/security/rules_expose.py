@@ -20,7 +20,7 @@ from grove.security.command_base import (
     secret_vars,
     target_args,
 )
-from grove.security.shell import ParsedCommand, Pipeline, SimpleCommand
+from grove.security.shell import ParsedCommand, Pipeline, SimpleCommand, shell_script_arg
 
 
 def _credentials(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
@@ -55,11 +55,23 @@ def _credentials(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: 
     return out
 
 
+_LOOPBACK = re.compile(r"^/dev/(?:tcp|udp)/(?:127\.0\.0\.1|localhost|::1)/[\w${}]+$")
+
+
 def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
     out: list[Finding] = []
-    if any(t.startswith(("/dev/tcp/", "/dev/udp/")) for _, t in cmd.redirects) or any(
-        "/dev/tcp/" in a or "/dev/udp/" in a for a in cmd.args
-    ):
+    sockets = [(op, t) for op, t in cmd.redirects if t.startswith(("/dev/tcp/", "/dev/udp/"))]
+    # a port check sends nothing and runs nothing: `echo > /dev/tcp/host/443`, `cat < /dev/tcp/host/13001`, or
+    # anything echoed to a local port
+    probe = (
+        cmd.name in ("echo", ":", "true", "") and not cmd.args and all(">" in op for op, _ in sockets)
+    ) or (cmd.name == "cat" and not cmd.args and all(op == "<" for op, _ in sockets))
+    probe = probe or (
+        cmd.name in ("echo", "printf", ":", "true") and all(_LOOPBACK.match(t) for _, t in sockets)
+    )
+    script = shell_script_arg(cmd)  # `bash -c '...'`: its script is parsed and classified on its own
+    words = [a for a in cmd.args if a != script]
+    if (sockets and not probe) or any("/dev/tcp/" in a or "/dev/udp/" in a for a in words):
         out.append(
             Finding(
                 "reverse-shell", "raw network connection through /dev/tcp (reverse shell or exfiltration)"
@@ -135,6 +147,10 @@ _REROUTE = {"--proxy", "--preproxy", "--socks4", "--socks4a", "--socks5", "--soc
             "--connect-to", "--insecure", "--config", "--doh-url", "--location-trusted", "--proxy-insecure"}  # fmt: skip
 
 
+_DATA_OPTIONS = {"-d", "--data", "--data-raw", "--data-binary", "--data-urlencode", "--json", "-F", "--form",
+                 "--form-string", "-H", "--header", "-A", "--user-agent", "-e", "--referer"}  # fmt: skip
+
+
 def _to_its_own_api(cmd: SimpleCommand, arg: str) -> bool:
     """A vendor's key sent to that vendor (`curl https://api.telegram.org/bot$TELEGRAM_BOT_TOKEN/...`): every
     secret variable in `arg` is named after the one host the command talks to (TELEGRAM_ -> *.telegram.org, by
@@ -143,9 +159,11 @@ def _to_its_own_api(cmd: SimpleCommand, arg: str) -> bool:
     if cmd.name != "curl" or any("proxy" in k.lower() for k in cmd.assignments):
         return False
     hosts: set[str] = set()
-    for a in cmd.args:
+    for i, a in enumerate(cmd.args):
         if a.split("=", 1)[0] in _REROUTE or (re.fullmatch(r"-[A-Za-z0-9]+", a) and re.search(r"[xkK]", a)):
             return False
+        if i and cmd.args[i - 1] in _DATA_OPTIONS:
+            continue  # a URL inside the data or a header goes to the host, it names no other host
         if "://" in a:
             parts = urlsplit(a)
             host = parts.hostname or ""

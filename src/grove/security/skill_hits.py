@@ -63,7 +63,8 @@ _ROUTINE_ACT = re.compile(
 _ROUTINE_TARGET = re.compile(
     r"(?:^|/)\.(?:bashrc|bash_profile|bash_login|profile|zshrc|zprofile|zlogin|kshrc)$|\.config/fish/config\.fish$|"
     r"\.config/(?:autostart|systemd/user)/[^/]+$|(?:^~/|^/Users/[^/]+/|^/)Library/Launch(?:Agents|Daemons)/[^/]+$|"
-    r"^/etc/systemd/system/[^/]+$|^/etc/cron\.d/[^/]+$|^/var/spool/cron/(?:crontabs/)?[^/]+$"
+    r"^/etc/systemd/system/[^/]+$|(?:^/etc/systemd/system|\.config/systemd/user)/[^/]+\.d/[^/]+\.conf$|"
+    r"^/etc/cron\.d/[^/]+$|^/var/spool/cron/(?:crontabs/)?[^/]+$"
 )
 
 

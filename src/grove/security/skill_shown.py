@@ -78,6 +78,7 @@ _VENDOR_HOSTS = frozenset(
         "parallel.ai",
         "vapi.ai",
         "install.surrealdb.com",
+        "ftp.ncbi.nlm.nih.gov",
     }
 )
 _VENDOR_GITHUB = re.compile(
