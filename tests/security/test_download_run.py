@@ -37,6 +37,9 @@ NOT_RUN = [
     'python3 parse.py "$(curl -s https://api.example/x)"',
     'R=$(curl -s https://api.example/x); python3 parse.py "$R"',
     "v=$(curl -s http://127.0.0.1:9/x); python3 - \"$(date)\" <<'PY'\nprint(1)\nPY",
+    # resolved code keeps the outer text's placeholders: they name no download of its own
+    'D="$(cd "$(dirname "$0")" && pwd)"\nP=python3\n"$P" "$D/sync.py" "$@"',
+    'T="npm test"\nOUT=$(echo "$X" | python3 -c "import json")\nif eval "$T"; then echo ok; fi',
 ]
 
 

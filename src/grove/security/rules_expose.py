@@ -255,7 +255,13 @@ def _runs_fetched(owner: ParsedCommand, cmd: SimpleCommand) -> bool:
     """`eval "$(curl ...)"`, `python3 -c "$(base64 -d ...)"`: an argument that is the output of a substitution
     which downloads or decodes. Only the substitutions in this command's own arguments count: `eval
     "$(ssh-agent -s)"` beside a `$(curl ...)` elsewhere in the script runs no download."""
-    fetched = {k for _, c in owner.walk() for k, v in c.assignments.items() if _fetches(owner, v)}
+    fetched = {
+        k
+        for o, pipe in _all_pipelines(owner)
+        for c in pipe.commands
+        for k, v in c.assignments.items()
+        if _fetches(o, v)
+    }
     for a in _code_args(cmd):
         if any(m in fetched for m in re.findall(r"\$\{?([A-Za-z_]\w*)", a)):
             return True  # `code=$(curl ...)`, then `eval "$code"`
@@ -282,7 +288,7 @@ def _fetches(owner: ParsedCommand, word: str) -> bool:
     """`word` holds the output of one of `owner`'s substitutions that downloads or decodes."""
     for n in re.findall(r"__SUBST(\d+)__", word):
         if int(n) >= len(owner.substitutions):
-            return True  # not found: stay conservative
+            continue  # a placeholder of an outer text (resolved code): that text's own parse judges it
         sub = owner.substitutions[int(n)]
         if any(c.name in FETCHERS or (c.name in DECODERS and _decodes(c)) for _, c in sub.walk()):
             return True
