@@ -40,6 +40,11 @@ NOT_RUN = [
     # resolved code keeps the outer text's placeholders: they name no download of its own
     'D="$(cd "$(dirname "$0")" && pwd)"\nP=python3\n"$P" "$D/sync.py" "$@"',
     'T="npm test"\nOUT=$(echo "$X" | python3 -c "import json")\nif eval "$T"; then echo ok; fi',
+    # malformed quotes in a shown block (`""` inside "..."): the stray quote must not leave `python3 -c` bare
+    'curl -s "https://api.example.com/x" | python3 -c "\nimport sys, json\nd = json.load(sys.stdin)\n'
+    'print(f\'{d.get(\\"v\\", "").get(\\"h\\")}\')\n"',
+    # an API response spliced into a python -c string is data in code, not a download run
+    "R=$(curl -s https://api.example.com/x)\npython3 -c \"import json; d=json.loads('$R'); print(d)\"",
 ]
 
 

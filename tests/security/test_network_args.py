@@ -57,6 +57,7 @@ NOT_SENT = [
     'curl "https://api.example.com/v1/verify?pubkey=$WALLET_PUBLIC_KEY"',
     'curl -s -X POST "https://api.telegram.org/bot$TELEGRAM_BOT_TOKEN/sendPhoto" -H "Content-Type: application/json"'
     ' -d \'{"chat_id": "1", "photo": "https://example.com/image.jpg"}\'',
+    'printf "Authorization: Bearer %s\\n" "$API_TOKEN" | curl -sS -H @- https://api.example.com/v1/items',
     'curl -s "$U" ${GOLDSKY_API_KEY:+-H "Authorization: Bearer $GOLDSKY_API_KEY"} --data \'{"query": "q"}\'',
     # one stray quote in the block (`jq.'`) used to turn every line into bare words, the header's too
     'A=$(curl -s "$U/x" -H "Authorization: Bearer ${CLAWZONE_API_KEY}" | jq .a)\n'

@@ -185,6 +185,8 @@ def _is_stdin_interpreter(cmd: SimpleCommand) -> bool:
     if cmd.name not in INTERPRETERS:
         return False
     files = [a for a in cmd.args if not a.startswith("-")]
+    if cmd.args[-1:] in (["-c"], ["-e"]) and cmd.name not in ("source", "."):
+        return False  # `python3 -c` with its code lost to a stray quote: no script read from stdin
     return not files or files[0] in ("-", "/dev/stdin") or "-s" in cmd.args or cmd.name in ("source", ".")
 
 
@@ -202,7 +204,11 @@ def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
             elif _is_stdin_interpreter(cmd) and any(u.name in DECODERS and _decodes(u) for u in upstream):
                 out.append(Finding("obfuscated-exec", "pipes a decoded payload into an interpreter"))
             if talks_to_network(cmd) and any(
-                (u.name in ("echo", "printf") and any(secret_vars(a) for a in u.args))
+                (
+                    u.name in ("echo", "printf")
+                    and any(secret_vars(a) for a in u.args)
+                    and not _stdin_header(cmd)
+                )
                 or u.name in ENV_DUMPERS
                 or any(P.is_credential(a) or P.is_credential_dir(a) for a in u.args)
                 or u.name == "history"
@@ -224,6 +230,11 @@ def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
             if run_target and any(run_target.lstrip("./") == d.lstrip("./") for d in downloaded):
                 out.append(Finding("download-exec", f"downloads {run_target} and runs it"))
     return out
+
+
+def _stdin_header(cmd: SimpleCommand) -> bool:
+    """`printf 'Authorization: Bearer %s' "$TOKEN" | curl -H @- URL`: the stdin is a header (kept out of ps)."""
+    return any(a in ("-H", "--header") and b == "@-" for a, b in zip(cmd.args, cmd.args[1:], strict=False))
 
 
 def _decodes(cmd: SimpleCommand) -> bool:
@@ -263,8 +274,9 @@ def _runs_fetched(owner: ParsedCommand, cmd: SimpleCommand) -> bool:
         if _fetches(o, v)
     }
     for a in _code_args(cmd):
-        if any(m in fetched for m in re.findall(r"\$\{?([A-Za-z_]\w*)", a)):
-            return True  # `code=$(curl ...)`, then `eval "$code"`
+        whole = re.fullmatch(r"\$\{?([A-Za-z_]\w*)\}?", a)
+        if whole and whole.group(1) in fetched:
+            return True  # `code=$(curl ...)`, then `eval "$code"` (data spliced into code is another matter)
         if _fetches(owner, a):
             return True
     return False
