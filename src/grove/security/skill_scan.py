@@ -39,6 +39,7 @@ __all__ = [
     "ScanResult",
     "Verdict",
     "file_kind",
+    "folder_result",
     "scan_skill_dir",
     "scan_skill_file",
     "scan_skill_files",
@@ -147,13 +148,36 @@ def scan_skill_files(
     files: Iterable[tuple[str, str]], source: str = "skill", prose: bool = True
 ) -> ScanResult:
     """Every file of a skill as (relative path, text): the worst verdict, each reason prefixed by its file."""
+    return folder_result((rel, scan_skill_file(rel, text, f"{source}/{rel}", prose)) for rel, text in files)
+
+
+_INJECTION = "possible prompt injection"
+
+
+def folder_result(files: Iterable[tuple[str, ScanResult]]) -> ScanResult:
+    """A skill's verdict from its files' results. SKILL.md holds the instructions the agent follows; any other file
+    reaches the model only when it is read, and every read (skill_view, read_file) is scanned again and quotes
+    flagged text as untrusted data. So a supporting file flagged only by the injection scan is kept as a note
+    (its own verdict stays in `files`) and does not quarantine the skill; a code finding anywhere still counts."""
     reasons: list[str] = []
     per_file: dict[str, Verdict] = {}
-    for rel, text in files:
-        result = scan_skill_file(rel, text, f"{source}/{rel}", prose)
+    levels: set[str] = set()
+    for rel, result in files:
         per_file[rel] = result.verdict
-        reasons += [f"{rel}: {r}" for r in result.reasons]
-    levels = set(per_file.values())
+        why = result.reasons
+        counted: str = result.verdict
+        if rel != "SKILL.md" and counted == "caution":
+            blocking = [r for r in why if level_of(r) == "caution"]
+            if all(_INJECTION in r for r in blocking):
+                why = [
+                    "note: shown only as quoted untrusted data: " + r.removeprefix("caution: ")
+                    if r in blocking
+                    else r
+                    for r in why
+                ]
+                counted = "safe"
+        levels.add(counted)
+        reasons += [f"{rel}: {r}" for r in why]
     verdict: Verdict = "dangerous" if "dangerous" in levels else "caution" if "caution" in levels else "safe"
     order = {"dangerous": 0, "caution": 1, "note": 2}
     reasons.sort(key=lambda r: order[level_of(r)])

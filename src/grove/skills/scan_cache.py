@@ -18,14 +18,13 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grove.security.skill_scan import ScanResult, level_of, scan_skill_file
+from grove.security.skill_scan import ScanResult, folder_result, scan_skill_file
 
 if TYPE_CHECKING:
     from grove.store.db import Database
 
 Files = list[tuple[str, str]]  # (path inside the skill, text)
 Progress = Callable[[int], None]
-_ORDER = {"dangerous": 0, "caution": 1, "note": 2}
 
 
 @functools.cache
@@ -86,16 +85,10 @@ def _remember(db: Database | None, fresh: dict[str, tuple[str, list[str]]]) -> N
 
 def combine(files: Files, verdicts: dict[str, tuple[str, list[str]]]) -> ScanResult:
     """One skill's result from its files' verdicts, as scan_skill_files would give it."""
-    reasons: list[str] = []
-    per_file = {}
-    for rel, text in files:
-        verdict, why = verdicts[file_key(rel, text)]
-        per_file[rel] = verdict
-        reasons += [f"{rel}: {r}" for r in why]
-    levels = set(per_file.values())
-    worst = "dangerous" if "dangerous" in levels else "caution" if "caution" in levels else "safe"
-    reasons.sort(key=lambda r: _ORDER[level_of(r)])
-    return ScanResult(worst, reasons, per_file)  # type: ignore[arg-type]
+    return folder_result(
+        (rel, ScanResult(*verdicts[file_key(rel, text)]))
+        for rel, text in files  # type: ignore[arg-type]
+    )
 
 
 def scan_many(
