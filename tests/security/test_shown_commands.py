@@ -278,6 +278,8 @@ def test_a_shown_delete_of_one_named_cloud_resource_is_a_note(command: str) -> N
         "kubectl delete pvc -n ns -l app=x",
         "terraform destroy -auto-approve",
         "docker system prune -a",
+        "aws cloudtrail delete-trail --name trail_name",  # hides tracks
+        "aws guardduty delete-detector --detector-id d1",
     ],
 )
 def test_a_shown_mass_delete_stays_quarantined(command: str) -> None:

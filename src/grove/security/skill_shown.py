@@ -144,7 +144,10 @@ _MASS_DELETE = re.compile(
     r"(?:^|\s)(?:--all\b|-A\b|--all-namespaces\b|--recursive\b|-r\b|--force\b|--selector\b|-l\s)|"
     r"\b(?:prune|destroy|xargs|purge|wipe)\b|\*|"
     r"\b(?:delete|rm|remove)\s+(?:ns|namespaces?|projects?|groups?|resource-group|clusters?|stacks?|"
-    r"databases?|instances?|volumes?|buckets?|deployments?)\b|\b(?:projects|group)\s+delete\b|\brb\b"
+    r"databases?|instances?|volumes?|buckets?|deployments?)\b|\b(?:projects|group)\s+delete\b|\brb\b|"
+    # audit and detection resources: deleting one hides tracks (`aws cloudtrail delete-trail`)
+    r"\b(?:cloudtrail|delete-trail|guardduty|delete-detector|flow-logs?|delete-log-group|securityhub|audit\w*|"
+    r"sentinel|defender|config-rules?|logging)\b"
 )
 
 
