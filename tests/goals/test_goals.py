@@ -156,4 +156,8 @@ def test_parse_verdict_is_tolerant_of_fences_but_not_of_unknown_verdicts() -> No
     v = parse_verdict('```json\n{"verdict": "Done", "reason": "all green"}\n```')
     assert v is not None and (v.verdict, v.reason) == ("done", "all green")
     assert parse_verdict('{"verdict": "maybe", "reason": "x"}') is None
-    assert parse_verdict("done") is None
+    bare = parse_verdict(" `Continue`.\n")  # a reply that is only a verdict word (small local judges)
+    assert bare is not None and (bare.verdict, bare.reason) == ("continue", "")
+    assert parse_verdict("done reading the file") is None  # a sentence is no verdict
+    assert parse_verdict("blocked: the agent cannot go on") is None
+    assert parse_verdict("maybe") is None

@@ -32,6 +32,7 @@ NUDGE = 'That was not one line of JSON. Answer only: {"verdict": "done" | "conti
 LAST_CALL = "No more tool calls. Give your verdict now as one line of JSON."
 MAX_RESULT_CHARS = 6_000  # one tool result in the judge's context
 _OBJECT = re.compile(r"\{[^{}]*\}", re.DOTALL)
+_BARE = re.compile(r"\s*[`\"']*(done|continue|blocked)[`\"'.!]*\s*", re.IGNORECASE)
 
 
 class JudgeError(Exception):
@@ -39,7 +40,12 @@ class JudgeError(Exception):
 
 
 def parse_verdict(text: str) -> Verdict | None:
-    """The first JSON object in `text` with a known verdict; tolerant of code fences and chatter around it."""
+    """The first JSON object in `text` with a known verdict; tolerant of code fences and chatter around it. A
+    reply that is nothing but one verdict word (small local judges answer so) is that verdict, without a reason;
+    a sentence that starts with one ("done reading the file") is not."""
+    bare = _BARE.fullmatch(text or "")
+    if bare:
+        return Verdict(bare.group(1).lower(), "", raw=text)
     for candidate in _OBJECT.findall(text or ""):
         try:
             data = json.loads(candidate)
