@@ -32,6 +32,7 @@ def one_run(workspace: Path, text: str, model_spec: str | None, buggy: bool, rou
     from grove.config import Settings
     from grove.llm.script import ScriptModel
     from grove.plan.loop import PlanAndAct, with_code_skills
+    from grove.plan.steps import PlanError
     from grove.runtime.assemble import open_agent
     from grove.runtime.profile import Profile
 
@@ -45,6 +46,18 @@ def one_run(workspace: Path, text: str, model_spec: str | None, buggy: bool, rou
     start = time.perf_counter()
     try:
         run = PlanAndAct(agent, max_rounds=rounds).run(text)
+    except PlanError as e:  # a model that never writes a valid plan: a failed run, with what it cost
+        info = agent.store.get_session(agent.session_id)
+        print(f"plan failed: {e}")
+        return {
+            "done": 0,
+            "model_calls": info.model_calls,
+            "code_tokens": 0,
+            "total_tokens": info.prompt_tokens + info.completion_tokens,
+            "skills_written": 0,
+            "skill_runs": 0,
+            "wall_s": round(time.perf_counter() - start, 3),
+        }
     finally:
         agent.close()
     wall = time.perf_counter() - start
@@ -70,11 +83,18 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=12, help="plan-act rounds per run")
     args = parser.parse_args()
     from grove.codeskills.canonical import goal
+    from grove.sandbox.users import sandbox_folder
 
     with tempfile.TemporaryDirectory(prefix="grove-bench-codeskills-") as tmp:
-        os.environ["GROVE_HOME"] = str(Path(tmp) / "home")
-        ws = Path(tmp) / "ws"
-        ws.mkdir()
+        home = Path(tmp) / "home"
+        home.mkdir()
+        # a local model is assembled once into a shared folder (as the learning harness does), not per run
+        shared = Path(tempfile.gettempdir()) / "grove-bench-models"
+        shared.mkdir(exist_ok=True)
+        (home / "models").symlink_to(shared, target_is_directory=True)
+        os.environ["GROVE_HOME"] = str(home)
+        Path(tmp).chmod(0o711)  # as root, file tools act as the sandbox group: it must reach the workspace
+        ws = sandbox_folder(Path(tmp) / "ws")
         _csv(ws / "sales.csv", ["date", "revenue", "units"], SALES)
         _csv(ws / "traffic.csv", ["week", "visits", "signups"], TRAFFIC)
         first = one_run(ws, goal("sales.csv", "revenue", "smoothed.csv"), args.model, args.buggy, args.rounds)
