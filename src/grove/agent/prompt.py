@@ -43,9 +43,7 @@ def lean_for(spec: str | None) -> bool:
 
 def lean_tools(tools: ToolRegistry) -> ToolRegistry:
     """The tools of a local model's session: those of the toolsets minus the rarely-needed, easily confused ones."""
-    from grove.tools.registry import ToolRegistry
-
-    return ToolRegistry(t for name in tools.names() if name not in LEAN_SKIP_TOOLS and (t := tools.get(name)))
+    return tools.without(LEAN_SKIP_TOOLS)
 
 
 def build_system_prompt(settings: Settings, workspace: Path, tools: ToolRegistry, lean: bool = False) -> str:

@@ -46,7 +46,6 @@ def review_session(
     from grove.runtime.assemble import open_agent
     from grove.skills.discover import discover
     from grove.skills.index import render_index
-    from grove.tools.registry import ToolRegistry
 
     if kind not in ("skill", "memory"):
         raise ValueError(f"unknown review kind {kind!r}; 'skill' or 'memory'")
@@ -76,7 +75,7 @@ def review_session(
         )
         if lean_for(model.name) and not find_repeats([m for _, m in history]):
             # a small local model reaches for a code skill whenever it sees code, though nothing was repeated
-            tools = ToolRegistry(t for n in tools.names() if n != "skill_code_create" and (t := tools.get(n)))
+            tools = tools.without(["skill_code_create"])
         profile = Profile(
             source="review",  # never listed or searched as a user session, never reviewed itself
             tools=tools,

@@ -230,6 +230,11 @@ class ToolRegistry:
             raise GroveError(f"unknown toolset(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
         return ToolRegistry(t for t in self._tools.values() if t.toolset in wanted)
 
+    def without(self, names: Iterable[str]) -> ToolRegistry:
+        """A registry holding every tool but the named ones."""
+        drop = set(names)
+        return ToolRegistry(t for n, t in self._tools.items() if n not in drop)
+
     def for_subagent(self) -> ToolRegistry:
         """The tools a child agent may be given: those flagged `subagent_ok`."""
         return ToolRegistry(t for t in self._tools.values() if t.subagent_ok)
