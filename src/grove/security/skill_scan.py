@@ -119,7 +119,7 @@ def scan_skill_text(
         hits += js_hits(text)
     elif other_code(path, text):
         hits += shell_strings(text)
-    elif path is not None and scheduled_file(str(path)):
+    elif scheduled_file(path):
         hits += scheduled_hits(text)
     hits += pattern_hits(text, kind)  # type: ignore[arg-type]
     if prose:  # prose=False: code findings only (a benchmark's fast pass)

@@ -10,6 +10,7 @@ shell-startup step is a note when shown, and stays refused in a script."""
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from urllib.parse import urlsplit
 
 from grove.security.skill_hits import (
@@ -224,7 +225,7 @@ _SCHEDULED = re.compile(
 )
 
 
-def scheduled_file(path: str | None) -> bool:
+def scheduled_file(path: str | Path | None) -> bool:
     """A launchd plist, systemd unit, autostart entry or crontab shipped with a skill (read as plain text)."""
     return path is not None and _SCHEDULED.search(str(path)) is not None
 
@@ -263,24 +264,33 @@ def payload_is_clean(block: str) -> bool:
     return True
 
 
+def _exempt_kinds(block: str, rest: list[str]) -> dict[int, set[str]]:
+    """Per logical line of `block`, the kinds of exempt commands on it; `rest` gets each line without them."""
+    kinds: dict[int, set[str]] = {}
+    for i, ln in enumerate(script_text(block).splitlines(), 1):
+        parts = [(p, _exempt(p)) for p in _segments(ln)]
+        kinds[i] = {kind for _, kind in parts} - {""}
+        rest.append(" ; ".join(p for p, kind in parts if not kind) if kinds[i] else ln)
+    return kinds
+
+
 def shown_policy(hits: list[Hit], block: str) -> list[Hit]:
     """The hits of one shown block (numbered by its logical lines, as skill_shell numbers them), with the
     shown-command policy applied. A download-run finding of a block is one finding whatever line it came from,
     so the exempt commands (vendor installers, sourceless pattern names) are cut out and the rest is scanned
     again: one vendor command must not vouch for another command's download."""
-    lines = script_text(block).splitlines()
+    if not any(h.level in ("dangerous", "caution") for h in hits):
+        return hits  # most blocks: nothing the policy could lower, so no need to read the block's lines
     clean: bool | None = None
     rest_runs: bool | None = None
-    kinds: dict[int, set[str]] = {}
+    kinds: dict[int, set[str]] | None = None
     rest: list[str] = []
-    for i, ln in enumerate(lines, 1):
-        parts = _segments(ln)
-        kept = [p for p in parts if not _exempt(p)]
-        kinds[i] = {_exempt(p) for p in parts} - {""}
-        rest.append(" ; ".join(kept) if kinds[i] else ln)
     out: list[Hit] = []
     for h in hits:
-        if h.level == "dangerous" and h.why.startswith("runs code downloaded") and kinds.get(h.line):
+        downloads = h.level == "dangerous" and h.why.startswith("runs code downloaded")
+        if downloads and kinds is None:
+            kinds = _exempt_kinds(block, rest)
+        if downloads and kinds and kinds.get(h.line):
             rest_runs = _downloads_run("\n".join(rest)) if rest_runs is None else rest_runs
             if not rest_runs:
                 vendor = "vendor" in kinds[h.line]
