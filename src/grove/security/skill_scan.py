@@ -48,6 +48,12 @@ __all__ = [
 ]
 
 Verdict = Literal["safe", "caution", "dangerous"]
+Prose = bool | Literal["if-flagged"]
+# What a skill's verdict needs of a supporting file's prose: folder_result turns a supporting file flagged by the
+# injection scan alone into a note, and for skills that scan never says more than caution. So the verdict of a
+# supporting file whose code findings flag nothing cannot depend on its prose (at most notes are lost, and every
+# read scans the file again in full and quotes flagged text); a file the code findings flag keeps its full reasons.
+SUPPORT_PROSE: Prose = "if-flagged"
 
 
 @dataclass
@@ -93,12 +99,14 @@ def scan_skill_text(
     *,
     path: str | Path | None = None,
     source: str = "skill",
-    prose: bool = True,
+    prose: Prose = True,
     injection: Literal["quarantine", "refuse"] = "quarantine",
 ) -> ScanResult:
     """Scan one file of a skill. `kind` is a FileKind ("code" means Python or JavaScript, guessed); with `path`,
     the kind comes from the file's name and shebang instead. Each reason names its line. `injection="refuse"`
-    lets a dangerous injection verdict refuse (for memory, which is no skill); for skills it only quarantines."""
+    lets a dangerous injection verdict refuse (for memory, which is no skill); for skills it only quarantines.
+    `prose="if-flagged"` runs the injection scan only when the code findings already flag the file (see
+    SUPPORT_PROSE: what an import needs of a supporting file)."""
     if path is not None:
         kind = file_kind(path, text)
     elif kind == "code":
@@ -122,6 +130,8 @@ def scan_skill_text(
     elif scheduled_file(path):
         hits += scheduled_hits(text)
     hits += pattern_hits(text, kind)  # type: ignore[arg-type]
+    if prose == "if-flagged":
+        prose = any(h.level != "note" for h in hits)
     if prose:  # prose=False: code findings only (a benchmark's fast pass)
         words = text if kind in ("markdown", "text") else code_prose(text, kind)
         hits += injection_hits(words, source, injection == "refuse") if words.strip() else []
@@ -139,7 +149,7 @@ def _result(hits: Iterable[Hit]) -> ScanResult:
     return ScanResult(verdict, sorted(reasons, key=lambda r: order[reasons[r]]))
 
 
-def scan_skill_file(path: str | Path, text: str, source: str = "skill", prose: bool = True) -> ScanResult:
+def scan_skill_file(path: str | Path, text: str, source: str = "skill", prose: Prose = True) -> ScanResult:
     """One file of a skill, its kind decided by its name and shebang."""
     return scan_skill_text(text, path=path, source=source, prose=prose)
 

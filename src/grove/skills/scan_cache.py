@@ -1,8 +1,9 @@
 """The skill scan for imports: each distinct file scanned once, in parallel, its verdict cached by content hash.
 
-The cache key is the file's path inside its skill (its kind depends on it) and its bytes; the scanner version is
-a hash of grove.security's source, so a changed scanner never reuses an old verdict. The scan itself is
-grove.security.skill_scan's, unchanged: this module only decides what needs scanning and where.
+The cache key is the file's path inside its skill (its kind depends on it), the scan mode and its bytes; the
+scanner version is a hash of grove.security's source, so a changed scanner never reuses an old verdict. The scan
+itself is grove.security.skill_scan's: SKILL.md in full, a supporting file with SUPPORT_PROSE (its prose scanned
+only if its code is flagged; its verdict cannot depend on it, and every read scans it in full).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grove.security.skill_scan import ScanResult, folder_result, scan_skill_file
+from grove.security.skill_scan import SUPPORT_PROSE, Prose, ScanResult, folder_result, scan_skill_file
 
 if TYPE_CHECKING:
     from grove.store.db import Database
@@ -38,13 +39,20 @@ def scanner_version() -> str:
     return digest.hexdigest()[:16]
 
 
+def prose_mode(rel: str) -> Prose:
+    """How much of a file's prose an import scans: all of SKILL.md (the instructions the agent follows)."""
+    return True if rel == "SKILL.md" else SUPPORT_PROSE
+
+
 def file_key(rel: str, text: str) -> str:
-    return hashlib.sha256(rel.encode() + b"\0" + text.encode("utf-8", "surrogatepass")).hexdigest()
+    """The cache key: path, scan mode and bytes (a result without prose must never stand in for one with it)."""
+    head = f"{rel}\0{prose_mode(rel)}\0".encode()
+    return hashlib.sha256(head + text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _scan_one(item: tuple[str, str]) -> tuple[str, list[str]]:
     rel, text = item
-    result = scan_skill_file(rel, text, f"import:skill/{rel}")
+    result = scan_skill_file(rel, text, f"import:skill/{rel}", prose_mode(rel))
     return result.verdict, result.reasons
 
 
@@ -95,7 +103,7 @@ def scan_many(
     db: Database | None, skills: list[Files], workers: int | None = None, progress: Progress | None = None
 ) -> tuple[list[ScanResult], dict[str, int]]:
     """Every skill's scan result, scanning each distinct file once (cache first, then `workers` processes).
-    Returns the results and figures: files, distinct, cached, scanned."""
+    Returns the results and figures: files, distinct, cached, scanned, prose_at_read."""
     distinct: dict[str, tuple[str, str]] = {}
     for files in skills:
         for rel, text in files:
@@ -123,5 +131,7 @@ def scan_many(
         "distinct": len(distinct),
         "cached": len(known),
         "scanned": len(fresh),
+        # supporting files whose prose the import leaves to read time unless their code is flagged (SUPPORT_PROSE)
+        "prose_at_read": sum(rel != "SKILL.md" for rel, _ in distinct.values()),
     }
     return [combine(files, verdicts) for files in skills], figures
