@@ -3,6 +3,7 @@ classifier) mapped to refuse / quarantine / note, plus the paths and calls the c
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -119,15 +120,31 @@ def excerpt(text: str, limit: int = 60) -> str:
     return one if len(one) <= limit else one[: limit - 3] + "..."
 
 
+# Commands up to this long are remembered per process (`set -e`, `npm install`, a blank line: a collection repeats
+# them thousands of times); the findings depend on the command's text alone.
+MEMO_CHARS = 2000
+
+
 def command_hits(command: str, line: int, *, mention: bool = False) -> list[Hit]:
     """A shell command (or a whole script) through the command classifier; `mention` marks a command that a
     text warns against rather than asks for, which is never more than a note."""
-    out: list[Hit] = []
+    found = _remembered(command) if len(command) <= MEMO_CHARS else _command_hits(command)
+    return [Hit("note" if mention else level, why, line, ex) for level, why, ex in found]
+
+
+@functools.lru_cache(maxsize=16384)
+def _remembered(command: str) -> tuple[tuple[Level, str, str], ...]:
+    return _command_hits(command)
+
+
+def _command_hits(command: str) -> tuple[tuple[Level, str, str], ...]:
+    """(level, why, excerpt) of each finding of `command`."""
+    out: list[tuple[Level, str, str]] = []
     try:
         findings = classify_command(command).findings
     except Exception as e:  # any failure of the classifier (it is being reworked) is contained
         # a script the classifier cannot read is not thereby safe: quarantine, never refuse on our own failure
-        return [Hit("caution", f"the command classifier could not read this ({type(e).__name__})", line)]
+        return (("caution", f"the command classifier could not read this ({type(e).__name__})", ""),)
     for f in findings:
         if f.rule in DANGEROUS_RULES or f.hard:
             level: Level = "dangerous"
@@ -143,10 +160,8 @@ def command_hits(command: str, line: int, *, mention: bool = False) -> list[Hit]
             level, why = "caution", CAUTION_RULES[f.rule]
         else:
             level, why = "note", f.description
-        if mention:
-            level = "note"
-        out.append(Hit(level, why, line, excerpt(command)))
-    return out
+        out.append((level, why, excerpt(command)))
+    return tuple(out)
 
 
 # The analysers of code inside code (a shell string in Python, `python -c` in a script) find one another here:

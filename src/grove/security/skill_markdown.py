@@ -4,7 +4,9 @@ and the shown-command policy (skill_shown: vendor installers, routine setup step
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 
 from grove.security.skill_hits import Hit, Level, line_of, shifted
 from grove.security.skill_js import js_hits
@@ -186,19 +188,42 @@ def _last_lines(text: str, end: int, n: int) -> list[str]:
     return text[:end].splitlines()[-n:]
 
 
+_ANALYSERS: dict[str, Callable[[str], list[Hit]]] = {
+    "shell": shell_hits,
+    "python": python_hits,
+    "javascript": js_hits,
+}
+# Blocks up to this long are remembered per process: a collection shows `npm install`, `pip install -r ...` and
+# the same quick-start thousands of times. A block's hits depend on its kind and text alone.
+MEMO_CHARS = 4000
+
+
+def shown_hits(kind: str, block: str) -> list[Hit]:
+    """The hits of a block of `kind` (shell, python, javascript) that markdown shows, the shown policy applied;
+    numbered from the block's first line."""
+    if len(block) > MEMO_CHARS:
+        return shown_policy(_ANALYSERS[kind](block), block)
+    return list(_remembered(kind, block))
+
+
+@functools.lru_cache(maxsize=8192)
+def _remembered(kind: str, block: str) -> tuple[Hit, ...]:
+    return tuple(shown_policy(_ANALYSERS[kind](block), block))
+
+
 def markdown_hits(text: str) -> list[Hit]:
     out: list[Hit] = []
     for m in _FENCE.finditer(text):
         lang, body, start = m.group(2).lower(), m.group(3), line_of(text, m.start(3))
         if lang in _SHELL_LANGS and (lang or _looks_like_shell(body)):
-            found = shell_hits(body)
+            kind = "shell"
         elif lang in _PY_LANGS:
-            found = python_hits(body)
+            kind = "python"
         elif lang in _JS_LANGS:
-            found = js_hits(body)
+            kind = "javascript"
         else:
             continue
-        found = shifted(shown_policy(found, body), start)
+        found = shifted(shown_hits(kind, body), start)
         context = "\n".join(_last_lines(text, m.start(), 3))
         out += _mentioned(found) if _BAD_EXAMPLE.search(context) else found
     outside = _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
@@ -207,11 +232,10 @@ def markdown_hits(text: str) -> list[Hit]:
             continue
         line = line_of(outside, m.start())  # positions in `outside`: the fences there are only their newlines
         before = outside[max(0, m.start() - 80) : m.start()].rsplit("\n", 1)[-1]
-        found = shifted(shown_policy(shell_hits(m.group(1)), m.group(1)), line)
+        found = shifted(shown_hits("shell", m.group(1)), line)
         out += _mentioned(found) if _WARNING.search(before) else found
     for pattern in (_PROMPT_LINE, _BARE_LINE):
         for m in pattern.finditer(outside):
             if not m.group(1).lstrip().startswith("#"):
-                found = shown_policy(shell_hits(m.group(1)), m.group(1))
-                out += shifted(found, line_of(outside, m.start()))
+                out += shifted(shown_hits("shell", m.group(1)), line_of(outside, m.start()))
     return out
