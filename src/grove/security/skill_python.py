@@ -75,6 +75,9 @@ def _dotted(node: ast.AST) -> str:
     return ""
 
 
+_VISIT: dict[type, Any] = {}
+
+
 class _Analyser(ast.NodeVisitor):
     def __init__(self, tree: ast.Module, depth: int) -> None:
         self.hits: list[Hit] = []
@@ -85,8 +88,11 @@ class _Analyser(ast.NodeVisitor):
         self.dup2 = False
         self.shell_spawned = False
         self.network = False
-        for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
+        calls: list[ast.Call] = []
+        for node in ast.walk(tree):  # one walk: names first, calls read once all names are known
+            if isinstance(node, ast.Call):
+                calls.append(node)
+            elif isinstance(node, ast.Import):
                 for a in node.names:
                     self.aliases[a.asname or a.name.split(".")[0]] = (
                         a.name if a.asname else a.name.split(".")[0]
@@ -102,9 +108,25 @@ class _Analyser(ast.NodeVisitor):
                 self.env.setdefault(node.targets[0].id, node.value)
             elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
                 self.env.setdefault(node.target.id, node.value)
-        self.network = any(
-            isinstance(n, ast.Call) and self._is_network(self.callee(n.func)) for n in ast.walk(tree)
-        )
+        self.network = any(self._is_network(self.callee(n.func)) for n in calls)
+
+    def visit(self, node: ast.AST) -> None:
+        """NodeVisitor.visit with the method of each node class looked up once (the scan's hot loop)."""
+        kind = type(node)
+        method = _VISIT.get(kind)
+        if method is None:
+            method = _VISIT[kind] = getattr(type(self), "visit_" + kind.__name__, _Analyser.generic_visit)
+        method(self, node)
+
+    def generic_visit(self, node: ast.AST) -> None:
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        self.visit(item)
+            elif isinstance(value, ast.AST):
+                self.visit(value)
 
     # -- names ------------------------------------------------------------------------------------------------
     def callee(self, node: ast.AST, depth: int = 0) -> str:
