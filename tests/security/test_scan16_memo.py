@@ -40,3 +40,14 @@ def test_a_block_past_the_memo_bound_gets_the_same_verdict() -> None:
     padding = "echo hello\n" * (BLOCK_CHARS // 10)
     long = short.replace("```bash\n", "```bash\n" + padding)
     assert scan_skill_text(short).verdict == scan_skill_text(long).verdict == "dangerous"
+
+
+def test_a_script_finding_is_placed_on_its_first_line_that_is_no_env_setup() -> None:
+    from grove.security.skill_shell import shell_hits
+
+    setup = "#!/bin/bash\necho hi\necho 'export API_KEY=\"abc\"' >> ~/.bashrc\n"
+    assert [(h.level, h.line) for h in shell_hits(setup)] == [("note", 3)]
+    hook = setup + "echo '/tmp/x.sh' >> ~/.bashrc\n"
+    assert [(h.level, h.line) for h in shell_hits(hook)] == [("dangerous", 4)]
+    before = "#!/bin/bash\necho '/tmp/x.sh' >> ~/.bashrc\n" + setup.split("\n", 1)[1]
+    assert [(h.level, h.line) for h in shell_hits(before)] == [("dangerous", 2)]

@@ -60,17 +60,29 @@ def shell_hits(script: str) -> list[Hit]:
     found = command_hits(whole, 1)
     lines = whole.splitlines()
     placed: list[Hit] = []
-    # each line classified once, and only when the whole script found something (it was once per finding)
-    line_whys = [{h.why for h in command_hits(ln, i)} for i, ln in enumerate(lines, 1)] if found else []
+    # Each line classified at most once, only when the whole script found something, and only as far down as a
+    # finding still needs: its first line that is no startup-file env line (all lines when it has none).
+    line_whys: list[set[str]] = []
+
+    def whys(i: int) -> set[str]:
+        while len(line_whys) < i:
+            n = len(line_whys) + 1
+            line_whys.append({h.why for h in command_hits(lines[n - 1], n)})
+        return line_whys[i - 1]
+
     for hit in found:
-        at = [i for i, whys in enumerate(line_whys, 1) if hit.why in whys]
-        if at and all(_ENV_LINE.match(lines[i - 1]) for i in at):
+        first = where = 0
+        for i in range(1, len(lines) + 1):
+            if hit.why in whys(i):
+                first = first or i
+                if not _ENV_LINE.match(lines[i - 1]):
+                    where = i
+                    break
+        if first and not where:  # every line it is on sets an env var in a startup file
             # `echo 'export API_KEY="..."' >> ~/.bashrc`: a setup step, not a hook that runs code
             why = "adds an environment variable to a shell startup file"
-            placed.append(Hit("note", why, at[0], excerpt(lines[at[0] - 1])))
+            placed.append(Hit("note", why, first, excerpt(lines[first - 1])))
             continue
-        at = [i for i in at if not _ENV_LINE.match(lines[i - 1])]
-        where = at[0] if at else 0
         level = hit.level
         if where and hit.why.startswith("persistence") and _ENABLE_SERVICE.search(lines[where - 1]):
             level = "caution"  # `systemctl enable nginx`: a named service at boot, approval asks when it runs
