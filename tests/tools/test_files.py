@@ -53,6 +53,41 @@ def test_patch_requires_one_exact_match(ctx: ToolContext) -> None:
         files.patch(ctx, "code.py", "def add(a, c):", "nope")
 
 
+def test_patch_replace_all_changes_every_occurrence(ctx: ToolContext) -> None:
+    f = ctx.workspace / "tool.py"
+    f.write_text("def chk(x):\n    return x\n\nprint(chk(1))\nprint(chk(2))\n")
+    with pytest.raises(ToolError, match="set replace_all"):
+        files.patch(ctx, "tool.py", "chk", "check")
+    out = files.patch(ctx, "tool.py", "chk", "check", replace_all=True)
+    assert "3 places" in out and out.endswith("it now reads:\ndef check(x):\n    return x")
+    assert f.read_text() == "def check(x):\n    return x\n\nprint(check(1))\nprint(check(2))\n"
+    with pytest.raises(ToolError, match="not found"):
+        files.patch(ctx, "tool.py", "chk", "check", replace_all=True)
+
+
+def test_read_first_sessions_must_read_an_existing_file_before_overwriting_it(ctx: ToolContext) -> None:
+    (ctx.workspace / "config.json").write_text('{"port": 1, "debug": false}\n')
+    files.write_file(ctx, "config.json", "{}")  # other sessions: no guard
+    ctx.state[files.READ_FIRST] = set()
+    with pytest.raises(ToolError, match="read_file it first"):
+        files.write_file(ctx, "config.json", '{"workers": 9}')
+    assert (ctx.workspace / "config.json").read_text() == "{}"
+    files.write_file(ctx, "new.txt", "a")  # a new file needs no read
+    files.write_file(ctx, "new.txt", "b")  # nor one this session wrote
+    files.read_file(ctx, "./config.json")
+    files.write_file(ctx, "config.json", '{"port": 2}')
+    assert (ctx.workspace / "config.json").read_text() == '{"port": 2}'
+    again = files.write_file(ctx, "config.json", '{"port": 2}')
+    assert again.startswith("config.json already holds exactly this content")
+
+
+def test_search_without_matches_says_how_to_widen_an_anchored_pattern(ctx: ToolContext) -> None:
+    (ctx.workspace / "m.py").write_text("x = 1  # TODO add tests\n")
+    assert files.search_files(ctx, "^# TODO") == "no matches for '^# TODO' in .; try just the word"
+    assert files.search_files(ctx, "FIXME") == "no matches for 'FIXME' in ."
+    assert "m.py:1:" in files.search_files(ctx, "TODO")
+
+
 def test_write_creates_folders(ctx: ToolContext) -> None:
     files.write_file(ctx, "deep/er/f.txt", "x")
     assert (ctx.workspace / "deep/er/f.txt").read_text() == "x"

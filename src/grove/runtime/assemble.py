@@ -195,6 +195,10 @@ def open_agent(
         session_id=session_id,
         notify=events.on_notice,
     )
+    if lean_for(spec):
+        from grove.tools.files import READ_FIRST
+
+        ctx.state[READ_FIRST] = set()  # a small model overwrites files with guesses unless it has read them
     summarizer = settings.compression.summary_model
     compressor = Compressor(
         router,

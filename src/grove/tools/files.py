@@ -35,6 +35,7 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int = 500) ->
     """
     with _confined(ctx) as conf:
         data = _read(conf, path)
+    _seen(ctx, path)
     if b"\0" in data[:8192]:
         raise ToolError(f"{path} looks binary ({len(data)} bytes); not shown")
     lines = data.decode("utf-8", errors="replace").splitlines()
@@ -85,19 +86,59 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
     with _confined(ctx) as conf:
         place = conf.locate(path, write=True)
         try:
-            write_place(conf, place, path, content.encode("utf-8"))
+            if (
+                ctx.state.get(READ_FIRST) is not None
+                and place.exists
+                and _key(ctx, path) not in ctx.state[READ_FIRST]
+            ):
+                raise ToolError(
+                    f"{path} already exists and you have not read it in this session: read_file it first, "
+                    "then write its whole new content"
+                )
+            same = (
+                place.exists and ctx.state.get(READ_FIRST) is not None and _holds(conf, place, path, content)
+            )
+            if not same:
+                write_place(conf, place, path, content.encode("utf-8"))
         finally:
             place.close()
+    _seen(ctx, path)
+    if (
+        same
+    ):  # a small model rewrites and rereads the same content until its budget is gone: tell it it is done
+        return f"{path} already holds exactly this content (nothing to change); if the task is done, say so"
     return f"wrote {len(content.encode())} bytes to {path}"
 
 
-def patch(ctx: ToolContext, path: str, old_string: str, new_string: str) -> str:
+# Set (to an empty set) by sessions of small local models, which overwrite a file with a guess at its content
+# (`{"workers": 9}` for a whole config): an existing file must be read (or written) in the session first.
+READ_FIRST = "files_read_first"
+
+
+def _holds(conf: Confinement, place: Place, path: str, content: str) -> bool:
+    try:
+        return read_place(conf, place, path) == content.encode("utf-8")
+    except (OSError, ToolError, Refused):
+        return False
+
+
+def _key(ctx: ToolContext, path: str) -> str:
+    return os.path.normpath(os.path.join(ctx.workspace, os.path.expanduser(path)))
+
+
+def _seen(ctx: ToolContext, path: str) -> None:
+    if ctx.state.get(READ_FIRST) is not None:
+        ctx.state[READ_FIRST].add(_key(ctx, path))
+
+
+def patch(ctx: ToolContext, path: str, old_string: str, new_string: str, replace_all: bool = False) -> str:
     """Replace one exact, unique fragment of a file. Read the file first; include enough context to be unique.
 
     Args:
         path: file to edit
-        old_string: the exact text to replace (must occur exactly once)
+        old_string: the exact text to replace (must occur exactly once, unless replace_all)
         new_string: the replacement text
+        replace_all: replace every occurrence (e.g. renaming a name everywhere)
     """
     with _confined(ctx) as conf:
         place = conf.locate(path, write=True)
@@ -108,14 +149,35 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str) -> str:
             count = text.count(old_string) if old_string else 0
             if count == 0:
                 raise ToolError(f"old_string not found in {path}{closest_hint(text, old_string)}")
-            if count > 1:
+            if count > 1 and not replace_all:
                 raise ToolError(
-                    f"old_string occurs {count} times in {path}; add surrounding lines to make it unique"
+                    f"old_string occurs {count} times in {path}; add surrounding lines to make it unique, "
+                    "or set replace_all to change every one"
                 )
-            write_place(conf, place, path, text.replace(old_string, new_string, 1).encode("utf-8"))
+            new_text = text.replace(old_string, new_string, -1 if replace_all else 1)
+            write_place(conf, place, path, new_text.encode("utf-8"))
         finally:
             place.close()
-    return f"patched {path} (-{old_string.count(chr(10)) + 1} +{new_string.count(chr(10)) + 1} lines)"
+    times = f", {count} places" if count > 1 else ""
+    head = f"patched {path} (-{old_string.count(chr(10)) + 1} +{new_string.count(chr(10)) + 1} lines{times})"
+    from grove.security.injection import screen
+    from grove.security.redact import redact
+
+    shown = screen(redact(_around(new_text, new_string)), source=f"file {path}")
+    return f"{head}; saved, it now reads:\n{shown}"
+
+
+def _around(text: str, fragment: str, context: int = 1, most: int = 8) -> str:
+    """The lines of the first place `fragment` now sits in `text`, with a line around: a small model that does not
+    see its change landed writes the whole file again from memory."""
+    start = text.find(fragment) if fragment else -1
+    if start < 0:
+        return "(the fragment was deleted)"
+    first = text.count("\n", 0, start)
+    last = first + fragment.count("\n")
+    lines = text.split("\n")
+    lo, hi = max(0, first - context), min(len(lines), last + context + 1, first + most)
+    return "\n".join(lines[lo:hi])
 
 
 def search_files(ctx: ToolContext, pattern: str, path: str = ".", glob: str | None = None) -> str:
@@ -155,7 +217,12 @@ def search_files(ctx: ToolContext, pattern: str, path: str = ".", glob: str | No
             place.close()
     if skipped and rx is not None:
         out.append(f"[{skipped} files not searched: hard-linked or not regular files]")
-    return "\n".join(out) if out else "no matches"
+    if out:
+        return "\n".join(out)
+    # a small model searches for '^# TODO' where the comment ends a line of code: say how to widen the search
+    return f"no matches for {pattern!r} in {path}" + (
+        "; try just the word" if re.search(r"[\^$\\#\[(]", pattern) else ""
+    )
 
 
 # --- helpers
