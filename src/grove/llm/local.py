@@ -26,6 +26,7 @@ from grove.llm.local_calls import (
 from grove.llm.local_grammar import TEXT_GRAMMAR, ToolSpec, build_grammar, describe_tools, tool_specs
 from grove.llm.local_history import Replies, repeats_last_call, result_chars, to_template_messages
 from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS, restore_or_save_prefix, reused_prefix
+from grove.llm.local_turns import must_call
 from grove.llm.profiles import profile_for
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolSchema, Usage
 
@@ -244,6 +245,13 @@ class LocalModel:
         specs = tool_specs(tools)
         prompt = self.render(messages, tools)
         choice = getattr(settings, "tool_choice", None) or self.tool_choice
+        if (
+            getattr(settings, "tool_choice", None) is None
+            and choice == "auto"
+            and specs
+            and must_call(messages)
+        ):
+            choice = "required"  # the user named a file: look at it through a tool before saying anything
         grammar = self._grammar(specs, choice)
         tokens = self._tokenize(llm, prompt)
         if len(tokens) >= self.context_window:

@@ -1,0 +1,40 @@
+"""A user message naming a file or folder makes a local model's reply a tool call (it cannot see files)."""
+
+from __future__ import annotations
+
+import pytest
+
+from grove.llm.local_turns import must_call, names_a_path
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Add up the 'amount' column of data.csv and write the total to total.txt.",
+        "List every TODO comment under src/ in TODO.md",
+        "In config.json set \"port\" to 8080",
+        "Rename calc in src/tool.py",
+        "what does the folder docs/ hold?",
+    ],
+)
+def test_a_named_file_or_folder_needs_a_call(text: str) -> None:
+    assert names_a_path(text)
+    assert must_call([{"role": "system", "content": "s"}, {"role": "user", "content": text}])
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["What is 2 + 3?", "Say hi, e.g. hello.", "Is Python 3.12 out?", "and/or what?", "Tell me a joke."],
+)
+def test_a_plain_question_may_be_answered_in_text(text: str) -> None:
+    assert not names_a_path(text)
+
+
+def test_only_the_opening_user_message_counts() -> None:
+    ask = {"role": "user", "content": "Read a.txt"}
+    call = {"role": "assistant", "content": "", "tool_calls": [{"id": "c", "function": {"name": "x"}}]}
+    result = {"role": "tool", "content": "see b.txt", "tool_call_id": "c"}
+    assert not must_call([ask, call, result])  # after a tool result the model may answer
+    note = {"role": "user", "content": "[grove] The tool-call budget is used up. Do not call tools. (a.txt)"}
+    assert not must_call([ask, call, result, note])
+    assert not must_call([])
