@@ -19,3 +19,33 @@ def test_local_specs_get_the_lean_prompt_and_it_is_shorter(settings: Settings, t
     assert "You are grove" in lean and str(tmp_path) in lean
     assert "cut to keep a local model's prompt short" in lean
     assert len(lean) < 2_500 < len(full)
+
+
+def test_a_small_library_is_shown_whole_to_a_local_model(settings: Settings, tmp_path: Path) -> None:
+    from grove.agent.prompt import lean_tools
+    from grove.skills.discover import home_skills_dir
+    from grove.skills.manage import SkillManager
+
+    tools = lean_tools(builtin_registry().select(settings.toolsets))
+    assert {"memory", "todo", "skill_manage"}.isdisjoint(tools.names()) and tools.get("skill_view") is not None
+    manager = SkillManager(home_skills_dir(settings.home), None, actor="agent")
+    steps = "1. read_file the JSON file.\n2. patch the line of the key with its new value.\n"
+    manager.create("json-edit", f"---\nname: json-edit\ndescription: Set a key in a JSON file.\n---\n{steps}")
+    lean = build_system_prompt(settings, tmp_path, tools, lean=True)
+    assert "### json-edit: Set a key in a JSON file." in lean and "patch the line of the key" in lean
+    full = build_system_prompt(settings, tmp_path, builtin_registry().select(settings.toolsets))
+    assert "json-edit" in full and "patch the line of the key" not in full  # others get the index
+    manager.create("big", "---\nname: big\ndescription: A long one.\n---\n" + "step\n" * 400)
+    lean = build_system_prompt(settings, tmp_path, tools, lean=True)
+    assert "- json-edit" in lean and "patch the line of the key" not in lean  # too long: the index again
+
+
+def test_a_local_model_sees_memory_without_the_memory_tool(settings: Settings, tmp_path: Path) -> None:
+    from grove.agent.prompt import lean_tools
+    from grove.memory.files import MemoryFiles
+
+    path = MemoryFiles(settings.home).path("memory")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("Reports go in out/.\n")
+    tools = lean_tools(builtin_registry().select(settings.toolsets))
+    assert "Reports go in out/." in build_system_prompt(settings, tmp_path, tools, lean=True)

@@ -24,14 +24,20 @@ TOOL_GUIDANCE = (
 # Local models (`lean`): a 1.5B model on 2 cores reads ~25-140 prompt tokens/s, so every section is short.
 LEAN_IDENTITY = "You are grove, an assistant in the user's terminal. Answer briefly and accurately."
 LEAN_TOOL_GUIDANCE = (
-    "You see files, skills and past sessions only through tools: to answer about them, call the tool first. "
-    "To make a file from another: read it, work out the result yourself, then write only that result. "
-    "Otherwise answer directly. Paths are relative to {workspace}."
+    "You see files, skills and past sessions only through tools: to answer about them, call the tool first "
+    "(search_files finds text in many files). To change a file: read it, then patch the exact old text "
+    "(replace_all to change every occurrence). To make a file from others: read them, work out the result "
+    "yourself, then write_file only that result. Otherwise answer directly. Paths are relative to {workspace}."
 )
 LEAN_SECTION_CHARS = 1_500
+LEAN_SKILLS_HEADER = (
+    "## Skills\nWhat worked before on tasks like these; when one fits the task, follow its steps."
+)
 # Not offered to local models from the toolsets: a 1.5B model takes skill_manage for write_file or patch ("create
-# .gitignore" became a skill). Its library is still kept up to date by the reviewer, which has its own tools.
-LEAN_SKIP_TOOLS = frozenset({"skill_manage"})
+# .gitignore" became a skill), `memory` for a file ("set workers to 9" became a memory entry) and `todo` for TODO
+# comments. Library and memory are still kept up to date by the reviewer, which has its own tools, and memory
+# still shows in the prompt.
+LEAN_SKIP_TOOLS = frozenset({"skill_manage", "memory", "todo"})
 PROJECT_FILES = ("AGENTS.md", "GROVE.md")
 MAX_PROJECT_CHARS = 12_000
 
@@ -51,8 +57,8 @@ def build_system_prompt(settings: Settings, workspace: Path, tools: ToolRegistry
     if len(tools):
         parts.append((LEAN_TOOL_GUIDANCE if lean else TOOL_GUIDANCE).format(workspace=workspace))
     sections = (
-        _memory_block(settings, tools),
-        _skills_index(settings, workspace, tools),
+        _memory_block(settings, tools, lean),
+        _skills_index(settings, workspace, tools, lean),
         _project_context(workspace),
     )
     for section in sections:
@@ -64,22 +70,48 @@ def build_system_prompt(settings: Settings, workspace: Path, tools: ToolRegistry
     return "\n\n".join(parts)
 
 
-def _memory_block(settings: Settings, tools: ToolRegistry) -> str:
-    if tools.get("memory") is None:
-        return ""  # memory is frozen into the prompt only for sessions that can also keep it up to date
+def _memory_block(settings: Settings, tools: ToolRegistry, lean: bool = False) -> str:
+    if tools.get("memory") is None and not (lean and len(tools)):
+        # memory is frozen into the prompt only for sessions that can also keep it up to date (a local model's
+        # session is kept up to date by its reviewer, which has the memory tool)
+        return ""
     from grove.memory.prompt import memory_prompt_block
 
     return memory_prompt_block(settings)
 
 
-def _skills_index(settings: Settings, workspace: Path, tools: ToolRegistry) -> str:
+def _skills_index(settings: Settings, workspace: Path, tools: ToolRegistry, lean: bool = False) -> str:
     if tools.get("skill_view") is None:
         return ""  # without the skills tools an index would only cost tokens
     try:
         from grove.skills.index import skills_index_text
     except ImportError:
         return ""
+    if lean:
+        shown = _lean_skills(settings, workspace)
+        if shown:
+            return shown
     return skills_index_text(settings, workspace)
+
+
+def _lean_skills(settings: Settings, workspace: Path) -> str:
+    """A small library shown whole (each skill's steps, not only its name): a 1.5B model rarely loads a skill
+    with skill_view, and one call less per task is what a learned procedure should save. '' when it does not
+    fit LEAN_SECTION_CHARS, and the index is shown instead."""
+    from grove.security.injection import screen
+    from grove.skills.discover import discover
+    from grove.skills.stale import stale_names
+
+    hidden = stale_names(settings)
+    skills = [s for s in discover(settings, workspace).sorted() if s.name not in hidden]
+    if not skills:
+        return ""
+    parts = [LEAN_SKILLS_HEADER]
+    for skill in skills:
+        body = screen(skill.body.strip(), source=f"skill {skill.name}")
+        parts.append(f"### {skill.name}: {skill.description.strip()}\n{body}")
+    text = "\n\n".join(parts)
+    return text if len(text) <= LEAN_SECTION_CHARS else ""
 
 
 def _project_context(workspace: Path) -> str:
