@@ -22,6 +22,7 @@ from grove.learning.reviewer_tools import ChangeLog, reviewer_registry
 from grove.learning.runs import finish_run, start_run
 from grove.llm.types import Model
 from grove.runtime.profile import Profile
+from grove.runtime.review_lean import LEAN_REVIEW_TOOLS, LEAN_SKILL_REVIEW_PROMPT, FreeChoice
 from grove.store.sessions import SessionStore
 
 
@@ -73,7 +74,13 @@ def review_session(
         tools = reviewer_registry(
             kind, log, session_id, dry_run=dry_run, overlap_threshold=config.overlap_threshold
         )
-        if lean_for(model.name) and not find_repeats([m for _, m in history]):
+        lean = lean_for(model.name)
+        if lean and kind == "skill":
+            # a small local model follows one short instruction with two tools, not the full reviewer's brief
+            system = LEAN_SKILL_REVIEW_PROMPT
+            keep = {*LEAN_REVIEW_TOOLS, "skill_code_create"}
+            tools = tools.without([n for n in tools.names() if n not in keep])
+        if lean and not find_repeats([m for _, m in history]):
             # a small local model reaches for a code skill whenever it sees code, though nothing was repeated
             tools = tools.without(["skill_code_create"])
         profile = Profile(
@@ -84,7 +91,7 @@ def review_session(
             parent_id=session_id,
             max_iterations=config.reviewer_max_iterations,
             workspace=workspace,
-            model_override=GatedModel(model, gate),
+            model_override=GatedModel(FreeChoice(model) if lean else model, gate),
             route=False,  # the reviewer's model is a router already
         )
         agent = open_agent(settings, profile, events, store)
