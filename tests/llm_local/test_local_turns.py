@@ -12,7 +12,7 @@ from grove.llm.local_turns import must_call, names_a_path
     [
         "Add up the 'amount' column of data.csv and write the total to total.txt.",
         "List every TODO comment under src/ in TODO.md",
-        "In config.json set \"port\" to 8080",
+        'In config.json set "port" to 8080',
         "Rename calc in src/tool.py",
         "what does the folder docs/ hold?",
     ],
@@ -38,3 +38,28 @@ def test_only_the_opening_user_message_counts() -> None:
     note = {"role": "user", "content": "[grove] The tool-call budget is used up. Do not call tools. (a.txt)"}
     assert not must_call([ask, call, result, note])
     assert not must_call([])
+
+
+def test_a_call_that_failed_earlier_in_the_turn_counts_as_a_repeat() -> None:
+    from grove.llm.local_history import repeats_failed_call
+    from grove.llm.types import ToolCall
+
+    args = '{"path": "CHANGELOG.md", "old_string": "## Unreleased\\n- ...", "new_string": "x"}'
+
+    def call(i: int, name: str, arguments: str) -> dict:
+        return {"role": "assistant", "content": "", "tool_calls": [{"id": f"c{i}", "function": {"name": name, "arguments": arguments}}]}  # fmt: skip
+
+    turn = [
+        {"role": "user", "content": "Add x under ## Unreleased in CHANGELOG.md"},
+        call(0, "patch", args),
+        {"role": "tool", "tool_call_id": "c0", "content": "Error: old_string not found in CHANGELOG.md"},
+        call(1, "search_files", '{"pattern": "Unreleased"}'),
+        {"role": "tool", "tool_call_id": "c1", "content": "CHANGELOG.md:3:## Unreleased"},
+    ]
+    assert repeats_failed_call(turn, ToolCall("c2", "patch", args))
+    assert not repeats_failed_call(turn, ToolCall("c2", "patch", args.replace("- ...", "")))
+    assert not repeats_failed_call(
+        turn, ToolCall("c2", "search_files", '{"pattern": "Unreleased"}')
+    )  # it worked
+    earlier = [*turn, {"role": "assistant", "content": "no"}, {"role": "user", "content": "again"}]
+    assert not repeats_failed_call(earlier, ToolCall("c2", "patch", args))  # a new turn may try it again

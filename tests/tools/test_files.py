@@ -51,6 +51,10 @@ def test_patch_requires_one_exact_match(ctx: ToolContext) -> None:
         files.patch(ctx, "code.py", "x = 1", "x = 2")
     with pytest.raises(ToolError, match="closest line: 'def add"):
         files.patch(ctx, "code.py", "def add(a, c):", "nope")
+    with pytest.raises(
+        ToolError, match=r"whose lines there are:\ndef add\(a, b\):\n    return a \+ b  # sum\n"
+    ):
+        files.patch(ctx, "code.py", "def add(a, b):\n    return a - b", "nope")
 
 
 def test_patch_replace_all_changes_every_occurrence(ctx: ToolContext) -> None:

@@ -24,7 +24,13 @@ from grove.llm.local_calls import (
     parse_shaped,
 )
 from grove.llm.local_grammar import TEXT_GRAMMAR, ToolSpec, build_grammar, describe_tools, tool_specs
-from grove.llm.local_history import Replies, repeats_last_call, result_chars, to_template_messages
+from grove.llm.local_history import (
+    Replies,
+    repeats_failed_call,
+    repeats_last_call,
+    result_chars,
+    to_template_messages,
+)
 from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS, restore_or_save_prefix, reused_prefix
 from grove.llm.local_turns import must_call
 from grove.llm.profiles import profile_for
@@ -292,7 +298,11 @@ class LocalModel:
                 call = find_embedded(text, {s.name for s in specs}, call_id) or find_python_call(
                     text, {s.name: list(s.parameters.get("properties") or {}) for s in specs}, call_id
                 )
-            if call is not None and choice == "auto" and repeats_last_call(messages, call):
+            if (
+                call is not None
+                and choice == "auto"
+                and (repeats_last_call(messages, call) or repeats_failed_call(messages, call))
+            ):
                 # A tiny model tends to re-issue the call whose result it was just given, looping the agent;
                 # make it answer from that result instead (the prompt is still in the KV cache).
                 text_only = self._grammar(specs, "text")

@@ -115,3 +115,19 @@ def repeats_last_call(messages: list[Message], call: ToolCall) -> bool:
         tc["function"]["name"] == call.name and tc["function"].get("arguments") == call.arguments
         for tc in messages[i - 1]["tool_calls"]
     )
+
+
+def repeats_failed_call(messages: list[Message], call: ToolCall) -> bool:
+    """Whether `call` was made before in this turn (since the last user message) and its result was an error: a
+    small model retries the same wrong patch until its budget is gone."""
+    results = {
+        m.get("tool_call_id"): str(m.get("content") or "") for m in messages if m.get("role") == "tool"
+    }
+    for m in reversed(messages):
+        if m.get("role") == "user":
+            return False
+        for tc in m.get("tool_calls") or []:
+            same = tc["function"]["name"] == call.name and tc["function"].get("arguments") == call.arguments
+            if same and results.get(tc.get("id"), "").startswith("Error"):
+                return True
+    return False

@@ -5,6 +5,7 @@ asked about, grove's own home is never changed; as root the acts use the sandbox
 
 from __future__ import annotations
 
+import ast
 import fnmatch
 import os
 import re
@@ -148,7 +149,8 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str, replace
             text = read_place(conf, place, path).decode("utf-8")
             count = text.count(old_string) if old_string else 0
             if count == 0:
-                raise ToolError(f"old_string not found in {path}{closest_hint(text, old_string)}")
+                hint = closest_hint(text, old_string)
+                raise ToolError(f"old_string not found in {path}{hint}{_lines_near(text, hint)}")
             if count > 1 and not replace_all:
                 raise ToolError(
                     f"old_string occurs {count} times in {path}; add surrounding lines to make it unique, "
@@ -164,7 +166,26 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str, replace
     from grove.security.redact import redact
 
     shown = screen(redact(_around(new_text, new_string)), source=f"file {path}")
-    return f"{head}; saved, it now reads:\n{shown}"
+    return f"{head}; the change is saved (no write_file needed), it now reads:\n{shown}"
+
+
+def _lines_near(text: str, hint: str) -> str:
+    """The file's real lines around the closest line: a small model retries the same wrong multi-line old_string
+    when told only that one line is close, and copies the real ones when it sees them."""
+    lines = text.split("\n")
+    closest = hint.partition("closest line: ")[2]
+    try:
+        at = lines.index(ast.literal_eval(closest)) if closest else -1
+    except (ValueError, SyntaxError):
+        return ""
+    if at < 0:
+        return ""
+    near = "\n".join(lines[max(0, at - 1) : at + 3])
+    from grove.security.injection import screen
+    from grove.security.redact import redact
+
+    shown = screen(redact(near), source="file")
+    return f"; copy old_string exactly from the file, whose lines there are:\n{shown}"
 
 
 def _around(text: str, fragment: str, context: int = 1, most: int = 8) -> str:
