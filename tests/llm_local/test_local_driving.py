@@ -144,10 +144,11 @@ def test_a_local_reviewer_gets_no_code_skill_tool_when_nothing_was_repeated(
     sid = store.create_session("script")
     for message in [{"role": "user", "content": "total data.csv"}, {"role": "assistant", "content": "42"}]:
         store.add_message(sid, message)
-    reviewer = ScriptModel(["Nothing worth keeping."], name=name)
+    local = name.startswith("local")  # a local reviewer first only judges the session (no tools): say "yes"
+    reviewer = ScriptModel([*(["yes"] if local else []), "Nothing worth keeping."], name=name)
     report = review_session(settings, reviewer, sid, workspace=tmp_path, store=store)
     store.db.close()
     assert report.error is None, report.error
-    names = [t["function"]["name"] for t in reviewer.requests[0][1]]
+    names = [t["function"]["name"] for t in reviewer.requests[1 if local else 0][1]]
     assert ("skill_code_create" in names) is offered
     assert "skill_manage" in names

@@ -49,26 +49,53 @@ def session(store: SessionStore) -> str:
     return sid
 
 
-def test_a_local_reviewer_gets_the_short_prompt_two_tools_and_may_answer_in_text(
+def test_a_local_reviewer_judges_first_then_must_save_the_skill(
     settings: Settings, store: SessionStore, workspace: Path
 ) -> None:
     create = {
         "name": "skill_manage",
         "arguments": {"action": "create", "name": "json-key-edit", "content": STEPS},
     }
-    reviewer = Recording([{"tool_calls": [create]}, "Saved json-key-edit."], name="local:tiny")
+    reviewer = Recording(["Yes.", {"tool_calls": [create]}, "Saved json-key-edit."], name="local:tiny")
     report = review_session(settings, reviewer, session(store), workspace=workspace, store=store)
     assert report.error is None and [c["action"] for c in report.changes] == ["create"]
-    messages, tools = reviewer.requests[0]
+    judge, no_tools = reviewer.requests[0]
+    assert no_tools == [] and "Answer yes or no." in judge[-1]["content"]
+    messages, tools = reviewer.requests[1]
     assert messages[0]["content"] == LEAN_SKILL_REVIEW_PROMPT
     assert sorted(t["function"]["name"] for t in tools) == ["skill_manage", "skill_view"]
-    assert reviewer.choices == [
-        "auto",
-        "auto",
-    ]  # not made to open with a call though the session names a file
+    # judged done: the first reply must save the skill, the next is free (text)
+    assert reviewer.choices == [None, "skill_manage", "auto"] and report.model_calls == 3
     local = lean_tools(builtin_registry().select(settings.toolsets))
     prompt = build_system_prompt(settings, workspace, local, lean=True)
     assert "### json-key-edit: Set one key of a JSON file." in prompt and "2. patch the key's line." in prompt
+
+
+def test_a_local_reviewer_that_judges_the_session_failed_changes_nothing(
+    settings: Settings, store: SessionStore, workspace: Path
+) -> None:
+    reviewer = Recording(["No, the file was not written."], name="local:tiny")
+    report = review_session(settings, reviewer, session(store), workspace=workspace, store=store)
+    assert report.changes == [] and report.error is None and report.model_calls == 1
+    assert report.answer.startswith("nothing to keep") and reviewer.calls == 1
+
+
+def test_a_local_reviewer_may_leave_out_the_frontmatter(
+    settings: Settings, store: SessionStore, workspace: Path
+) -> None:
+    from grove.skills.discover import discover
+
+    steps = "1. read_file the file.\n2. patch the key's line."
+    create = {
+        "name": "skill_manage",
+        "arguments": {"action": "create", "name": "json-key-edit", "content": steps},
+    }
+    reviewer = Recording(["yes", {"tool_calls": [create]}, "Saved."], name="local:tiny")
+    report = review_session(settings, reviewer, session(store), workspace=workspace, store=store)
+    assert report.error is None and [c["action"] for c in report.changes] == ["create"]
+    skill = discover(settings, workspace).get("json-key-edit")
+    assert skill is not None and skill.description == "Steps that worked for json key edit tasks."
+    assert skill.body.strip() == steps
 
 
 def test_other_reviewers_keep_the_full_brief_and_tools(

@@ -22,7 +22,15 @@ from grove.learning.reviewer_tools import ChangeLog, reviewer_registry
 from grove.learning.runs import finish_run, start_run
 from grove.llm.types import Model
 from grove.runtime.profile import Profile
-from grove.runtime.review_lean import LEAN_REVIEW_TOOLS, LEAN_SKILL_REVIEW_PROMPT, FreeChoice
+from grove.runtime.review_lean import (
+    LEAN_REVIEW_ASK,
+    LEAN_REVIEW_TOOLS,
+    LEAN_SKILL_REVIEW_PROMPT,
+    FirstCall,
+    FreeChoice,
+    judged_done,
+    with_frontmatter,
+)
 from grove.store.sessions import SessionStore
 
 
@@ -75,11 +83,22 @@ def review_session(
             kind, log, session_id, dry_run=dry_run, overlap_threshold=config.overlap_threshold
         )
         lean = lean_for(model.name)
+        reviewer: Model = FreeChoice(model) if lean else model
         if lean and kind == "skill":
-            # a small local model follows one short instruction with two tools, not the full reviewer's brief
-            system = LEAN_SKILL_REVIEW_PROMPT
+            # a small local model follows one short instruction with two tools, not the full reviewer's brief:
+            # first it only judges whether the session did its task; a failed one is not reviewed further
+            done, verdict = judged_done(GatedModel(model, gate), render_transcript([m for _, m in history]))
+            if not done:
+                report.answer, report.model_calls = (
+                    f"nothing to keep (did the session do its task? {verdict})",
+                    1,
+                )
+                finish_run(store.db, run_id, "done", [], None, None)
+                return _closed(report, store, own_store)
+            system, task = LEAN_SKILL_REVIEW_PROMPT, f"{task}\n\n{LEAN_REVIEW_ASK}"
             keep = {*LEAN_REVIEW_TOOLS, "skill_code_create"}
-            tools = tools.without([n for n in tools.names() if n not in keep])
+            tools = with_frontmatter(tools.without([n for n in tools.names() if n not in keep]))
+            reviewer = FirstCall(model, "skill_manage")
         if lean and not find_repeats([m for _, m in history]):
             # a small local model reaches for a code skill whenever it sees code, though nothing was repeated
             tools = tools.without(["skill_code_create"])
@@ -91,13 +110,16 @@ def review_session(
             parent_id=session_id,
             max_iterations=config.reviewer_max_iterations,
             workspace=workspace,
-            model_override=GatedModel(FreeChoice(model) if lean else model, gate),
+            model_override=GatedModel(reviewer, gate),
             route=False,  # the reviewer's model is a router already
         )
         agent = open_agent(settings, profile, events, store)
         report.reviewer_session_id = agent.session_id
         result = agent.run_turn(task)
-        report.answer, report.model_calls = result.answer, result.model_calls
+        report.answer, report.model_calls = (
+            result.answer,
+            result.model_calls + (1 if lean and kind == "skill" else 0),
+        )
         report.changes = log.changes
         status = "done"
     except Exception as e:  # a failed review must never reach the user's session; it is logged instead
@@ -106,6 +128,10 @@ def review_session(
         if agent is not None:
             agent.close()
     finish_run(store.db, run_id, status, report.changes, report.error, report.reviewer_session_id)
+    return _closed(report, store, own_store)
+
+
+def _closed(report: ReviewReport, store: SessionStore, own_store: bool) -> ReviewReport:
     if own_store:
         store.db.close()
     return report
