@@ -62,6 +62,18 @@ def _text(m: Message) -> str:
     return str(m.get("content") or "") + calls
 
 
+def _trace(messages: list[Message]) -> list[str]:
+    """The session's turns after the prompt, short: which tools were called with what, and what came back."""
+    out = []
+    for m in messages[2:]:
+        text = str(m.get("content") or "")
+        for c in m.get("tool_calls") or []:
+            out.append(f"call {c['function']['name']} {c['function']['arguments'][:300]}")
+        if text:
+            out.append(f"{m['role']}: {text[:300]}")
+    return out
+
+
 def share_with_sandbox(ws: Path) -> None:
     """As root, file tools act as the sandbox group: the task's workspace must be group-writable for it, as the
     README asks of a project (a 0700 temp dir made every task fail with "permission denied")."""
@@ -77,34 +89,29 @@ def share_with_sandbox(ws: Path) -> None:
 
 
 def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterations: int) -> dict[str, Any]:
-    from grove.agent.loop import Agent
-    from grove.agent.prompt import build_system_prompt, lean_for, lean_tools
+    from grove.runtime.assemble import open_agent
+    from grove.runtime.profile import Profile
     from grove.runtime.review import review_session
     from grove.store.sessions import SessionStore
-    from grove.tools import files, skills
-    from grove.tools.context import ToolContext
-    from grove.tools.registry import ToolRegistry
 
     ws = Path(tempfile.mkdtemp(prefix="grove-bench-"))
     task.setup(ws)
     share_with_sandbox(ws)
     store = SessionStore.open(settings.db_path)
-    tools = ToolRegistry([*files.tools(), *skills.tools()])  # the same tools with learning off and on
-    lean = lean_for(model.name)  # a local model gets what grove gives it in a session: lean prompt and tools
-    tools = lean_tools(tools) if lean else tools
-    system = build_system_prompt(settings, ws, tools, lean=lean)
-    sid = store.create_session(model.name, system_prompt=system)
     counter = CountingModel(model)
-    ctx = ToolContext(workspace=ws, settings=settings, store=store, session_id=sid)
-    agent = Agent(
-        counter,
-        tools,
-        ctx,
-        store,
-        sid,
-        [{"role": "system", "content": system}],
+    # What `grove run` gives a user's session: the default toolsets (the same with learning off and on), and for a
+    # local model the lean prompt and tool list; the skills index shows what earlier reviews kept.
+    profile = Profile(
+        source="benchmark",
+        model=model.name,
+        workspace=ws,
         max_iterations=max_iterations,
+        model_override=counter,
+        route=False,
     )
+    agent = open_agent(settings, profile, store=store)
+    sid = agent.session_id
+    system = str(agent.messages[0]["content"])
     row: dict[str, Any] = {
         "task": task.id,
         "class": task.cls,
@@ -121,6 +128,7 @@ def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterat
         row["error"] = f"{type(e).__name__}: {e}"[:200]
     finally:
         agent.close()
+    row["trace"] = _trace(agent.messages)
     row.update(
         ok=task.verify(ws),
         model_calls=counter.calls,
@@ -139,13 +147,16 @@ def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterat
                 f"{c.get('action', 'memory')} {c.get('name', '')}".strip() for c in report.changes
             ],
             review_error=report.error,
+            review_answer=report.answer[:300],
         )
     store.db.close()
     shutil.rmtree(ws, ignore_errors=True)
     return row
 
 
-def run_mode(tasks: list[Task], spec: str, learning: bool, max_iterations: int, verbose: bool) -> list[dict]:
+def run_mode(
+    tasks: list[Task], spec: str, learning: bool, max_iterations: int, verbose: bool, trace: bool = False
+) -> list[dict]:
     from grove.config import Settings
     from grove.llm.spec import build_model
 
@@ -168,6 +179,8 @@ def run_mode(tasks: list[Task], spec: str, learning: bool, max_iterations: int, 
                 f" tools={row['tool_calls']}{extra}{' err=' + row['error'] if row['error'] else ''}",
                 file=sys.stderr,
             )
+        if trace:
+            print("\n".join("      " + line.replace("\n", "\\n") for line in row["trace"]), file=sys.stderr)
     shutil.rmtree(home, ignore_errors=True)
     return rows
 
@@ -198,15 +211,30 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--instances", type=int, default=5)
     parser.add_argument("--max-iterations", type=int, default=12, help="model calls per task")
     parser.add_argument("--json", type=Path, default=None, help="write every task's row here")
+    parser.add_argument(
+        "--modes",
+        default="off,on",
+        help="which streams to run: off, on or off,on (a figures line needs both)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true")
+    parser.add_argument("--trace", action="store_true", help="print each task's calls and replies (stderr)")
     args = parser.parse_args(argv)
     classes = [c.strip() for c in args.classes.split(",")] if args.classes else list(CLASSES)
     tasks = stream(classes, args.instances)
     started = time.perf_counter()
+    modes = [m.strip() for m in args.modes.split(",")]
     rows = {
-        "off": run_mode(tasks, args.model, False, args.max_iterations, args.verbose),
-        "on": run_mode(tasks, args.model, True, args.max_iterations, args.verbose),
+        m: run_mode(tasks, args.model, m == "on", args.max_iterations, args.verbose, args.trace)
+        for m in modes
     }
+    if modes != ["off", "on"]:  # a partial run for diagnosis: its rows only
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1, default=str))
+        for m, rs in rows.items():
+            print(
+                f"{m}: {sum(r['ok'] for r in rs)}/{len(rs)} solved, {mean(r['model_calls'] for r in rs):.2f} calls"
+            )
+        return 0
     report(rows, classes)
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1, default=str))
