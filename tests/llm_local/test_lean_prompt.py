@@ -27,7 +27,9 @@ def test_a_small_library_is_shown_whole_to_a_local_model(settings: Settings, tmp
     from grove.skills.manage import SkillManager
 
     tools = lean_tools(builtin_registry().select(settings.toolsets))
-    assert {"memory", "todo", "skill_manage"}.isdisjoint(tools.names()) and tools.get("skill_view") is not None
+    assert {"memory", "todo", "skill_manage"}.isdisjoint(tools.names()) and tools.get(
+        "skill_view"
+    ) is not None
     manager = SkillManager(home_skills_dir(settings.home), None, actor="agent")
     steps = "1. read_file the JSON file.\n2. patch the line of the key with its new value.\n"
     manager.create("json-edit", f"---\nname: json-edit\ndescription: Set a key in a JSON file.\n---\n{steps}")

@@ -101,7 +101,9 @@ def test_the_tool_list_shows_one_worked_read_then_write() -> None:
 def test_lean_tools_drop_only_the_confusable_ones() -> None:
     tools = builtin_registry().select(["files", "skills", "memory", "todo"])
     lean = lean_tools(tools)
-    assert set(tools.names()) - set(lean.names()) == set(LEAN_SKIP_TOOLS) == {"skill_manage", "memory", "todo"}
+    assert (
+        set(tools.names()) - set(lean.names()) == set(LEAN_SKIP_TOOLS) == {"skill_manage", "memory", "todo"}
+    )
     assert "skill_view" in lean.names() and "skills_search" in lean.names()
 
 
