@@ -9,6 +9,7 @@ only if its code is flagged; its verdict cannot depend on it, and every read sca
 from __future__ import annotations
 
 import functools
+import gc
 import hashlib
 import json
 import os
@@ -54,6 +55,13 @@ def _scan_one(item: tuple[str, str]) -> tuple[str, list[str]]:
     rel, text = item
     result = scan_skill_file(rel, text, f"import:skill/{rel}", prose_mode(rel))
     return result.verdict, result.reasons
+
+
+def _worker_start() -> None:
+    """A scan worker's collector: what it inherited from the importer (every file's text, in lists) is frozen so no
+    collection walks it, and young collections run less often (the analysers build many short-lived trees)."""
+    gc.freeze()
+    gc.set_threshold(100_000, 50, 100)
 
 
 def _cached(db: Database | None, keys: list[str]) -> dict[str, tuple[str, list[str]]]:
@@ -114,7 +122,7 @@ def scan_many(
     fresh: dict[str, tuple[str, list[str]]] = {}
     workers = workers or os.cpu_count() or 1
     if workers > 1 and len(todo) > 8:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
+        with ProcessPoolExecutor(max_workers=workers, initializer=_worker_start) as pool:
             for (k, _), got in zip(todo, pool.map(_scan_one, [i for _, i in todo], chunksize=4), strict=True):
                 fresh[k] = got
                 if progress:
