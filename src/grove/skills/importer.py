@@ -412,10 +412,13 @@ def _install(
             return _with(out, "duplicate", f"a skill '{name}' appeared in the library meanwhile")
         tmp = Path(tempfile.mkdtemp(dir=skills_root, prefix=".import-"))
         try:
+            made = {tmp}
             for f in p.files:
-                rel = f.relative_to(folder)
-                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
-                shutil.copy2(f, tmp / rel)
+                target = tmp / f.relative_to(folder)
+                if target.parent not in made:  # each folder made once, not once per file
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
+                shutil.copy2(f, target)
             (tmp / "SKILL.md").write_text(p.text, encoding="utf-8")
             if dest.exists():
                 snapshot(skills_root, name, "import", "import", f"replaced by import from {folder}")

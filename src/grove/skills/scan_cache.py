@@ -113,9 +113,10 @@ def scan_many(
     """Every skill's scan result, scanning each distinct file once (cache first, then `workers` processes).
     Returns the results and figures: files, distinct, cached, scanned, prose_at_read."""
     distinct: dict[str, tuple[str, str]] = {}
-    for files in skills:
-        for rel, text in files:
-            distinct.setdefault(file_key(rel, text), (rel, text))
+    keys = [[file_key(rel, text) for rel, text in files] for files in skills]  # each text hashed once
+    for files, their_keys in zip(skills, keys, strict=True):
+        for key, item in zip(their_keys, files, strict=True):
+            distinct.setdefault(key, item)
     known = _cached(db, list(distinct))
     todo = [(k, item) for k, item in distinct.items() if k not in known]
     todo.sort(key=lambda x: -len(x[1][1]))  # the longest first, so no worker is left with one at the end
@@ -142,4 +143,8 @@ def scan_many(
         # supporting files whose prose the import leaves to read time unless their code is flagged (SUPPORT_PROSE)
         "prose_at_read": sum(rel != "SKILL.md" for rel, _ in distinct.values()),
     }
-    return [combine(files, verdicts) for files in skills], figures
+    results = [
+        folder_result((rel, ScanResult(*verdicts[k])) for (rel, _), k in zip(files, their_keys, strict=True))  # type: ignore[arg-type]
+        for files, their_keys in zip(skills, keys, strict=True)
+    ]
+    return results, figures
