@@ -102,8 +102,13 @@ class ParsedCommand:
         return self.heredocs + [h for s in self.substitutions for h in s.all_heredocs()]
 
 
+_SUBST_START = re.compile(r"[$<>]\(")
+
+
 def _extract_substitutions(text: str) -> tuple[str, list[str]]:
     """Replace $(...), <(...), >(...) and `...` by a placeholder word; return their inner texts."""
+    if "`" not in text and not _SUBST_START.search(text):
+        return text, []  # nothing could start a substitution: the loop below would copy every character
     inner: list[str] = []
     out: list[str] = []
     i, n = 0, len(text)
@@ -146,6 +151,8 @@ def _strip_comments(text: str) -> str:
     (`curl URL | bash # note` must not read as bash running a file named '#'). shlex's own commenters also cut
     a `#` inside a word and eat the newline that ends the command, so this is done here, with line
     continuations (backslash-newline) joined."""
+    if "#" not in text and "\\\n" not in text:
+        return text  # no comment and no continuation: the loop below would copy every character
     out: list[str] = []
     quote = ""
     i, n = 0, len(text)
