@@ -241,8 +241,11 @@ def search_files(ctx: ToolContext, pattern: str, path: str = ".", glob: str | No
     if out:
         return "\n".join(out)
     # a small model searches for '^# TODO' where the comment ends a line of code: say how to widen the search
-    return f"no matches for {pattern!r} in {path}" + (
-        "; try just the word" if re.search(r"[\^$\\#\[(]", pattern) else ""
+    # the pattern is not echoed: it may be the very secret a search was probing for
+    return "no matches" + (
+        " (the pattern has anchors or symbols: try just the word)"
+        if re.search(r"[\^$\\#\[(]", pattern)
+        else ""
     )
 
 
