@@ -27,7 +27,6 @@ from grove.runtime.review_lean import (
     LEAN_REVIEW_TOOLS,
     LEAN_SKILL_REVIEW_PROMPT,
     FirstCall,
-    FreeChoice,
     judged_done,
     with_frontmatter,
 )
@@ -83,7 +82,7 @@ def review_session(
             kind, log, session_id, dry_run=dry_run, overlap_threshold=config.overlap_threshold
         )
         lean = lean_for(model.name)
-        reviewer: Model = FreeChoice(model) if lean else model
+        reviewer: Model = FirstCall(model) if lean else model
         if lean and kind == "skill":
             # a small local model follows one short instruction with two tools, not the full reviewer's brief:
             # first it only judges whether the session did its task; a failed one is not reviewed further

@@ -49,10 +49,11 @@ def judged_done(model: Model, transcript: str) -> tuple[bool, str]:
 
 
 class FirstCall:
-    """The reviewer's model once it judged the session done: its first reply is a call to `tool` (a small model
-    otherwise describes the skill instead of saving it), later ones are free."""
+    """The reviewer's model as a local model drives it: its replies may be text, even though the session it reads
+    names files (a local model is otherwise made to open such a turn with a tool call); with `tool`, its first reply
+    is a call to that tool (a small model otherwise describes the skill instead of saving it)."""
 
-    def __init__(self, model: Model, tool: str) -> None:
+    def __init__(self, model: Model, tool: str | None = None) -> None:
         self.inner = model
         self.tool = tool
         self.name = model.name
@@ -67,34 +68,10 @@ class FirstCall:
         on_text: TextCallback | None = None,
     ) -> Completion:
         if settings.tool_choice is None:
-            choice = (
-                self.tool
-                if self.calls == 0 and any(t["function"]["name"] == self.tool for t in tools)
-                else "auto"
-            )
+            offered = self.tool is not None and any(t["function"]["name"] == self.tool for t in tools)
+            choice = self.tool if self.calls == 0 and offered else "auto"
             settings = dataclasses.replace(settings, tool_choice=choice)
         self.calls += 1
-        return self.inner.complete(messages, tools, settings, on_text)
-
-
-class FreeChoice:
-    """The reviewer's model: its reply may be text, even though the session it reads names files (a local model
-    is otherwise made to open such a turn with a tool call)."""
-
-    def __init__(self, model: Model) -> None:
-        self.inner = model
-        self.name = model.name
-        self.context_window = getattr(model, "context_window", 128_000)
-
-    def complete(
-        self,
-        messages: list[Message],
-        tools: list[ToolSchema],
-        settings: ModelSettings,
-        on_text: TextCallback | None = None,
-    ) -> Completion:
-        if settings.tool_choice is None:
-            settings = dataclasses.replace(settings, tool_choice="auto")
         return self.inner.complete(messages, tools, settings, on_text)
 
 
