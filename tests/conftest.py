@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,6 +11,11 @@ import pytest
 
 from grove.config import Settings
 from grove.store.sessions import SessionStore
+
+# A suite started from a script in the background (`pytest &`) inherits SIGINT ignored, and so would every grove it
+# starts: the Ctrl-C tests would then see no Ctrl-C at all. A handled signal is reset to default across exec.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)

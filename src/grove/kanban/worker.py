@@ -121,7 +121,13 @@ def run_worker(
     if interrupt_on_loss:
         import signal
 
-        # a real SIGINT (not _thread.interrupt_main) so a blocking model call is cut short too
+        # a real SIGINT (not _thread.interrupt_main) so a blocking model call is cut short too; a worker started in
+        # the background by a script (`grove worker ... &`) inherits SIGINT ignored, which would make that a no-op
+        if (
+            signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+            and threading.current_thread() is threading.main_thread()
+        ):
+            signal.signal(signal.SIGINT, signal.default_int_handler)
         handle.on_lost = lambda: os.kill(os.getpid(), signal.SIGINT)
     workspace = Path(task.workspace) if task.workspace else _own_workspace(task_id)
     tools = builtin_registry().select(toolsets if toolsets is not None else settings.toolsets)
