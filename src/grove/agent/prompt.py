@@ -107,11 +107,14 @@ def _lean_skills(settings: Settings, workspace: Path) -> str:
     if not skills:
         return ""
     parts = [LEAN_SKILLS_HEADER]
+    size = len(LEAN_SKILLS_HEADER)
     for skill in skills:
+        if size + len(skill.body) > LEAN_SECTION_CHARS:
+            return ""  # it cannot fit: stop before screening the rest of a big library
         body = screen(skill.body.strip(), source=f"skill {skill.name}")
         parts.append(f"### {skill.name}: {skill.description.strip()}\n{body}")
-    text = "\n\n".join(parts)
-    return text if len(text) <= LEAN_SECTION_CHARS else ""
+        size += len(parts[-1]) + 2  # as joined below
+    return "\n\n".join(parts) if size <= LEAN_SECTION_CHARS else ""
 
 
 def _project_context(workspace: Path) -> str:

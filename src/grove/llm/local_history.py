@@ -111,10 +111,11 @@ def repeats_last_call(messages: list[Message], call: ToolCall) -> bool:
         i -= 1
     if i == len(messages) or i == 0 or not messages[i - 1].get("tool_calls"):
         return False
-    return any(
-        tc["function"]["name"] == call.name and tc["function"].get("arguments") == call.arguments
-        for tc in messages[i - 1]["tool_calls"]
-    )
+    return any(_same_call(tc, call) for tc in messages[i - 1]["tool_calls"])
+
+
+def _same_call(tc: dict[str, Any], call: ToolCall) -> bool:
+    return tc["function"]["name"] == call.name and tc["function"].get("arguments") == call.arguments
 
 
 def repeats_failed_call(messages: list[Message], call: ToolCall) -> bool:
@@ -127,7 +128,6 @@ def repeats_failed_call(messages: list[Message], call: ToolCall) -> bool:
         if m.get("role") == "user":
             return False
         for tc in m.get("tool_calls") or []:
-            same = tc["function"]["name"] == call.name and tc["function"].get("arguments") == call.arguments
-            if same and results.get(tc.get("id"), "").startswith("Error"):
+            if _same_call(tc, call) and results.get(tc.get("id"), "").startswith("Error"):
                 return True
     return False

@@ -7,7 +7,7 @@ import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, TypeVar
 
 from grove.security.commands import classify_command
 
@@ -120,23 +120,37 @@ def excerpt(text: str, limit: int = 60) -> str:
     return one if len(one) <= limit else one[: limit - 3] + "..."
 
 
-# Commands up to this long are remembered per process (`set -e`, `npm install`, a blank line: a collection repeats
-# them thousands of times); the findings depend on the command's text alone.
+_R = TypeVar("_R")
+
+
+def remembered_when_short(chars: int, maxsize: int) -> Callable[[Callable[..., _R]], Callable[..., _R]]:
+    """Remember a pure function of texts per process when its last argument is at most `chars` long: a collection
+    repeats the same commands and quick-starts thousands of times, and long texts are rarely seen twice."""
+
+    def wrap(fn: Callable[..., _R]) -> Callable[..., _R]:
+        cached = functools.lru_cache(maxsize=maxsize)(fn)
+
+        @functools.wraps(fn)
+        def call(*args: str) -> _R:
+            return cached(*args) if len(args[-1]) <= chars else fn(*args)
+
+        return call
+
+    return wrap
+
+
+# Commands up to this long are remembered per process (`set -e`, `npm install`, a blank line); the findings depend
+# on the command's text alone.
 MEMO_CHARS = 2000
 
 
 def command_hits(command: str, line: int, *, mention: bool = False) -> list[Hit]:
     """A shell command (or a whole script) through the command classifier; `mention` marks a command that a
     text warns against rather than asks for, which is never more than a note."""
-    found = _remembered(command) if len(command) <= MEMO_CHARS else _command_hits(command)
-    return [Hit("note" if mention else level, why, line, ex) for level, why, ex in found]
+    return [Hit("note" if mention else level, why, line, ex) for level, why, ex in _command_hits(command)]
 
 
-@functools.lru_cache(maxsize=16384)
-def _remembered(command: str) -> tuple[tuple[Level, str, str], ...]:
-    return _command_hits(command)
-
-
+@remembered_when_short(MEMO_CHARS, 16384)
 def _command_hits(command: str) -> tuple[tuple[Level, str, str], ...]:
     """(level, why, excerpt) of each finding of `command`."""
     out: list[tuple[Level, str, str]] = []

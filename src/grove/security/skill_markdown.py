@@ -4,11 +4,10 @@ and the shown-command policy (skill_shown: vendor installers, routine setup step
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 
-from grove.security.skill_hits import Hit, Level, line_of, shifted
+from grove.security.skill_hits import Hit, Level, line_of, remembered_when_short, shifted
 from grove.security.skill_js import js_hits
 from grove.security.skill_python import python_hits
 from grove.security.skill_shell import shell_hits
@@ -201,13 +200,11 @@ MEMO_CHARS = 4000
 def shown_hits(kind: str, block: str) -> list[Hit]:
     """The hits of a block of `kind` (shell, python, javascript) that markdown shows, the shown policy applied;
     numbered from the block's first line."""
-    if len(block) > MEMO_CHARS:
-        return shown_policy(_ANALYSERS[kind](block), block)
-    return list(_remembered(kind, block))
+    return list(_shown_hits(kind, block))
 
 
-@functools.lru_cache(maxsize=8192)
-def _remembered(kind: str, block: str) -> tuple[Hit, ...]:
+@remembered_when_short(MEMO_CHARS, 8192)
+def _shown_hits(kind: str, block: str) -> tuple[Hit, ...]:
     return tuple(shown_policy(_ANALYSERS[kind](block), block))
 
 

@@ -66,11 +66,10 @@ class ImportSummary:
     def line(self) -> str:
         parts = [f"{self.counts.get(s, 0)} {s}" for s in STATUSES if self.counts.get(s) or s == "imported"]
         line = f"found {self.found} SKILL.md: " + ", ".join(parts) + f" ({self.seconds:.1f} s)"
-        if self.scan.get(
-            "prose_at_read"
-        ):  # truthful about what the import's scan left out, and where it runs
+        at_read = self.scan.get("prose_at_read")
+        if at_read:  # truthful about what the import's scan left out, and where it runs
             line += (
-                f"; {self.scan['prose_at_read']} supporting file(s): their prose is scanned for prompt injection"
+                f"; {at_read} supporting file(s): their prose is scanned for prompt injection"
                 " when read (skill_view), at import only where their code is flagged"
             )
         return line

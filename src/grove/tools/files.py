@@ -162,11 +162,16 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str, replace
             place.close()
     times = f", {count} places" if count > 1 else ""
     head = f"patched {path} (-{old_string.count(chr(10)) + 1} +{new_string.count(chr(10)) + 1} lines{times})"
+    shown = _screened(_around(new_text, new_string), f"file {path}")
+    return f"{head}; the change is saved (no write_file needed), it now reads:\n{shown}"
+
+
+def _screened(text: str, source: str) -> str:
+    """A file's lines as a tool result shows them: secrets redacted, planted instructions quoted as data."""
     from grove.security.injection import screen
     from grove.security.redact import redact
 
-    shown = screen(redact(_around(new_text, new_string)), source=f"file {path}")
-    return f"{head}; the change is saved (no write_file needed), it now reads:\n{shown}"
+    return screen(redact(text), source=source)
 
 
 def _lines_near(text: str, hint: str) -> str:
@@ -180,12 +185,8 @@ def _lines_near(text: str, hint: str) -> str:
         return ""
     if at < 0:
         return ""
-    near = "\n".join(lines[max(0, at - 1) : at + 3])
-    from grove.security.injection import screen
-    from grove.security.redact import redact
-
-    shown = screen(redact(near), source="file")
-    return f"; copy old_string exactly from the file, whose lines there are:\n{shown}"
+    near = _screened("\n".join(lines[max(0, at - 1) : at + 3]), "file")
+    return f"; copy old_string exactly from the file, whose lines there are:\n{near}"
 
 
 def _around(text: str, fragment: str, context: int = 1, most: int = 8) -> str:
