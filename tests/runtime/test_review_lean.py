@@ -1,5 +1,6 @@
-"""A local model's skill review: the short one-question prompt, two tools, a free (text or call) first reply, and
-the saved steps shown whole in the next local session's prompt."""
+"""A local model's skill review of a session that was no file task (file tasks: test_review_code.py): the short
+one-question prompt, two tools, a free (text or call) first reply, and the saved steps shown whole in the next local
+session's prompt."""
 
 from __future__ import annotations
 
@@ -39,11 +40,11 @@ def session(store: SessionStore) -> str:
     call = {
         "id": "c1",
         "type": "function",
-        "function": {"name": "read_file", "arguments": '{"path": "config.json"}'},
+        "function": {"name": "session_search", "arguments": '{"query": "port"}'},
     }
     store.add_message(sid, {"role": "assistant", "content": "", "tool_calls": [call]})
     store.add_message(
-        sid, {"role": "tool", "tool_call_id": "c1", "name": "read_file", "content": '{"port": 1}'}
+        sid, {"role": "tool", "tool_call_id": "c1", "name": "session_search", "content": "set port to 9"}
     )
     store.add_message(sid, {"role": "assistant", "content": "Done."})
     return sid

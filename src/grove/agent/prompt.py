@@ -99,11 +99,18 @@ def _lean_skills(settings: Settings, workspace: Path) -> str:
     with skill_view, and one call less per task is what a learned procedure should save. '' when it does not
     fit LEAN_SECTION_CHARS, and the index is shown instead."""
     from grove.security.injection import screen
+    from grove.skills.code_meta import is_code_skill
     from grove.skills.discover import discover
     from grove.skills.stale import stale_names
 
     hidden = stale_names(settings)
-    skills = [s for s in discover(settings, workspace).sorted() if s.name not in hidden]
+    # code skills are left out: grove's own are tools of the session (tools/learned.py), and a local session has
+    # no skill_run for the others
+    skills = [
+        s
+        for s in discover(settings, workspace).sorted()
+        if s.name not in hidden and not is_code_skill(s.metadata)
+    ]
     if not skills:
         return ""
     parts = [LEAN_SKILLS_HEADER]

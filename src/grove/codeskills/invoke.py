@@ -1,5 +1,6 @@
-"""`skill_run`: call a stored code skill in the sandbox; input files go in read-only, new files come back out.
-The arguments are checked against the contract before anything runs; the result may go straight to a file."""
+"""`skill_run`: call a stored code skill in the sandbox; input files (a named folder's too) go in read-only, new
+files come back out. The arguments are checked against the contract before anything runs; the result may go
+straight to a file."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from grove.security.policy import SafetyPolicy
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 MAX_OUTPUT_FILES = 100
+MAX_FOLDER_FILES = 1_000  # files a folder argument maps in
 MAX_OUTPUT_BYTES = 256 * 1024 * 1024
 
 
@@ -37,8 +39,8 @@ class RunOutcome:
     )
 
 
-def _relative_file(value: str, workspace: Path) -> str | None:
-    """`value` as a path relative to the workspace when it names a file inside it, else None."""
+def _relative_place(value: str, workspace: Path) -> str | None:
+    """`value` as a path relative to the workspace when it names a file or folder inside it, else None."""
     if not value or len(value) > 4096 or "\0" in value:
         return None
     try:
@@ -46,16 +48,37 @@ def _relative_file(value: str, workspace: Path) -> str | None:
         rel = path.relative_to(workspace)
     except (OSError, ValueError):
         return None
-    return str(rel) if path.is_file() and not any(p.startswith(".") for p in rel.parts) else None
+    if any(p.startswith(".") for p in rel.parts) or not (path.is_file() or path.is_dir()):
+        return None
+    return str(rel)
+
+
+def _folder_files(workspace: Path, rel: str) -> list[str]:
+    """The regular files under a workspace folder, hidden ones and links left out, at most MAX_FOLDER_FILES."""
+    found: list[str] = []
+    for dirpath, dirnames, filenames in os.walk(workspace / rel):
+        dirnames[:] = sorted(
+            d for d in dirnames if not d.startswith(".") and not os.path.islink(os.path.join(dirpath, d))
+        )
+        for fname in sorted(filenames):
+            full = os.path.join(dirpath, fname)
+            if fname.startswith(".") or os.path.islink(full) or not os.path.isfile(full):
+                continue
+            found.append(os.path.relpath(full, workspace))
+            if len(found) >= MAX_FOLDER_FILES:
+                return found
+    return found
 
 
 def _map_args(value: Any, workspace: Path, inputs: dict[str, str]) -> Any:
-    """Rewrite string arguments naming workspace files to relative paths, noting them in `inputs`."""
+    """Rewrite string arguments naming workspace files or folders to relative paths, noting the files (a
+    folder's files) in `inputs`."""
     if isinstance(value, str):
-        rel = _relative_file(value, workspace)
+        rel = _relative_place(value, workspace)
         if rel is None:
             return value
-        inputs[rel] = rel
+        for name in _folder_files(workspace, rel) if (workspace / rel).is_dir() else [rel]:
+            inputs[name] = name
         return rel
     if isinstance(value, list):
         return [_map_args(v, workspace, inputs) for v in value]

@@ -147,6 +147,11 @@ def open_agent(
         from grove.mcp_client.session_tools import add_mcp_tools
 
         add_mcp_tools(tools, settings, events.on_notice)
+    if profile.tools is None and "skills" in wanted:
+        # the code skills grove wrote and tested for itself are tools of their own: one direct call
+        from grove.tools.learned import with_learned
+
+        with_learned(tools, settings, workspace, store.db)
     history: list[Message] = []
     if profile.resume:
         session_id = store.resolve_id(profile.resume)

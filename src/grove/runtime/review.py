@@ -22,6 +22,14 @@ from grove.learning.reviewer_tools import ChangeLog, reviewer_registry
 from grove.learning.runs import finish_run, start_run
 from grove.llm.types import Model
 from grove.runtime.profile import Profile
+from grove.runtime.review_code import (
+    CODE_REVIEW_PROMPT,
+    code_review_ask,
+    draft_code_skill,
+    request_of,
+    touched_files,
+    used_tools,
+)
 from grove.runtime.review_lean import (
     LEAN_REVIEW_ASK,
     LEAN_REVIEW_TOOLS,
@@ -52,6 +60,7 @@ def review_session(
     from grove.codeskills.repeats import find_repeats
     from grove.memory.prompt import memory_prompt_block
     from grove.runtime.assemble import open_agent
+    from grove.skills.code_meta import is_code_skill
     from grove.skills.discover import discover
     from grove.skills.index import render_index
 
@@ -68,11 +77,12 @@ def review_session(
     workspace = (workspace or Path.cwd()).resolve()
     log = ChangeLog()
     agent = None
+    messages = [m for _, m in history]
     try:
         library = discover(settings, workspace)
         task = review_task(
             kind,
-            render_transcript([m for _, m in history]),
+            render_transcript(messages),
             used_skills(store, session_id),
             render_index(library.sorted(), budget=4000),
             memory_prompt_block(settings),
@@ -83,10 +93,25 @@ def review_session(
         )
         lean = lean_for(model.name)
         reviewer: Model = FirstCall(model) if lean else model
+        code_ask = ""
         if lean and kind == "skill":
-            # a small local model follows one short instruction with two tools, not the full reviewer's brief:
-            # first it only judges whether the session did its task; a failed one is not reviewed further
-            done, verdict = judged_done(GatedModel(model, gate), render_transcript([m for _, m in history]))
+            made = {n for n, s in library.skills.items() if is_code_skill(s.metadata)} | {"skill_run"}
+            if used_tools(messages, made, ok=False):
+                # the tool exists; a small model's draft would only repeat it
+                did = "did the task" if used_tools(messages, made) else "was called and failed"
+                report.answer = f"nothing to keep: a code skill grove made {did}"
+                finish_run(store.db, run_id, "done", [], None, None)
+                return _closed(report, store, own_store)
+            if touched_files(messages):
+                # a small local model writes code better than it judges or describes steps: the kind of task
+                # becomes a tested tool, kept only when its tests pass
+                code_ask = code_review_ask(messages)
+                system, task = CODE_REVIEW_PROMPT, code_ask
+                tools = tools.without([n for n in tools.names() if n != "skill_code_create"])
+        if lean and kind == "skill" and not code_ask:
+            # otherwise it follows one short instruction with two tools, not the full reviewer's brief: first it
+            # only judges whether the session did its task; a failed one is not reviewed further
+            done, verdict = judged_done(GatedModel(model, gate), render_transcript(messages))
             if not done:
                 report.answer, report.model_calls = (
                     f"nothing to keep (did the session do its task? {verdict})",
@@ -98,7 +123,7 @@ def review_session(
             keep = {*LEAN_REVIEW_TOOLS, "skill_code_create"}
             tools = with_frontmatter(tools.without([n for n in tools.names() if n not in keep]))
             reviewer = FirstCall(model, "skill_manage")
-        if lean and not find_repeats([m for _, m in history]):
+        if lean and not code_ask and not find_repeats(messages):
             # a small local model reaches for a code skill whenever it sees code, though nothing was repeated
             tools = tools.without(["skill_code_create"])
         profile = Profile(
@@ -114,11 +139,14 @@ def review_session(
         )
         agent = open_agent(settings, profile, events, store)
         report.reviewer_session_id = agent.session_id
-        result = agent.run_turn(task)
-        report.answer, report.model_calls = (
-            result.answer,
-            result.model_calls + (1 if lean and kind == "skill" else 0),
-        )
+        if code_ask:
+            report.answer, report.model_calls = draft_code_skill(agent, code_ask, request_of(messages))
+        else:
+            result = agent.run_turn(task)
+            report.answer, report.model_calls = (
+                result.answer,
+                result.model_calls + (1 if lean and kind == "skill" else 0),
+            )
         report.changes = log.changes
         status = "done"
     except Exception as e:  # a failed review must never reach the user's session; it is logged instead

@@ -105,6 +105,12 @@ def skill_run(ctx: ToolContext, name: str, args: dict[str, Any], output_path: st
         args: the arguments of solve, as a JSON object, e.g. {"path": "sales.csv", "column": "revenue"}
         output_path: optional workspace file to write the result to instead of returning it
     """
+    return run_named(ctx, name, args, output_path)
+
+
+def run_named(ctx: ToolContext, name: str, args: dict[str, Any], output_path: str | None = None) -> str:
+    """What skill_run and a learned tool (tools/learned.py) do: find the code skill, run it in the sandbox,
+    record the use, and say what came back (the result, or where it was written)."""
     from grove.codeskills.invoke import run_code_skill
     from grove.codeskills.layout import CODE_FILE
     from grove.skills import usage

@@ -1,0 +1,118 @@
+"""Code skills grove wrote and tested for itself, offered as tools of their own: `csv-column-total(path, column,
+output_path)` is one call a small model makes reliably, where `skill_run(name, args={...})` nests the arguments
+it has to get right. Only skills grove's own sessions or reviewer created (state.db says so) become tools."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grove.tools.context import ToolContext
+from grove.tools.registry import Param, Tool, ToolRegistry
+
+if TYPE_CHECKING:
+    from grove.config import Settings
+    from grove.store.db import Database
+
+TOOLSET = "learned"
+MAX_LEARNED_TOOLS = 8  # each costs prompt tokens on every call; the most recently created come first
+# who may have made a skill that becomes a tool: grove's own sessions and reviewer, never an import or a hub install
+MAKERS = frozenset({"session", "reviewer", "agent"})
+OUTPUT = "output_path"
+_TYPES: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": float,
+    "boolean": bool,
+    "array": list,
+    "object": dict,
+}
+
+
+def _param(schema: dict[str, Any], required: bool) -> Param:
+    kind = _TYPES.get(str(schema.get("type")), Any)
+    if required:
+        return Param(kind, ..., None)
+    return Param(kind | None if kind is not Any else Any, None, "optional")
+
+
+def as_tool(name: str, description: str, contract: dict[str, Any]) -> Tool:
+    """The tool that calls code skill `name` with its contract's arguments, plus `output_path`."""
+    args = contract.get("args") or {}
+    props: dict[str, Any] = args.get("properties") or {}
+    needed = set(args.get("required") or [])
+    params = {p: _param(s if isinstance(s, dict) else {}, p in needed) for p, s in props.items()}
+    if OUTPUT not in params:
+        params[OUTPUT] = Param(str | None, None, "the file to write the result to (text as is, else JSON)")
+
+    def handler(ctx: ToolContext, **kw: Any) -> str:
+        from grove.tools.code_skills import run_named
+
+        output_path = kw.pop(OUTPUT, None) if OUTPUT not in props else None
+        call = {k: v for k, v in kw.items() if v is not None or k in needed}  # absent: solve's own default
+        return run_named(ctx, name, call, output_path)
+
+    handler.__name__ = name.replace("-", "_")
+    summary = " ".join(description.split())
+    return Tool(
+        name=name,
+        description=f"{summary} (a tool grove wrote and tested; output_path writes its result to a file)",
+        handler=handler,
+        params=params,
+        toolset=TOOLSET,
+        mutating=True,  # it may write the workspace
+    )
+
+
+def learned_tools(settings: Settings, workspace: Path, db: Database | None, taken: set[str]) -> list[Tool]:
+    """Tools for the code skills in grove's home library that grove made itself (at most MAX_LEARNED_TOOLS, not
+    stale, not clashing with a tool of `taken`), newest first; ordered by the file only, so byte-stable."""
+    from grove.codeskills.layout import CODE_FILE
+    from grove.skills import usage
+    from grove.skills.code_meta import is_code_skill
+    from grove.skills.discover import discover, home_skills_dir
+    from grove.skills.stale import stale_names
+
+    home = home_skills_dir(settings.home).resolve()
+    candidates = [
+        s
+        for s in discover(settings, workspace).sorted()
+        if is_code_skill(s.metadata)
+        and s.path.resolve().is_relative_to(home)
+        and (s.path / CODE_FILE).is_file()
+    ]
+    if not candidates:
+        return []
+    made = usage.stats(db, [s.name for s in candidates])
+    hidden = stale_names(settings)
+    own = [
+        s
+        for s in candidates
+        if s.name in made
+        and made[s.name].created_by in MAKERS
+        and s.name not in taken
+        and s.name not in hidden
+    ]
+    own.sort(key=lambda s: (-(made[s.name].created_at or 0), s.name))
+    contracts = ((s, _contract(s.path / CODE_FILE)) for s in own)
+    readable = [as_tool(s.name, s.description, c) for s, c in contracts if c is not None]
+    return readable[:MAX_LEARNED_TOOLS]
+
+
+def _contract(code_file: Path) -> dict[str, Any] | None:
+    """The arguments in solve's own order (SKILL.md stores them sorted; a small model fills them in order)."""
+    from grove.codeskills.contract import ContractError, read_contract
+
+    try:
+        contract = read_contract(code_file.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ContractError):
+        return None  # not callable as it stands: no tool
+    return {"args": contract.args}
+
+
+def with_learned(tools: ToolRegistry, settings: Settings, workspace: Path, db: Database | None) -> int:
+    """Add the learned tools to `tools` in place; returns how many."""
+    added = learned_tools(settings, workspace, db, set(tools.names()))
+    for tool in added:
+        tools.add(tool)
+    return len(added)
