@@ -211,7 +211,7 @@ class _Analyser(ast.NodeVisitor):
         return None
 
     def _call_value(self, node: ast.Call, depth: int) -> str | bytes | None:
-        name = self.callee(node.func)
+        name = self.callee(node.func, depth + 1)  # depth carried on: `x = f[x]()` resolves x through x
         args = node.args
         arg0 = self.value(args[0], depth + 1) if args else None
         short = name.rsplit(".", 1)[-1]
@@ -467,8 +467,8 @@ def python_hits(code: str, depth: int = 0) -> list[Hit]:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return _unparsed(code)
-    analyser = _Analyser(tree, depth)
     try:
+        analyser = _Analyser(tree, depth)  # resolving names recurses too
         analyser.visit(tree)
     except RecursionError:
         return _unparsed(code)
