@@ -1,5 +1,5 @@
 """A local model's review of a file task: the task written as a code skill (one python block split into code and
-tests), kept only when its tests pass in the sandbox, retried once with the reason, and not reviewed again once a
+tests), kept only when its tests pass in the sandbox, retried with the reason, and not reviewed again once a
 tool grove made does the task."""
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ def test_a_file_task_becomes_a_tested_code_skill(
     assert discover(settings, workspace).get("csv-column-total") is not None
 
 
-def test_a_failing_draft_is_retried_once_with_the_reason(
+def test_a_failing_draft_is_retried_with_the_reason(
     settings: Settings, store: SessionStore, workspace: Path
 ) -> None:
     reviewer = ScriptModel([BUGGY, GOOD], name="local:tiny")
@@ -101,10 +101,10 @@ def test_a_failing_draft_is_retried_once_with_the_reason(
     assert retry.startswith("That tool was not kept:") and "test_solve" in retry
 
 
-def test_two_failing_drafts_keep_nothing(settings: Settings, store: SessionStore, workspace: Path) -> None:
-    reviewer = ScriptModel([BUGGY, "I cannot."], name="local:tiny")
+def test_three_failing_drafts_keep_nothing(settings: Settings, store: SessionStore, workspace: Path) -> None:
+    reviewer = ScriptModel([BUGGY, "I cannot.", BUGGY], name="local:tiny")
     report = review_session(settings, reviewer, file_session(store), workspace=workspace, store=store)
-    assert report.changes == [] and report.model_calls == 2 and report.answer.startswith("nothing kept")
+    assert report.changes == [] and report.model_calls == 3 and report.answer.startswith("nothing kept")
     assert discover(settings, workspace).get("csv-column-total") is None
 
 
@@ -150,3 +150,31 @@ def test_an_unfenced_reply_with_a_closing_fence_and_a_test_call_still_splits() -
     assert isinstance(draft, Draft) and draft.name == "sum-col"
     assert "test_solve(tmp_path)\n" not in draft.tests.split("def test_solve(tmp_path):")[1]
     assert "__main__" not in draft.code + draft.tests and "```" not in draft.code + draft.tests
+
+
+def test_standard_modules_used_but_not_imported_are_imported() -> None:
+    reply = (
+        "```python\ndef solve(path: str, key: str) -> dict:\n    data = json.loads(Path(path).read_text())\n"
+        "    return data\n\ndef test_solve(tmp_path):\n    p = tmp_path / 'c.json'\n    p.write_text('{}')\n"
+        "    assert solve(str(p), 'k') == {}\n```"
+    )
+    draft = split_reply(reply, "r")
+    assert isinstance(draft, Draft)
+    assert draft.code.startswith("from pathlib import Path\nimport json\n")
+    assert "import json" in draft.tests and "os" not in draft.code
+
+
+def test_a_tool_that_hard_codes_the_tasks_values_is_sent_back() -> None:
+    reply = (
+        '```python\ndef solve(path: str) -> str:\n    """Rename chk."""\n    text = open(path).read()\n'
+        "    return text.replace('chk', 'check')\n\ndef test_solve(tmp_path):\n    p = tmp_path / 't.py'\n"
+        "    p.write_text('chk()')\n    assert solve(str(p)) == 'check()'\n```"
+    )
+    why = split_reply(reply, "Rename the function chk to check in tool.py, including every call.")
+    assert isinstance(why, str) and "hard-codes 'check', 'chk'" in why
+    general = (
+        reply.replace("def solve(path: str)", "def solve(path: str, old: str, new: str)")
+        .replace("replace('chk', 'check')", "replace(old, new)")
+        .replace("solve(str(p))", "solve(str(p), 'chk', 'check')")
+    )
+    assert isinstance(split_reply(general, "Rename the function chk to check in tool.py."), Draft)

@@ -180,3 +180,49 @@ def test_a_code_skill_named_like_a_tool_does_not_replace_it(
     _create(settings, store, workspace, "csv-total", TOTAL_CODE, TOTAL_TESTS)
     assert [t.name for t in learned_tools(settings, workspace, store.db, {"csv-total"})] == []
     assert [t.name for t in learned_tools(settings, workspace, store.db, {name})] == ["csv-total"]
+
+
+SET_CODE = '''import json
+
+
+def solve(path: str, key: str, value: int) -> None:
+    """Set a key of a JSON file in place."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    data[key] = value
+    with open(path, "w", encoding="utf-8") as f:
+        json.dump(data, f)
+'''
+SET_TESTS = """import json
+from skill import solve
+
+
+def test_set(tmp_path):
+    p = tmp_path / "c.json"
+    p.write_text('{"a": 1}')
+    solve(str(p), "a", 2)
+    assert json.loads(p.read_text()) == {"a": 2}
+"""
+
+
+def test_a_learned_tool_may_change_the_file_its_call_names_but_skill_run_may_not(
+    settings: Settings, store: SessionStore, workspace: Path
+) -> None:
+    _create(settings, store, workspace, "json-set", SET_CODE, SET_TESTS)
+    (workspace / "config.json").write_text('{"a": 1, "b": 2}')
+    (workspace / "other.json").write_text('{"a": 1}')
+    agent = _session(settings, store, workspace)
+    try:
+        out = agent.tools.call(agent.ctx, "json-set", {"path": "config.json", "key": "a", "value": 7})
+    finally:
+        agent.close()
+    assert out.ok, out.content
+    assert json.loads((workspace / "config.json").read_text()) == {"a": 7, "b": 2}
+    assert json.loads(out.content)["files_written"] == ["config.json"]
+    assert json.loads((workspace / "other.json").read_text()) == {"a": 1}
+    reg = ToolRegistry(code_skills.tools())
+    ctx = ToolContext(workspace=workspace, settings=settings, store=store)
+    read_only = reg.call(
+        ctx, "skill_run", {"name": "json-set", "args": {"path": "config.json", "key": "a", "value": 9}}
+    )
+    assert not read_only.ok and json.loads((workspace / "config.json").read_text())["a"] == 7

@@ -70,20 +70,23 @@ def _folder_files(workspace: Path, rel: str) -> list[str]:
     return found
 
 
-def _map_args(value: Any, workspace: Path, inputs: dict[str, str]) -> Any:
+def _map_args(value: Any, workspace: Path, inputs: dict[str, str], named: set[str]) -> Any:
     """Rewrite string arguments naming workspace files or folders to relative paths, noting the files (a
-    folder's files) in `inputs`."""
+    folder's files) in `inputs` and the files named themselves in `named`."""
     if isinstance(value, str):
         rel = _relative_place(value, workspace)
         if rel is None:
             return value
-        for name in _folder_files(workspace, rel) if (workspace / rel).is_dir() else [rel]:
-            inputs[name] = name
+        if (workspace / rel).is_dir():
+            inputs.update((name, name) for name in _folder_files(workspace, rel))
+        else:
+            inputs[rel] = rel
+            named.add(rel)
         return rel
     if isinstance(value, list):
-        return [_map_args(v, workspace, inputs) for v in value]
+        return [_map_args(v, workspace, inputs, named) for v in value]
     if isinstance(value, dict):
-        return {k: _map_args(v, workspace, inputs) for k, v in value.items()}
+        return {k: _map_args(v, workspace, inputs, named) for k, v in value.items()}
     return value
 
 
@@ -92,8 +95,10 @@ def _confined(workspace: Path) -> Confinement:
     return Confinement(Roots.make(workspace, grove_home()), SafetyPolicy(unattended=True))
 
 
-def _copy_in(workspace: Path, scratch: Path, inputs: dict[str, str]) -> None:
+def _copy_in(workspace: Path, scratch: Path, inputs: dict[str, str], editable: set[str]) -> dict[str, bytes]:
+    """Copy the inputs into the scratch dir, read-only but for `editable`; returns the editable ones' bytes."""
     total = 0
+    before: dict[str, bytes] = {}
     for rel in list(inputs):
         dst = scratch / rel
         try:
@@ -109,12 +114,43 @@ def _copy_in(workspace: Path, scratch: Path, inputs: dict[str, str]) -> None:
         total += len(data)
         dst.parent.mkdir(parents=True, exist_ok=True)
         dst.write_bytes(data)
-        os.chmod(dst, 0o444)  # read-only: as root, owned by root, the sandbox uid cannot change that
+        if rel in editable:
+            before[rel] = data
+            if is_root():
+                os.chown(dst, -1, SANDBOX_GID)
+            os.chmod(dst, 0o664)
+        else:
+            os.chmod(dst, 0o444)  # read-only: as root, owned by root, the sandbox uid cannot change that
         parent = dst.parent
         while is_root() and parent != scratch:  # folders the sandbox may still add outputs to
             os.chown(parent, -1, SANDBOX_GID)
             os.chmod(parent, 0o2770)
             parent = parent.parent
+    return before
+
+
+def _copy_back(scratch: Path, workspace: Path, before: dict[str, bytes]) -> list[str]:
+    """The editable inputs the skill changed (still regular files), written back as write_file would."""
+    changed: list[str] = []
+    for rel, data in sorted(before.items()):
+        try:
+            fd = os.open(scratch / rel, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(fd, "rb") as f:
+                if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+                    continue
+                now = f.read(MAX_OUTPUT_BYTES + 1)
+            if now == data or len(now) > MAX_OUTPUT_BYTES:
+                continue
+            with _confined(workspace) as conf:
+                place = conf.locate(rel, write=True)
+                try:
+                    write_place(conf, place, rel, now)
+                finally:
+                    place.close()
+        except (Refused, OSError):
+            continue
+        changed.append(rel)
+    return changed
 
 
 def _copy_out(scratch: Path, workspace: Path, inputs: dict[str, str]) -> list[str]:
@@ -155,8 +191,10 @@ def run_code_skill(
     limits: Limits = RUN_LIMITS,
     backend: str | None = None,
     output_path: str | None = None,
+    edit_inputs: bool = False,
 ) -> RunOutcome:
-    """Call the skill in `folder` with `args`; files of `workspace` named in the args are its read-only inputs.
+    """Call the skill in `folder` with `args`; files of `workspace` named in the args are its read-only inputs
+    (with `edit_inputs`, the files named themselves, not a folder's, may be changed and are written back).
     Arguments that do not fit `solve`'s signature raise ArgumentsError (a ValueError) before the sandbox starts;
     with `output_path` the result is written to that workspace file and `output` says so."""
     workspace = workspace.resolve()
@@ -164,12 +202,14 @@ def run_code_skill(
     check_args(read_contract(code), args)  # the signature is the contract: typed, required, nothing unknown
     target = check_output_path(workspace, output_path) if output_path is not None else None
     inputs: dict[str, str] = {}
-    mapped = _map_args(args, workspace, inputs)
+    named: set[str] = set()
+    mapped = _map_args(args, workspace, inputs, named)
     scratch = make_scratch(prefix="grove-skillrun-")
     try:
-        _copy_in(workspace, scratch, inputs)
+        before = _copy_in(workspace, scratch, inputs, named if edit_inputs else set())
         outcome = call_solve(code, mapped, scratch, limits, backend)
         written = _copy_out(scratch, workspace, inputs) if outcome.ok else []
+        written += _copy_back(scratch, workspace, before) if outcome.ok else []
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     saved = write_result(workspace, target, outcome.result) if outcome.ok and target is not None else None

@@ -50,7 +50,17 @@ os; no pandas). test_solve writes a small input file into tmp_path and asserts s
 only the ```python block for the user's task."""
 RETRY_ASK = "That tool was not kept: {why}\nReply with the whole fixed ```python block."
 FILE_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files", "list_files"})
-MAX_ATTEMPTS = 2
+MAX_ATTEMPTS = 3
+MIN_VALUE_CHARS = 3  # shorter strings ('w', ',', '=') are format, not the task's values
+STDLIB_NAMES = {
+    **{
+        m: f"import {m}" for m in ("json", "csv", "re", "os", "math", "glob", "io", "statistics", "itertools")
+    },
+    "Path": "from pathlib import Path",
+    "defaultdict": "from collections import defaultdict",
+    "Counter": "from collections import Counter",
+    "Any": "from typing import Any",
+}
 RETRY_TEMPERATURE = 0.6
 SAMPLE_LINES = 12
 MAX_SAMPLES = 4
@@ -140,6 +150,33 @@ def _source(text: str) -> str:
     return "\n".join(lines[first + 1 : end])
 
 
+def missing_imports(tree: ast.Module) -> list[str]:
+    """Imports of standard modules the code uses but never imports (a small model's most common slip: its own
+    fix repeats it), e.g. `json.load` without `import json`."""
+    bound = {
+        a.asname or a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names
+    }
+    bound |= {a.asname or a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names}
+    bound |= {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    bound |= {n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.ClassDef)}
+    bound |= {a.arg for n in ast.walk(tree) if isinstance(n, ast.arguments) for a in (*n.args, *n.kwonlyargs)}
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+    return [STDLIB_NAMES[name] for name in sorted(used - bound) if name in STDLIB_NAMES]
+
+
+def hard_coded(solve: ast.FunctionDef, request: str) -> list[str]:
+    """String values of solve's body that the user's request names (a column, a key, a file, a function name):
+    a tool for the kind of task takes them as arguments, or it only redoes the one task it was written for."""
+    doc = ast.get_docstring(solve)
+    words = set(re.findall(r"[\w.#-]+", request))
+    found = {
+        n.value.strip()
+        for n in ast.walk(solve)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value != doc
+    }
+    return sorted(v for v in found if len(v) >= MIN_VALUE_CHARS and (v in words or f"'{v}'" in request))
+
+
 def split_reply(text: str, request: str) -> Draft | str:
     """The model's reply as a Draft, or what is wrong with it (said so it can be fixed): one python block with a
     `solve` and at least one `test_*` function; imports go to both files, tests import solve from the skill."""
@@ -149,7 +186,7 @@ def split_reply(text: str, request: str) -> Draft | str:
     except SyntaxError as e:
         return f"the code does not parse: line {e.lineno}: {e.msg}"
     lines = source.splitlines()
-    imports, code, tests = [], [], []
+    imports, code, tests = list(missing_imports(tree)), [], []
     for node in tree.body:
         start = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))]) - 1
         segment = "\n".join(lines[start : node.end_lineno])
@@ -167,6 +204,13 @@ def split_reply(text: str, request: str) -> Draft | str:
         return "there is no test: add `def test_solve(tmp_path):` that calls solve and asserts its result"
     fields = {k.lower(): v for k, v in _FIELD.findall(source)}
     solve = next(n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == "solve")
+    fixed = hard_coded(solve, request)
+    if fixed:
+        shown = ", ".join(repr(v) for v in fixed)
+        return (
+            f"solve hard-codes {shown} from this one task; make each an argument of solve (a typed parameter) "
+            "so that another task of this kind can pass its own value, and pass them in test_solve"
+        )
     description = fields.get("description") or (ast.get_docstring(solve) or "").split("\n")[0] or request
     head = "\n".join(imports)
     return Draft(
@@ -184,7 +228,7 @@ def code_review_ask(messages: list[Message]) -> str:
 
 def draft_code_skill(agent: Any, ask: str, request: str) -> tuple[str, int]:
     """Ask `agent`'s model for the tool (text only), create it through the agent's `skill_code_create` (the
-    reviewer's: sandboxed tests, overlap check, change log), and on a failure ask once more with the reason.
+    reviewer's: sandboxed tests, overlap check, change log), and on a failure ask again with the reason (at most MAX_ATTEMPTS calls).
     Returns what happened and the number of model calls."""
     calls, why = 0, ""
     text = ask

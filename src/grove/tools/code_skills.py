@@ -108,7 +108,13 @@ def skill_run(ctx: ToolContext, name: str, args: dict[str, Any], output_path: st
     return run_named(ctx, name, args, output_path)
 
 
-def run_named(ctx: ToolContext, name: str, args: dict[str, Any], output_path: str | None = None) -> str:
+def run_named(
+    ctx: ToolContext,
+    name: str,
+    args: dict[str, Any],
+    output_path: str | None = None,
+    edit_inputs: bool = False,
+) -> str:
     """What skill_run and a learned tool (tools/learned.py) do: find the code skill, run it in the sandbox,
     record the use, and say what came back (the result, or where it was written)."""
     from grove.codeskills.invoke import run_code_skill
@@ -124,7 +130,12 @@ def run_named(ctx: ToolContext, name: str, args: dict[str, Any], output_path: st
         raise ToolError(f"no code skill named '{name}'; code skills: {', '.join(known) or 'none yet'}")
     try:
         outcome = run_code_skill(
-            skill.path, args, ctx.workspace, backend=_backend(ctx), output_path=output_path
+            skill.path,
+            args,
+            ctx.workspace,
+            backend=_backend(ctx),
+            output_path=output_path,
+            edit_inputs=edit_inputs,
         )
     except (OSError, ValueError) as e:
         raise ToolError(f"could not run '{name}': {e}") from e

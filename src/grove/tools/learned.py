@@ -1,6 +1,6 @@
-"""Code skills grove wrote and tested for itself, offered as tools of their own: `csv-column-total(path, column,
-output_path)` is one call a small model makes reliably, where `skill_run(name, args={...})` nests the arguments
-it has to get right. Only skills grove's own sessions or reviewer created (state.db says so) become tools."""
+"""Code skills grove wrote and tested itself, offered as tools of their own: `csv-column-total(path, column,
+output_path)` is one flat call a small model gets right, where skill_run nests the arguments. Only grove's own
+(state.db says who made them); like patch, such a tool may change the files its call names, nothing else."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def as_tool(name: str, description: str, contract: dict[str, Any]) -> Tool:
 
         output_path = kw.pop(OUTPUT, None) if OUTPUT not in props else None
         call = {k: v for k, v in kw.items() if v is not None or k in needed}  # absent: solve's own default
-        return run_named(ctx, name, call, output_path)
+        return run_named(ctx, name, call, output_path, edit_inputs=True)
 
     handler.__name__ = name.replace("-", "_")
     summary = " ".join(description.split())
