@@ -213,7 +213,12 @@ def test_a_learned_tool_may_change_the_file_its_call_names_but_skill_run_may_not
     (workspace / "other.json").write_text('{"a": 1}')
     agent = _session(settings, store, workspace)
     try:
-        out = agent.tools.call(agent.ctx, "json-set", {"path": "config.json", "key": "a", "value": 7})
+        # output_path on a tool that changes its file in place and returns None: nothing written over the change
+        out = agent.tools.call(
+            agent.ctx,
+            "json-set",
+            {"path": "config.json", "key": "a", "value": 7, "output_path": "config.json"},
+        )
     finally:
         agent.close()
     assert out.ok, out.content

@@ -228,8 +228,8 @@ def code_review_ask(messages: list[Message]) -> str:
 
 def draft_code_skill(agent: Any, ask: str, request: str) -> tuple[str, int]:
     """Ask `agent`'s model for the tool (text only), create it through the agent's `skill_code_create` (the
-    reviewer's: sandboxed tests, overlap check, change log), and on a failure ask again with the reason (at most MAX_ATTEMPTS calls).
-    Returns what happened and the number of model calls."""
+    reviewer's: sandboxed tests, overlap check, change log), and on a failure ask again with the reason, at most
+    MAX_ATTEMPTS times. Returns what happened and the number of model calls."""
     calls, why = 0, ""
     text = ask
     for _ in range(MAX_ATTEMPTS):
