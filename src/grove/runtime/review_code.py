@@ -44,10 +44,11 @@ def test_solve(tmp_path):
     assert solve(str(p), "ERROR") == 2
 ```
 Rules: solve takes typed arguments (each input file's path as str, and each value that another task of this kind \
-could change); it reads the files and RETURNS the result: a number, a list or dict (written as JSON), or the whole \
-new text of the file to write (str). It never writes a file and never prints. Standard library only (csv, json, re, \
-os; no pandas). test_solve writes a small input file into tmp_path and asserts solve's exact result. Reply with \
-only the ```python block for the user's task."""
+could change: a column, a key, a name, a text); it reads the files and RETURNS the result: a number, a list or dict \
+(written as JSON), or the whole new text of the file to write (str). It never writes a file and never prints. \
+Standard library only (csv, json, re, os; no pandas). test_solve(tmp_path) takes only tmp_path (a pathlib.Path: \
+use p.write_text and p.read_text), writes a small input file, calls solve and asserts its exact result. Reply with \
+one ```python block holding both functions, solve and test_solve, for the user's task."""
 RETRY_ASK = "That tool was not kept: {why}\nReply with the whole fixed ```python block."
 FILE_TOOLS = frozenset({"read_file", "write_file", "patch", "search_files", "list_files"})
 MAX_ATTEMPTS = 3
@@ -61,7 +62,7 @@ STDLIB_NAMES = {
     "Counter": "from collections import Counter",
     "Any": "from typing import Any",
 }
-RETRY_TEMPERATURE = 0.6
+RETRY_TEMPERATURE = 0.8
 SAMPLE_LINES = 12
 MAX_SAMPLES = 4
 _CODE_START = re.compile(r"^(#|import |from |def |@)")
@@ -208,8 +209,9 @@ def split_reply(text: str, request: str) -> Draft | str:
     if fixed:
         shown = ", ".join(repr(v) for v in fixed)
         return (
-            f"solve hard-codes {shown} from this one task; make each an argument of solve (a typed parameter) "
-            "so that another task of this kind can pass its own value, and pass them in test_solve"
+            f"solve hard-codes {shown} from this one task; make each an argument of solve (a typed parameter, "
+            "e.g. def solve(path: str, column: str)) so that another task of this kind can pass its own value; "
+            "test_solve passes the values itself and takes only tmp_path"
         )
     description = fields.get("description") or (ast.get_docstring(solve) or "").split("\n")[0] or request
     head = "\n".join(imports)

@@ -54,9 +54,16 @@ def as_tool(name: str, description: str, contract: dict[str, Any]) -> Tool:
 
     handler.__name__ = name.replace("-", "_")
     summary = " ".join(description.split())
+    returns = (contract.get("result") or {}).get("type")
+    if returns == "null":
+        use = "it changes the named file itself"
+    elif returns == "string":
+        use = "it returns text: output_path=FILE saves it in FILE"
+    else:
+        use = "output_path=FILE saves its result in FILE"
     return Tool(
         name=name,
-        description=f"{summary} (a tool grove wrote and tested; output_path writes its result to a file)",
+        description=f"{summary} (grove's own tested tool; {use})",
         handler=handler,
         params=params,
         toolset=TOOLSET,
@@ -107,7 +114,7 @@ def _contract(code_file: Path) -> dict[str, Any] | None:
         contract = read_contract(code_file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, ContractError):
         return None  # not callable as it stands: no tool
-    return {"args": contract.args}
+    return {"args": contract.args, "result": contract.result}
 
 
 def with_learned(tools: ToolRegistry, settings: Settings, workspace: Path, db: Database | None) -> int:
