@@ -49,6 +49,8 @@ def test_failing_test_stores_nothing_and_returns_the_failure(mgr: SkillManager) 
     out = create_code_skill(mgr, "moving-average", "Moving average.", AVG_CODE_BUGGY, AVG_TESTS)
     assert not out.stored
     assert "test_short_window" in out.message and "AssertionError" in out.message
+    # what solve returned on the failing assert, so a model can see what to fix
+    assert "the last call: solve([1, 2, 3, 4], 2) returned [" in out.message
     assert not (mgr.root / "moving-average").exists()
 
 

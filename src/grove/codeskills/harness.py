@@ -48,11 +48,15 @@ if mode == "call":
     report({"ok": True, "result": json.loads(text)})
 
 calls = [0]
+last = [None]  # the latest call of solve and what it returned, shown when a test's assert fails
 
 
 def counted(*a, **k):
     calls[0] += 1
-    return real(*a, **k)
+    shown = ", ".join([*(repr(v) for v in a), *(f"{n}={v!r}" for n, v in k.items())])
+    result = real(*a, **k)
+    last[0] = f"solve({shown[:300]}) returned {result!r}"[:800]
+    return result
 
 
 skill.solve = counted
@@ -72,9 +76,12 @@ for name, fn in list(vars(test_skill).items()):
         else:
             error = f"unsupported test argument {p!r}: tests take no arguments, or tmp_path"
     before = calls[0]
+    last[0] = None
     if error is None:
         try:
             fn(**kwargs)
+        except AssertionError:
+            error = short_tb() + (f"\nthe last call: {last[0]}" if last[0] else "")
         except BaseException:
             error = short_tb()
     results.append({"name": name, "ok": error is None, "called": calls[0] > before, "error": error})
