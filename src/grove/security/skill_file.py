@@ -80,12 +80,67 @@ _TEXT_PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
     ),
 ]
 _CODE_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
+# What every match of a pattern holds, as alternatives (one per way the pattern can match): each a tuple of groups,
+# and each group met when the text's folded lowercase holds one of its words (or matches one of its patterns,
+# written in lowercase). A text that meets no alternative cannot match, so its search is skipped: same matches,
+# most texts spared (the patterns' leading alternations under re.IGNORECASE are slow to try at every position).
+Need = str | re.Pattern[str]
+_NEEDS: dict[str, tuple[tuple[tuple[Need, ...], ...], ...]] = {
+    "obfuscated payload: decoded data run as code": ((("exec", "eval", "base64", "xxd"),),),
+    "persistence: tells the agent to reinstall or spread itself": (
+        (("create", "install", "restore", "copy"), ("yourself", "itself")),
+        (("create", "install", "restore", "copy"), (re.compile(r"this\s+skill"),)),
+        (
+            ("edit", "modify", "patch", "overwrite"),
+            (re.compile(r"other\s+skill"), re.compile(r"every\s+skill")),
+        ),
+    ),
+    "memory poisoning: writes standing approvals or rules into memory": (
+        (
+            ("save", "write", "add", "store", "remember"),
+            ("memory", "user.md"),
+            ("always", "never", "approval", "trusted"),
+        ),
+    ),
+    "obfuscated payload: long hex-escaped string": ((("\\x",),),),
+    "uses sudo": ((("sudo",),),),
+    "sends an environment secret over the network (fine for its own API, not elsewhere)": (
+        (("$",), ("api_key", "token", "secret", "password"), ("curl", "wget", "nc")),
+    ),
+}
+# Under re.IGNORECASE an ASCII letter matches itself in either case and, of all other characters, only these four
+# (tests/security/test_pattern_needs.py checks every code point); folded to theirs before lowercasing, the text's
+# lowercase holds a needed word (and matches a needed pattern) wherever a pattern could match it.
+_FOLD_CHARS = "\u0130\u0131\u017f\u212a"
+_FOLD = str.maketrans(dict(zip(_FOLD_CHARS, "iisk", strict=True)))
+
+
+def folded_lower(text: str) -> str:
+    """`text` lowercased, with the non-ASCII letters re.IGNORECASE matches to ASCII letters folded to them."""
+    if not text.isascii() and any(c in text for c in _FOLD_CHARS):
+        text = text.translate(_FOLD)
+    return text.lower()
+
+
+def _holds(low: str, need: Need) -> bool:
+    return need in low if isinstance(need, str) else need.search(low) is not None
+
+
+def may_match(why: str, low: str) -> bool:
+    """False only when the pattern `why` cannot match the text whose folded_lower is `low`."""
+    alternatives = _NEEDS.get(why)
+    if alternatives is None:
+        return True
+    return any(all(any(_holds(low, n) for n in group) for group in alt) for alt in alternatives)
 
 
 def pattern_hits(text: str, kind: FileKind) -> list[Hit]:
     out: list[Hit] = []
+    low = folded_lower(text)
     for why, level, pattern in _TEXT_PATTERNS:
         if kind in ("python", "javascript", "shell") and why.startswith(("persistence: tells", "memory")):
+            continue
+        if not may_match(why, low):
             continue
         m = pattern.search(text)
         if m:

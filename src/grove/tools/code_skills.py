@@ -105,7 +105,7 @@ def skill_run(ctx: ToolContext, name: str, args: dict[str, Any], output_path: st
         args: the arguments of solve, as a JSON object, e.g. {"path": "sales.csv", "column": "revenue"}
         output_path: optional workspace file to write the result to instead of returning it
     """
-    return run_named(ctx, name, args, output_path)
+    return cut(json.dumps(run_named(ctx, name, args, output_path), ensure_ascii=False))
 
 
 def run_named(
@@ -114,9 +114,10 @@ def run_named(
     args: dict[str, Any],
     output_path: str | None = None,
     edit_inputs: bool = False,
-) -> str:
+) -> dict[str, Any]:
     """What skill_run and a learned tool (tools/learned.py) do: find the code skill, run it in the sandbox,
-    record the use, and say what came back (the result, or where it was written)."""
+    record the use, and return what came back: `result`, or `output` (where it was written), and
+    `files_written`."""
     from grove.codeskills.invoke import run_code_skill
     from grove.codeskills.layout import CODE_FILE
     from grove.skills import usage
@@ -148,9 +149,12 @@ def run_named(
     )
     if outcome.written:
         payload["files_written"] = outcome.written
-    text = json.dumps(payload, ensure_ascii=False)
+    return payload
+
+
+def cut(text: str) -> str:
     if len(text) > MAX_RESULT_CHARS:
-        text = text[:MAX_RESULT_CHARS] + f"... [cut at {MAX_RESULT_CHARS} of {len(text)} characters]"
+        return text[:MAX_RESULT_CHARS] + f"... [cut at {MAX_RESULT_CHARS} of {len(text)} characters]"
     return text
 
 

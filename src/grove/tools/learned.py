@@ -19,6 +19,7 @@ MAX_LEARNED_TOOLS = 8  # each costs prompt tokens on every call; the most recent
 # who may have made a skill that becomes a tool: grove's own sessions and reviewer, never an import or a hub install
 MAKERS = frozenset({"session", "reviewer", "agent"})
 OUTPUT = "output_path"
+SHOWN_CHARS = 600  # of a file the tool changed, shown in its result
 _TYPES: dict[str, Any] = {
     "string": str,
     "integer": int,
@@ -29,11 +30,15 @@ _TYPES: dict[str, Any] = {
 }
 
 
+# an argument solve left untyped: a scalar (a small model given "any JSON" wraps a number in an object)
+SCALAR = str | int | float | bool
+
+
 def _param(schema: dict[str, Any], required: bool) -> Param:
-    kind = _TYPES.get(str(schema.get("type")), Any)
+    kind = _TYPES.get(str(schema.get("type")), SCALAR if not schema else Any)
     if required:
         return Param(kind, ..., None)
-    return Param(kind | None if kind is not Any else Any, None, "optional")
+    return Param(Any if kind is Any else kind | None, None, "optional")
 
 
 def as_tool(name: str, description: str, contract: dict[str, Any]) -> Tool:
@@ -50,7 +55,7 @@ def as_tool(name: str, description: str, contract: dict[str, Any]) -> Tool:
 
         output_path = kw.pop(OUTPUT, None) if OUTPUT not in props else None
         call = {k: v for k, v in kw.items() if v is not None or k in needed}  # absent: solve's own default
-        return run_named(ctx, name, call, output_path, edit_inputs=True)
+        return said(run_named(ctx, name, call, output_path, edit_inputs=True), ctx.workspace)
 
     handler.__name__ = name.replace("-", "_")
     summary = " ".join(description.split())
@@ -69,6 +74,31 @@ def as_tool(name: str, description: str, contract: dict[str, Any]) -> Tool:
         toolset=TOOLSET,
         mutating=True,  # it may write the workspace
     )
+
+
+def said(payload: dict[str, Any], workspace: Path) -> str:
+    """A learned tool's outcome in words, with the files it wrote as they now read: told only "files_written",
+    a small model wrote the file again by hand (and wrong)."""
+    import json
+
+    from grove.tools.code_skills import cut
+
+    parts: list[str] = []
+    output = payload.get("output")
+    if isinstance(output, dict):
+        parts.append(f"wrote the result to {output.get('path')}: {output.get('preview', '')}")
+    elif payload.get("result") is not None:
+        parts.append("result: " + cut(json.dumps(payload["result"], ensure_ascii=False)))
+    for rel in payload.get("files_written") or []:
+        try:
+            text = (workspace / rel).read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        shown = text[:SHOWN_CHARS] + ("\n[...]" if len(text) > SHOWN_CHARS else "")
+        parts.append(f"changed {rel}; it now reads:\n{shown}")
+    if output or payload.get("files_written"):
+        parts.append("The file is saved: no write_file or patch needed.")
+    return "\n".join(parts) or "done (no result)"
 
 
 def learned_tools(settings: Settings, workspace: Path, db: Database | None, taken: set[str]) -> list[Tool]:
