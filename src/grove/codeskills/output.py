@@ -40,6 +40,8 @@ def check_output_path(workspace: Path, output_path: str) -> str:
 def encode(result: Any, rel: str) -> bytes:
     if isinstance(result, str):
         text = result
+    elif isinstance(result, float) and result.is_integer() and not rel.endswith((".json", ".jsonl")):
+        text = f"{int(result)}\n"  # a whole number in a text file as people write it: 4355, not 4355.0
     elif rel.endswith(".jsonl") and isinstance(result, list):
         text = "".join(json.dumps(item, ensure_ascii=False) + "\n" for item in result)
     else:
