@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from grove.security.caseless import Caseless, lowercase_safe
+from grove.security.caseless import ASCII_FOLDS, Caseless, lowercase_safe
 from grove.security.injection_rules import SIGNALS
 
 
@@ -14,6 +14,7 @@ def test_the_unsafe_characters_are_all_that_fold_onto_ascii_letters() -> None:
         m.group(0) for letter in "abcdefghijklmnopqrstuvwxyz" for m in re.finditer(letter, every, re.I)
     }
     assert folding == {"\u0130", "\u0131", "\u017f", "\u212a"}
+    assert folding == set(ASCII_FOLDS)
     assert all(not lowercase_safe(c) for c in folding)
     assert not lowercase_safe("Ignore") and lowercase_safe("ignore — ok ✓")
 

@@ -8,9 +8,11 @@ import re
 from re import _constants as C  # sre opcodes, to prove a pattern is case-safe
 from re import _parser as sre_parse
 
-# Text where the twin gives the same matches: no ASCII capitals and none of the four non-ASCII characters that
-# IGNORECASE folds onto an ASCII letter (İ ı ſ K; tests/security/test_caseless.py checks this list is complete).
-_UNSAFE_TEXT = re.compile("[A-Z\u0130\u0131\u017f\u212a]")
+# The four non-ASCII characters IGNORECASE folds onto an ASCII letter (İ ı ſ K, read as i i s k;
+# tests/security/test_caseless.py checks this list is complete).
+ASCII_FOLDS = "\u0130\u0131\u017f\u212a"
+# Text where the twin gives the same matches: no ASCII capitals and none of ASCII_FOLDS.
+_UNSAFE_TEXT = re.compile(f"[A-Z{ASCII_FOLDS}]")
 
 
 def _case_safe(items: object) -> bool:

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 from typing import Literal
 
+from grove.security.caseless import ASCII_FOLDS
 from grove.security.skill_hits import Hit, Level, excerpt, line_of, shifted
 from grove.security.skill_shell import shell_hits
 
@@ -108,16 +109,15 @@ _NEEDS: dict[str, tuple[tuple[tuple[Need, ...], ...], ...]] = {
         (("$",), ("api_key", "token", "secret", "password"), ("curl", "wget", "nc")),
     ),
 }
-# Under re.IGNORECASE an ASCII letter matches itself in either case and, of all other characters, only these four
-# (tests/security/test_pattern_needs.py checks every code point); folded to theirs before lowercasing, the text's
-# lowercase holds a needed word (and matches a needed pattern) wherever a pattern could match it.
-_FOLD_CHARS = "\u0130\u0131\u017f\u212a"
-_FOLD = str.maketrans(dict(zip(_FOLD_CHARS, "iisk", strict=True)))
+# Under re.IGNORECASE an ASCII letter matches itself in either case and, of all other characters, only ASCII_FOLDS;
+# folded to their letters before lowercasing, the text's lowercase holds a needed word (and matches a needed
+# pattern) wherever a pattern could match it.
+_FOLD = str.maketrans(dict(zip(ASCII_FOLDS, "iisk", strict=True)))
 
 
 def folded_lower(text: str) -> str:
     """`text` lowercased, with the non-ASCII letters re.IGNORECASE matches to ASCII letters folded to them."""
-    if not text.isascii() and any(c in text for c in _FOLD_CHARS):
+    if not text.isascii() and any(c in text for c in ASCII_FOLDS):
         text = text.translate(_FOLD)
     return text.lower()
 
