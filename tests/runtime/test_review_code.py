@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from grove.config import Settings
 from grove.llm.script import ScriptModel
 from grove.runtime.review import review_session
@@ -108,36 +110,23 @@ def test_three_failing_drafts_keep_nothing(settings: Settings, store: SessionSto
     assert discover(settings, workspace).get("csv-column-total") is None
 
 
-def test_a_session_a_learned_tool_did_is_not_reviewed(
-    settings: Settings, store: SessionStore, workspace: Path
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("wrote the result to total.txt: 9", "did the task"),
+        ("Error: skill failed", "was called and failed"),  # the tool exists: a new draft would only repeat it
+    ],
+)
+def test_a_session_that_called_a_learned_tool_is_not_reviewed(
+    settings: Settings, store: SessionStore, workspace: Path, content: str, said: str
 ) -> None:
-    review_session(
-        settings,
-        ScriptModel([GOOD], name="local:tiny"),
-        file_session(store),
-        workspace=workspace,
-        store=store,
-    )
-    used = file_session(store, tool="csv-column-total", content='{"output": {"path": "total.txt"}}')
+    first = ScriptModel([GOOD], name="local:tiny")
+    review_session(settings, first, file_session(store), workspace=workspace, store=store)
+    used = file_session(store, tool="csv-column-total", content=content)
     reviewer = ScriptModel([], name="local:tiny")
     report = review_session(settings, reviewer, used, workspace=workspace, store=store)
-    assert report.model_calls == 0 and reviewer.calls == 0 and "a code skill grove made" in report.answer
-
-
-def test_a_failed_learned_tool_call_is_not_drafted_again(
-    settings: Settings, store: SessionStore, workspace: Path
-) -> None:
-    review_session(
-        settings,
-        ScriptModel([GOOD], name="local:tiny"),
-        file_session(store),
-        workspace=workspace,
-        store=store,
-    )
-    failed = file_session(store, tool="csv-column-total", content="Error: skill failed")
-    reviewer = ScriptModel([], name="local:tiny")
-    report = review_session(settings, reviewer, failed, workspace=workspace, store=store)
-    assert reviewer.calls == 0 and report.changes == [] and "was called and failed" in report.answer
+    assert report.model_calls == 0 and reviewer.calls == 0 and report.changes == []
+    assert report.answer == f"nothing to keep: a code skill grove made {said}"
 
 
 def test_an_unfenced_reply_with_a_closing_fence_and_a_test_call_still_splits() -> None:

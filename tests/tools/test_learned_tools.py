@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from grove.agent.loop import Agent
 from grove.codeskills.canonical import CSV_CODE, CSV_TESTS
 from grove.config import Settings
 from grove.llm.script import ScriptModel
@@ -67,9 +69,25 @@ def _create(
     assert out.ok, out.content
 
 
-def _session(settings: Settings, store: SessionStore, workspace: Path, spec: str = "script"):
-    profile = Profile(workspace=workspace, model_override=ScriptModel(["ok"], name=spec), route=False)
+def _session(
+    settings: Settings,
+    store: SessionStore,
+    workspace: Path,
+    spec: str = "script",
+    toolsets: list[str] | None = None,
+) -> Agent:
+    model = ScriptModel(["ok"], name=spec)
+    profile = Profile(workspace=workspace, toolsets=toolsets, model_override=model, route=False)
     return open_agent(settings, profile, store=store)
+
+
+def _offered(settings: Settings, store: SessionStore, workspace: Path, **kw: Any) -> tuple[list[str], str]:
+    """The tools a new session is given, and its system prompt."""
+    agent = _session(settings, store, workspace, **kw)
+    try:
+        return agent.tools.names(), str(agent.messages[0]["content"])
+    finally:
+        agent.close()
 
 
 def test_a_code_skill_grove_made_is_a_tool_of_the_next_session(
@@ -103,37 +121,22 @@ def test_an_imported_code_skill_is_not_a_tool(
     _create(settings, store, workspace, "csv-column", CSV_CODE, CSV_TESTS)
     with store.db.lock:  # as if an import had created it: third-party code never becomes a tool of its own
         store.db.conn.execute("UPDATE skill_usage SET created_by = 'import' WHERE name = 'csv-column'")
-    agent = _session(settings, store, workspace)
-    try:
-        assert agent.tools.get("csv-column") is None
-    finally:
-        agent.close()
+    assert "csv-column" not in _offered(settings, store, workspace)[0]
 
 
 def test_only_sessions_with_the_skills_toolset_get_learned_tools(
     settings: Settings, store: SessionStore, workspace: Path
 ) -> None:
     _create(settings, store, workspace, "csv-total", TOTAL_CODE, TOTAL_TESTS)
-    profile = Profile(
-        workspace=workspace, toolsets=["files"], model_override=ScriptModel(["ok"]), route=False
-    )
-    agent = open_agent(settings, profile, store=store)
-    try:
-        assert agent.tools.get("csv-total") is None
-    finally:
-        agent.close()
+    assert "csv-total" not in _offered(settings, store, workspace, toolsets=["files"])[0]
 
 
 def test_a_local_session_sees_the_learned_tool_not_its_skill_body(
     settings: Settings, store: SessionStore, workspace: Path
 ) -> None:
     _create(settings, store, workspace, "csv-total", TOTAL_CODE, TOTAL_TESTS)
-    agent = _session(settings, store, workspace, spec="local:tiny")
-    try:
-        assert agent.tools.get("csv-total") is not None
-        assert "## Contract" not in str(agent.messages[0]["content"])
-    finally:
-        agent.close()
+    names, prompt = _offered(settings, store, workspace, spec="local:tiny")
+    assert "csv-total" in names and "## Contract" not in prompt
 
 
 def test_a_folder_argument_maps_the_folders_files(

@@ -141,16 +141,21 @@ def _copy_back(scratch: Path, workspace: Path, before: dict[str, bytes]) -> list
                 now = f.read(MAX_OUTPUT_BYTES + 1)
             if now == data or len(now) > MAX_OUTPUT_BYTES:
                 continue
-            with _confined(workspace) as conf:
-                place = conf.locate(rel, write=True)
-                try:
-                    write_place(conf, place, rel, now)
-                finally:
-                    place.close()
+            _write(workspace, rel, now)
         except (Refused, OSError):
             continue
         changed.append(rel)
     return changed
+
+
+def _write(workspace: Path, rel: str, data: bytes) -> None:
+    """As write_file would: never through a link, never outside, never grove's home, no setuid."""
+    with _confined(workspace) as conf:
+        place = conf.locate(rel, write=True)
+        try:
+            write_place(conf, place, rel, data)
+        finally:
+            place.close()
 
 
 def _copy_out(scratch: Path, workspace: Path, inputs: dict[str, str]) -> list[str]:
@@ -171,13 +176,8 @@ def _copy_out(scratch: Path, workspace: Path, inputs: dict[str, str]) -> list[st
             fd = os.open(src, os.O_RDONLY | os.O_NOFOLLOW)
             with os.fdopen(fd, "rb") as f_in:
                 data = f_in.read(MAX_OUTPUT_BYTES + 1)
-            try:  # as write_file would: never through a link, never outside, never grove's home, no setuid
-                with _confined(workspace) as conf:
-                    place = conf.locate(rel, write=True)
-                    try:
-                        write_place(conf, place, rel, data)
-                    finally:
-                        place.close()
+            try:
+                _write(workspace, rel, data)
             except (Refused, OSError):
                 continue
             written.append(rel)
