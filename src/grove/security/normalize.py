@@ -34,14 +34,29 @@ class Normalized:
     mixed_script_words: int  # words mixing Latin with Cyrillic/Greek letters
 
 
+# The characters c with "a" <= c.lower() <= "z": ASCII letters, and İ and K (whose lowercase starts with i, k);
+# tests/security/test_normalize_mixed.py checks every code point.
+_LATIN = re.compile("[A-Za-z\u0130\u212a]")
+# Blocks holding every character named CYRILLIC, GREEK or CHEROKEE ... (the same test checks): a text with none of
+# them has no word mixing scripts, and skips the word-by-word look.
+_OTHER_SCRIPTS = re.compile(
+    "[\u0370-\u052f\u13a0-\u13ff\u1c80-\u1c8f\u1d26-\u1d6a\u1f00-\u1fff\ua640-\ua69f\uab65-\uabbf"
+    "\U00010140-\U000101a0\U0001d200-\U0001d245]"
+)
+
+
 def _mixed_script(text: str) -> int:
-    if text.isascii():
+    """Words mixing Latin letters with Cyrillic, Greek or Cherokee ones. Texts without those scripts are done at
+    once; in the others the Latin check (one regex search) comes first, and only words that pass it have their
+    non-ASCII characters looked up by name."""
+    if text.isascii() or not _OTHER_SCRIPTS.search(text):
         return 0
     n = 0
     for word in re.findall(r"\w*[^\x00-\x7f]\w*", text):
-        latin = any("a" <= c.lower() <= "z" for c in word)
-        other = any(unicodedata.name(c, "").startswith(("CYRILLIC", "GREEK", "CHEROKEE")) for c in word)
-        n += latin and other
+        if _LATIN.search(word) and any(
+            unicodedata.name(c, "").startswith(("CYRILLIC", "GREEK", "CHEROKEE")) for c in word if c > "\x7f"
+        ):
+            n += 1
     return n
 
 
