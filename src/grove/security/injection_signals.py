@@ -236,9 +236,34 @@ def decoded_payloads(text: str) -> list[str]:
     return out
 
 
+def may_flood(text: str) -> bool:
+    """False only when no unit of 1-8 characters stands 30 times in a row (_FLOOD cannot match). Such a run of a
+    unit of L characters is 29*L characters equal to the ones L further on: in the text's bytes (one a character,
+    or four) XORed with themselves shifted by L characters, a run of 29*L*width zero bytes. Big-integer shifts
+    and a bytes search find that at C speed; the regex tries eight unit lengths at every position."""
+    if len(text) < 30:
+        return False
+    if text.isascii():
+        data, width = text.encode("ascii"), 1
+    else:
+        data, width = text.encode("utf-32-le", "surrogatepass"), 4
+    n = len(data)
+    whole = int.from_bytes(data, "little")
+    for size in range(1, 9):
+        shift = width * size
+        if n < 30 * shift:
+            break
+        diff = (whole >> (8 * shift)) ^ (whole & ((1 << (8 * (n - shift))) - 1))
+        if b"\0" * (29 * shift) in diff.to_bytes(n - shift, "little"):
+            return True
+    return False
+
+
 def token_flood(text: str) -> str | None:
     """A short unit repeated 30+ times in a row (`ö ö ö ...`, `)]})]}...`): padding meant to push earlier
     instructions out of a model's attention. Separator lines and numeric arrays do not count."""
+    if not may_flood(text):
+        return None
     for m in _FLOOD.finditer(text):
         unit = m.group(1)
         if len(unit.strip()) > 1 or (unit.strip() and len(unit) > 1):
