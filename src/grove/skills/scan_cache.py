@@ -52,8 +52,14 @@ def file_key(rel: str, text: str) -> str:
 
 
 def _scan_one(item: tuple[str, str]) -> tuple[str, list[str]]:
+    """One file's verdict. A file the scan cannot finish (a scanner bug it trips) is refused, with the error as its
+    reason: an import gives every skill a verdict, and what was not read cannot be called safe."""
     rel, text = item
-    result = scan_skill_file(rel, text, f"import:skill/{rel}", prose_mode(rel))
+    try:
+        result = scan_skill_file(rel, text, f"import:skill/{rel}", prose_mode(rel))
+    except Exception as e:
+        why = f"dangerous: the scan could not finish ({type(e).__name__}: {str(e)[:120]}); read the file yourself"
+        return "dangerous", [why]
     return result.verdict, result.reasons
 
 
