@@ -1,4 +1,5 @@
-"""A user message naming a file or folder makes a local model's reply a tool call (it cannot see files)."""
+"""A user message naming a file or folder makes a local model's reply a tool call (it cannot see files); a learned
+tool that saved the task's file makes it the answer."""
 
 from __future__ import annotations
 
@@ -63,3 +64,16 @@ def test_a_call_that_failed_earlier_in_the_turn_counts_as_a_repeat() -> None:
     )  # it worked
     earlier = [*turn, {"role": "assistant", "content": "no"}, {"role": "user", "content": "again"}]
     assert not repeats_failed_call(earlier, ToolCall("c2", "patch", args))  # a new turn may try it again
+
+
+def test_a_saved_file_makes_the_next_reply_the_answer() -> None:
+    from grove.llm.local_turns import SAVED_NOTE, must_answer
+
+    saved = {
+        "role": "tool",
+        "name": "set-key",
+        "content": f"changed config.json; it now reads:\n{{}}\n{SAVED_NOTE}",
+    }
+    assert must_answer([{"role": "user", "content": "set it"}, saved])
+    assert not must_answer([saved, {"role": "user", "content": "and now?"}])  # a new ask: free again
+    assert not must_answer([{"role": "tool", "name": "read_file", "content": "config.json: {}"}])

@@ -153,7 +153,7 @@ def test_a_folder_argument_maps_the_folders_files(
     finally:
         agent.close()
     assert out.ok, out.content
-    assert out.content == 'result: ["src/a.py", "src/sub/b.py"]'
+    assert out.content == 'result: [\n  "src/a.py",\n  "src/sub/b.py"\n]'
 
 
 def test_optional_arguments_and_a_skill_of_its_own_output_path() -> None:

@@ -32,7 +32,7 @@ from grove.llm.local_history import (
     to_template_messages,
 )
 from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS, restore_or_save_prefix, reused_prefix
-from grove.llm.local_turns import must_call
+from grove.llm.local_turns import must_answer, must_call
 from grove.llm.profiles import profile_for
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolSchema, Usage
 
@@ -258,6 +258,8 @@ class LocalModel:
             and must_call(messages)
         ):
             choice = "required"  # the user named a file: look at it through a tool before saying anything
+        elif getattr(settings, "tool_choice", None) is None and choice == "auto" and must_answer(messages):
+            choice = "text"  # a learned tool saved the task's file: the reply is the answer
         grammar = self._grammar(specs, choice)
         tokens = self._tokenize(llm, prompt)
         if len(tokens) >= self.context_window:

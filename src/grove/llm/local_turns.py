@@ -1,5 +1,5 @@
-"""When a local model's reply must be a tool call: a user message that names a file or folder is about something
-the model can only see through its tools, yet a 1.5B model answers it from imagination (made-up TODO lines)."""
+"""When a local model's reply must be a tool call (a user message that names a file or folder: a 1.5B model answers
+it from imagination) and when it must be text (a learned tool just saved the task's file: it writes it again)."""
 
 from __future__ import annotations
 
@@ -29,3 +29,17 @@ def must_call(messages: list[Message]) -> bool:
     if not isinstance(text, str) or text.startswith(SYSTEM_NOTE):
         return False
     return names_a_path(text)
+
+
+# how a learned tool (grove.tools.learned) ends a result that saved the task's file
+SAVED_NOTE = "The file is saved: no write_file or patch needed."
+
+
+def must_answer(messages: list[Message]) -> bool:
+    """Whether the reply to `messages` must be the answer: the last tool result says its file is saved. Told so in
+    words, Qwen still wrote the file again by hand (pasting the tool's result into it)."""
+    return (
+        bool(messages)
+        and messages[-1].get("role") == "tool"
+        and SAVED_NOTE in str(messages[-1].get("content"))
+    )

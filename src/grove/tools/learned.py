@@ -79,8 +79,8 @@ def as_tool(name: str, description: str, contract: dict[str, Any]) -> Tool:
 def said(payload: dict[str, Any], workspace: Path) -> str:
     """A learned tool's outcome in words, with the files it wrote as they now read: told only "files_written",
     a small model wrote the file again by hand (and wrong)."""
-    import json
-
+    from grove.codeskills.output import encode
+    from grove.llm.local_turns import SAVED_NOTE
     from grove.tools.code_skills import cut
 
     parts: list[str] = []
@@ -88,7 +88,7 @@ def said(payload: dict[str, Any], workspace: Path) -> str:
     if isinstance(output, dict):
         parts.append(f"wrote the result to {output.get('path')}: {output.get('preview', '')}")
     elif payload.get("result") is not None:
-        parts.append("result: " + cut(json.dumps(payload["result"], ensure_ascii=False)))
+        parts.append("result: " + cut(encode(payload["result"], "result.txt").decode("utf-8").strip()))
     for rel in payload.get("files_written") or []:
         try:
             text = (workspace / rel).read_text(encoding="utf-8", errors="replace")
@@ -97,7 +97,7 @@ def said(payload: dict[str, Any], workspace: Path) -> str:
         shown = text[:SHOWN_CHARS] + ("\n[...]" if len(text) > SHOWN_CHARS else "")
         parts.append(f"changed {rel}; it now reads:\n{shown}")
     if output or payload.get("files_written"):
-        parts.append("The file is saved: no write_file or patch needed.")
+        parts.append(SAVED_NOTE)
     return "\n".join(parts) or "done (no result)"
 
 
