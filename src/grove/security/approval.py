@@ -114,6 +114,9 @@ def _decide(policy: PolicyView, verdict: CommandVerdict, session_id: str | None)
     return Decision(True, f"approved by the user ({answer})", "user", verdict)
 
 
+NOTICE_GRACE = 2.0  # seconds
+
+
 def _ask(approver: Approver, request: ApprovalRequest, timeout: float) -> str | None:
     """Ask in a thread so a prompt nobody answers cannot hold the turn past the timeout."""
     box: list[str | None] = []
@@ -128,6 +131,9 @@ def _ask(approver: Approver, request: ApprovalRequest, timeout: float) -> str | 
     thread.start()
     thread.join(timeout)
     if not box:
+        # no answer in time is a deny, whatever comes later; an approver that keeps its own clock (a chat says "No
+        # answer in N s: denied.") gets a moment to say so before the turn moves on and its session may close
+        thread.join(NOTICE_GRACE)
         return None
     answer = (box[0] or "").strip().lower()
     return answer if answer in ANSWERS else None
