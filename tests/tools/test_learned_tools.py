@@ -168,7 +168,7 @@ def test_optional_arguments_and_a_skill_of_its_own_output_path() -> None:
             "required": ["text", "output_path"],
         }
     }
-    tool = as_tool("write-text", "Write text.", contract)
+    tool = as_tool("write-text", "Write text.", contract, Path("unused"))
     params = tool.schema["function"]["parameters"]
     assert params["required"] == ["text", "output_path"] and params["properties"]["n"]["type"] == "integer"
     assert MAX_LEARNED_TOOLS >= 1
@@ -181,8 +181,8 @@ def test_a_code_skill_named_like_a_tool_does_not_replace_it(
     from grove.tools.learned import learned_tools
 
     _create(settings, store, workspace, "csv-total", TOTAL_CODE, TOTAL_TESTS)
-    assert [t.name for t in learned_tools(settings, workspace, store.db, {"csv-total"})] == []
-    assert [t.name for t in learned_tools(settings, workspace, store.db, {name})] == ["csv-total"]
+    assert [t.name for t in learned_tools(settings, store.db, {"csv-total"})] == []
+    assert [t.name for t in learned_tools(settings, store.db, {name})] == ["csv-total"]
 
 
 SET_CODE = '''import json
@@ -244,5 +244,7 @@ def test_an_untyped_argument_is_offered_as_a_scalar() -> None:
             "required": ["path", "value"],
         }
     }
-    value = as_tool("set-key", "Set a key.", contract).schema["function"]["parameters"]["properties"]["value"]
+    value = as_tool("set-key", "Set a key.", contract, Path("unused")).schema["function"]["parameters"][
+        "properties"
+    ]["value"]
     assert [v["type"] for v in value["anyOf"]] == ["string", "integer", "number", "boolean"]

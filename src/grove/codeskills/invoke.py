@@ -213,6 +213,9 @@ def run_code_skill(
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     # a skill that changed its file in place returns None: writing "null" over that file would undo it
-    wanted = outcome.ok and target is not None and outcome.result is not None
-    saved = write_result(workspace, target, outcome.result) if wanted and target is not None else None
+    saved = (
+        write_result(workspace, target, outcome.result)
+        if outcome.ok and target is not None and outcome.result is not None
+        else None
+    )
     return RunOutcome(outcome, sorted(inputs), written, saved)

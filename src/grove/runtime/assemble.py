@@ -151,7 +151,7 @@ def open_agent(
         # the code skills grove wrote and tested for itself are tools of their own: one direct call
         from grove.tools.learned import with_learned
 
-        with_learned(tools, settings, workspace, store.db)
+        with_learned(tools, settings, store.db)
     history: list[Message] = []
     if profile.resume:
         session_id = store.resolve_id(profile.resume)

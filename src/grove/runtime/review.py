@@ -22,14 +22,7 @@ from grove.learning.reviewer_tools import ChangeLog, reviewer_registry
 from grove.learning.runs import finish_run, start_run
 from grove.llm.types import Model
 from grove.runtime.profile import Profile
-from grove.runtime.review_code import (
-    CODE_REVIEW_PROMPT,
-    code_review_ask,
-    draft_code_skill,
-    request_of,
-    touched_files,
-    used_tools,
-)
+from grove.runtime.review_code import CODE_REVIEW_PROMPT, draft_code_skill, touched_files, used_tools
 from grove.runtime.review_lean import (
     LEAN_REVIEW_ASK,
     LEAN_REVIEW_TOOLS,
@@ -93,7 +86,7 @@ def review_session(
         )
         lean = lean_for(model.name)
         reviewer: Model = FirstCall(model) if lean else model
-        code_ask = ""
+        code_task = False
         if lean and kind == "skill":
             made = {n for n, s in library.skills.items() if is_code_skill(s.metadata)} | {"skill_run"}
             if used_tools(messages, made, ok=False):
@@ -105,10 +98,9 @@ def review_session(
             if touched_files(messages):
                 # a small local model writes code better than it judges or describes steps: the kind of task
                 # becomes a tested tool, kept only when its tests pass
-                code_ask = code_review_ask(messages)
-                system, task = CODE_REVIEW_PROMPT, code_ask
+                code_task, system = True, CODE_REVIEW_PROMPT
                 tools = tools.without([n for n in tools.names() if n != "skill_code_create"])
-        if lean and kind == "skill" and not code_ask:
+        if lean and kind == "skill" and not code_task:
             # otherwise it follows one short instruction with two tools, not the full reviewer's brief: first it
             # only judges whether the session did its task; a failed one is not reviewed further
             done, verdict = judged_done(GatedModel(model, gate), render_transcript(messages))
@@ -123,7 +115,7 @@ def review_session(
             keep = {*LEAN_REVIEW_TOOLS, "skill_code_create"}
             tools = with_frontmatter(tools.without([n for n in tools.names() if n not in keep]))
             reviewer = FirstCall(model, "skill_manage")
-        if lean and not code_ask and not find_repeats(messages):
+        if lean and not code_task and not find_repeats(messages):
             # a small local model reaches for a code skill whenever it sees code, though nothing was repeated
             tools = tools.without(["skill_code_create"])
         profile = Profile(
@@ -139,8 +131,8 @@ def review_session(
         )
         agent = open_agent(settings, profile, events, store)
         report.reviewer_session_id = agent.session_id
-        if code_ask:
-            report.answer, report.model_calls = draft_code_skill(agent, code_ask, request_of(messages))
+        if code_task:
+            report.answer, report.model_calls = draft_code_skill(agent, messages)
         else:
             result = agent.run_turn(task)
             report.answer, report.model_calls = (

@@ -223,17 +223,13 @@ def split_reply(text: str, request: str) -> Draft | str:
     )
 
 
-def code_review_ask(messages: list[Message]) -> str:
+def draft_code_skill(agent: Any, messages: list[Message]) -> tuple[str, int]:
+    """Ask `agent`'s model for the tool of the session `messages` (text only), create it through the agent's
+    `skill_code_create` (the reviewer's: sandboxed tests, overlap check, change log), and on a failure ask again
+    with the reason, at most MAX_ATTEMPTS times. Returns what happened and the number of model calls."""
     request = request_of(messages)
-    return CODE_REVIEW_ASK.format(request=request, samples=samples_of(messages))
-
-
-def draft_code_skill(agent: Any, ask: str, request: str) -> tuple[str, int]:
-    """Ask `agent`'s model for the tool (text only), create it through the agent's `skill_code_create` (the
-    reviewer's: sandboxed tests, overlap check, change log), and on a failure ask again with the reason, at most
-    MAX_ATTEMPTS times. Returns what happened and the number of model calls."""
+    text = CODE_REVIEW_ASK.format(request=request, samples=samples_of(messages))
     calls, why = 0, ""
-    text = ask
     for _ in range(MAX_ATTEMPTS):
         agent.append({"role": "user", "content": text})
         # a retry is sampled: at temperature 0 a small model repeats the reply that failed, word for word

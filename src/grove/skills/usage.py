@@ -141,6 +141,19 @@ def events(db: Database | None, name: str) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
+def made_by(db: Database | None, actors: frozenset[str]) -> list[str]:
+    """Names of the skills whose creation `actors` recorded, newest first."""
+    if db is None or not actors:
+        return []
+    marks = ", ".join("?" for _ in actors)
+    with db.lock:
+        rows = db.conn.execute(
+            f"SELECT name FROM skill_usage WHERE created_by IN ({marks}) ORDER BY created_at DESC, name",
+            tuple(sorted(actors)),
+        ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
 def stats(db: Database | None, names: list[str] | None = None) -> dict[str, UsageStats]:
     if db is None:
         return {}

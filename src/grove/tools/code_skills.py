@@ -4,6 +4,7 @@ runs them (skill_run), always in the sandbox."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from grove.tools.context import ToolContext
@@ -109,18 +110,10 @@ def skill_run(ctx: ToolContext, name: str, args: dict[str, Any], output_path: st
 
 
 def run_named(
-    ctx: ToolContext,
-    name: str,
-    args: dict[str, Any],
-    output_path: str | None = None,
-    edit_inputs: bool = False,
+    ctx: ToolContext, name: str, args: dict[str, Any], output_path: str | None = None
 ) -> dict[str, Any]:
-    """What skill_run and a learned tool (tools/learned.py) do: find the code skill, run it in the sandbox,
-    record the use, and return what came back: `result`, or `output` (where it was written), and
-    `files_written`."""
-    from grove.codeskills.invoke import run_code_skill
+    """skill_run's work: find the code skill `name` in the library, then run it (`run_folder`)."""
     from grove.codeskills.layout import CODE_FILE
-    from grove.skills import usage
     from grove.skills.code_meta import is_code_skill
     from grove.skills.discover import discover
 
@@ -129,9 +122,25 @@ def run_named(
     if skill is None or not is_code_skill(skill.metadata) or not (skill.path / CODE_FILE).is_file():
         known = sorted(n for n, s in lib.skills.items() if is_code_skill(s.metadata))
         raise ToolError(f"no code skill named '{name}'; code skills: {', '.join(known) or 'none yet'}")
+    return run_folder(ctx, name, skill.path, args, output_path)
+
+
+def run_folder(
+    ctx: ToolContext,
+    name: str,
+    folder: Path,
+    args: dict[str, Any],
+    output_path: str | None = None,
+    edit_inputs: bool = False,
+) -> dict[str, Any]:
+    """Run the code skill in `folder` in the sandbox, record the use, and return what came back: `result`, or
+    `output` (where it was written), and `files_written`. skill_run and learned tools (tools/learned.py) share it."""
+    from grove.codeskills.invoke import run_code_skill
+    from grove.skills import usage
+
     try:
         outcome = run_code_skill(
-            skill.path,
+            folder,
             args,
             ctx.workspace,
             backend=_backend(ctx),

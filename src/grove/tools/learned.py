@@ -41,8 +41,8 @@ def _param(schema: dict[str, Any], required: bool) -> Param:
     return Param(Any if kind is Any else kind | None, None, "optional")
 
 
-def as_tool(name: str, description: str, contract: dict[str, Any]) -> Tool:
-    """The tool that calls code skill `name` with its contract's arguments, plus `output_path`."""
+def as_tool(name: str, description: str, contract: dict[str, Any], folder: Path) -> Tool:
+    """The tool that calls the code skill in `folder` with its contract's arguments, plus `output_path`."""
     args = contract.get("args") or {}
     props: dict[str, Any] = args.get("properties") or {}
     needed = set(args.get("required") or [])
@@ -51,11 +51,12 @@ def as_tool(name: str, description: str, contract: dict[str, Any]) -> Tool:
         params[OUTPUT] = Param(str | None, None, "the file to write the result to (text as is, else JSON)")
 
     def handler(ctx: ToolContext, **kw: Any) -> str:
-        from grove.tools.code_skills import run_named
+        from grove.tools.code_skills import run_folder
 
         output_path = kw.pop(OUTPUT, None) if OUTPUT not in props else None
         call = {k: v for k, v in kw.items() if v is not None or k in needed}  # absent: solve's own default
-        return said(run_named(ctx, name, call, output_path, edit_inputs=True), ctx.workspace)
+        # grove's own folder, never a workspace skill of the same name that discovery would rank first
+        return said(run_folder(ctx, name, folder, call, output_path, edit_inputs=True), ctx.workspace)
 
     handler.__name__ = name.replace("-", "_")
     summary = " ".join(description.split())
@@ -101,39 +102,35 @@ def said(payload: dict[str, Any], workspace: Path) -> str:
     return "\n".join(parts) or "done (no result)"
 
 
-def learned_tools(settings: Settings, workspace: Path, db: Database | None, taken: set[str]) -> list[Tool]:
-    """Tools for the code skills in grove's home library that grove made itself (at most MAX_LEARNED_TOOLS, not
-    stale, not clashing with a tool of `taken`), newest first; ordered by the file only, so byte-stable."""
+def learned_tools(settings: Settings, db: Database | None, taken: set[str]) -> list[Tool]:
+    """Tools for the code skills in grove's home library that grove made itself (state.db), newest first, at most
+    MAX_LEARNED_TOOLS, not stale, not clashing with a tool of `taken`. Read from state.db and those folders only:
+    every session start runs this, and walking a large library for it would cost what the index already does."""
     from grove.codeskills.layout import CODE_FILE
     from grove.skills import usage
     from grove.skills.code_meta import is_code_skill
-    from grove.skills.discover import discover, home_skills_dir
+    from grove.skills.discover import home_skills_dir
+    from grove.skills.frontmatter import SkillFormatError
+    from grove.skills.manage import SkillError, check_name
+    from grove.skills.skill import load_skill
     from grove.skills.stale import stale_names
 
-    home = home_skills_dir(settings.home).resolve()
-    candidates = [
-        s
-        for s in discover(settings, workspace).sorted()
-        if is_code_skill(s.metadata)
-        and s.path.resolve().is_relative_to(home)
-        and (s.path / CODE_FILE).is_file()
-    ]
-    if not candidates:
+    names = [n for n in usage.made_by(db, MAKERS) if n not in taken]
+    if not names:
         return []
-    made = usage.stats(db, [s.name for s in candidates])
-    hidden = stale_names(settings)
-    own = [
-        s
-        for s in candidates
-        if s.name in made
-        and made[s.name].created_by in MAKERS
-        and s.name not in taken
-        and s.name not in hidden
-    ]
-    own.sort(key=lambda s: (-(made[s.name].created_at or 0), s.name))
-    contracts = ((s, _contract(s.path / CODE_FILE)) for s in own)
-    readable = [as_tool(s.name, s.description, c) for s, c in contracts if c is not None]
-    return readable[:MAX_LEARNED_TOOLS]
+    home, hidden, found = home_skills_dir(settings.home), stale_names(settings), []
+    for name in names:
+        try:
+            check_name(name)
+            skill = load_skill(home / name, "home")
+        except (SkillError, SkillFormatError):
+            continue  # made once, since archived or broken: no tool
+        contract = _contract(skill.path / CODE_FILE) if is_code_skill(skill.metadata) else None
+        if contract is not None and name not in hidden:
+            found.append(as_tool(name, skill.description, contract, skill.path))
+        if len(found) >= MAX_LEARNED_TOOLS:
+            break
+    return found
 
 
 def _contract(code_file: Path) -> dict[str, Any] | None:
@@ -147,9 +144,9 @@ def _contract(code_file: Path) -> dict[str, Any] | None:
     return {"args": contract.args, "result": contract.result}
 
 
-def with_learned(tools: ToolRegistry, settings: Settings, workspace: Path, db: Database | None) -> int:
+def with_learned(tools: ToolRegistry, settings: Settings, db: Database | None) -> int:
     """Add the learned tools to `tools` in place; returns how many."""
-    added = learned_tools(settings, workspace, db, set(tools.names()))
+    added = learned_tools(settings, db, set(tools.names()))
     for tool in added:
         tools.add(tool)
     return len(added)
