@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,12 +18,32 @@ _FENCE = "---"
 _KEY_LINE = re.compile(r"^([A-Za-z0-9_.-]+):[ \t]+(.+)$")
 
 
+_PARSED: dict[str, Any] | None = None  # YAML text -> its data, inside parsed_once()
+
+
+@contextmanager
+def parsed_once() -> Iterator[None]:
+    """Within it, each YAML text is parsed once: an import loads, repairs and checks every SKILL.md, and none of
+    those steps changes the data it reads. Outside it, every call parses anew (callers may edit what they get)."""
+    global _PARSED
+    outer, _PARSED = _PARSED, {}
+    try:
+        yield
+    finally:
+        _PARSED = outer
+
+
 def safe_load(text: str) -> Any:
     """YAML with a safe loader: libyaml's when present (~10x faster on big libraries). yaml is imported here,
     not at the top, so that a run without skills never pays for it."""
     import yaml
 
-    return yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    if _PARSED is not None and text in _PARSED:
+        return _PARSED[text]
+    data = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    if _PARSED is not None:
+        _PARSED[text] = data
+    return data
 
 
 class SkillFormatError(ValueError):

@@ -16,7 +16,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -63,9 +63,9 @@ def _scan_one(item: tuple[str, str]) -> tuple[str, list[str]]:
     return result.verdict, result.reasons
 
 
-def _worker_start() -> None:
-    """A scan worker's collector: what it inherited from the importer (every file's text, in lists) is frozen so no
-    collection walks it, and young collections run less often (the analysers build many short-lived trees)."""
+def worker_start() -> None:
+    """A scan worker's collector: what it inherited from the importer is frozen so no collection walks it, and
+    young collections run less often (the analysers build many short-lived trees)."""
     gc.freeze()
     gc.set_threshold(100_000, 50, 100)
 
@@ -105,52 +105,87 @@ def _remember(db: Database | None, fresh: dict[str, tuple[str, list[str]]]) -> N
         pass  # a cache that cannot be written costs time next import, nothing else
 
 
-def combine(files: Files, verdicts: dict[str, tuple[str, list[str]]]) -> ScanResult:
-    """One skill's result from its files' verdicts, as scan_skill_files would give it."""
-    return folder_result(
-        (rel, ScanResult(*verdicts[file_key(rel, text)]))
-        for rel, text in files  # type: ignore[arg-type]
-    )
-
-
 def scan_many(
-    db: Database | None, skills: list[Files], workers: int | None = None, progress: Progress | None = None
+    db: Database | None,
+    skills: list[Files],
+    workers: int | None = None,
+    progress: Progress | None = None,
+    *,
+    pool: Executor | None = None,
+    on_result: Callable[[int, ScanResult], None] | None = None,
 ) -> tuple[list[ScanResult], dict[str, int]]:
-    """Every skill's scan result, scanning each distinct file once (cache first, then `workers` processes).
-    Returns the results and figures: files, distinct, cached, scanned, prose_at_read."""
+    """Every skill's scan result, scanning each distinct file once (cache first, then `pool`, or `workers` processes
+    of its own). `on_result(i, result)` is called for each skill as soon as all its files' verdicts are in, so its
+    caller can copy it while the rest scan. Returns the results and figures: files, distinct, cached, scanned,
+    prose_at_read."""
     distinct: dict[str, tuple[str, str]] = {}
     keys = [[file_key(rel, text) for rel, text in files] for files in skills]  # each text hashed once
     for files, their_keys in zip(skills, keys, strict=True):
         for key, item in zip(their_keys, files, strict=True):
             distinct.setdefault(key, item)
-    known = _cached(db, list(distinct))
-    todo = [(k, item) for k, item in distinct.items() if k not in known]
+    verdicts = _cached(db, list(distinct))
+    cached = len(verdicts)
+    todo = [(k, item) for k, item in distinct.items() if k not in verdicts]
     todo.sort(key=lambda x: -len(x[1][1]))  # the longest first, so no worker is left with one at the end
+    results: list[ScanResult | None] = [None] * len(skills)
+    waiting: dict[str, list[int]] = {}  # a file's key -> the skills still waiting for its verdict
+    left = [0] * len(skills)
+
+    def finish(i: int) -> None:
+        files, their_keys = skills[i], keys[i]
+        result = folder_result(
+            (rel, ScanResult(*verdicts[k])) for (rel, _), k in zip(files, their_keys, strict=True)
+        )  # type: ignore[arg-type]
+        results[i] = result
+        if on_result is not None:
+            on_result(i, result)
+
+    for i, their_keys in enumerate(keys):
+        missing = {k for k in their_keys if k not in verdicts}
+        left[i] = len(missing)
+        for k in missing:
+            waiting.setdefault(k, []).append(i)
+    for i in range(len(skills)):
+        if not left[i]:
+            finish(i)
     fresh: dict[str, tuple[str, list[str]]] = {}
+
+    def got(k: str, verdict: tuple[str, list[str]]) -> None:
+        verdicts[k] = fresh[k] = verdict
+        for i in waiting.pop(k, ()):
+            left[i] -= 1
+            if not left[i]:
+                finish(i)
+        if progress:
+            progress(1)
+
     workers = workers or os.cpu_count() or 1
-    if workers > 1 and len(todo) > 8:
-        with ProcessPoolExecutor(max_workers=workers, initializer=_worker_start) as pool:
-            for (k, _), got in zip(todo, pool.map(_scan_one, [i for _, i in todo], chunksize=4), strict=True):
-                fresh[k] = got
-                if progress:
-                    progress(1)
-    else:
-        for k, item in todo:
-            fresh[k] = _scan_one(item)
-            if progress:
-                progress(1)
-    _remember(db, fresh)
-    verdicts = {**known, **fresh}
+    own = (
+        ProcessPoolExecutor(max_workers=workers, initializer=worker_start)
+        if pool is None and workers > 1 and len(todo) > 8
+        else None
+    )
+    try:
+        runner = pool or own
+        if runner is not None:
+            for (k, _), verdict in zip(
+                todo, runner.map(_scan_one, [i for _, i in todo], chunksize=4), strict=True
+            ):
+                got(k, verdict)
+        else:
+            for k, item in todo:
+                got(k, _scan_one(item))
+    finally:
+        if own is not None:
+            own.shutdown(cancel_futures=True)
+        _remember(db, fresh)  # what was scanned before an interruption is not scanned again
     figures = {
         "files": sum(len(f) for f in skills),
         "distinct": len(distinct),
-        "cached": len(known),
+        "cached": cached,
         "scanned": len(fresh),
         # supporting files whose prose the import leaves to read time unless their code is flagged (SUPPORT_PROSE)
         "prose_at_read": sum(rel != "SKILL.md" for rel, _ in distinct.values()),
     }
-    results = [
-        folder_result((rel, ScanResult(*verdicts[k])) for (rel, _), k in zip(files, their_keys, strict=True))  # type: ignore[arg-type]
-        for files, their_keys in zip(skills, keys, strict=True)
-    ]
-    return results, figures
+    assert all(r is not None for r in results)
+    return results, figures  # type: ignore[return-value]
