@@ -5,7 +5,8 @@ written out from its git mirror under /work/.mirror). It imports into a throwawa
 distinct file scanned), then again into an empty library with the same state.db (scan verdicts cached by content
 hash; a changed grove.security invalidates them). Reports per verdict, wall and CPU seconds (with the scan
 workers), and the acceptance ratio: imported / uniquely named skills that load leniently.
-Run: python benchmarks/skills_import_real.py CHECKOUT [--max-skills N] [--on-conflict skip|rename]
+Run: python benchmarks/skills_import_real.py CHECKOUT [--max-depth N] [--max-skills N] [--on-conflict skip|rename]
+(gabrielmoreira/agent-skills-mirror keeps skills 13 folders down: --max-depth 14.)
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("checkout", type=Path)
     parser.add_argument("--max-skills", type=int, default=None)
+    parser.add_argument("--max-depth", type=int, default=ImportLimits().max_depth)
     parser.add_argument("--on-conflict", default="skip", choices=("skip", "rename"))
     parser.add_argument("--report", type=Path, default=None, help="write the cold run's verdicts here (JSON)")
     args = parser.parse_args()
@@ -47,7 +49,7 @@ def main() -> None:
                 home / "skills",
                 db,
                 on_conflict=args.on_conflict,  # type: ignore[arg-type]
-                limits=ImportLimits(max_skills=args.max_skills),
+                limits=ImportLimits(max_depth=args.max_depth, max_skills=args.max_skills),
             )
             wall, spent = time.perf_counter() - t, cpu() - c
             print(f"{run}: {summary.line()}; {wall:.1f} s wall, {spent:.1f} s CPU; scan {summary.scan}")
