@@ -90,20 +90,12 @@ def worst(norm_text: str, model: Model | None = None) -> Worst:
     Only windows of prose are scored (see `_varied`): number grids, ASCII art and runs of one repeated token are
     not what the model knows, and it reads anything at all into them."""
     m = model or load()
-    found = list(TOKEN.finditer(norm_text))[:MAX_TOKENS]
-    if not found:
+    toks = TOKEN.findall(norm_text)[:MAX_TOKENS]
+    if not toks:
         return Worst(m.bias, 0, 0)
-    w = m.weights
-    toks = [t.group() for t in found]
-    prefix = [0.0]
-    acc = 0.0
-    mask, prev, crc = m.dims - 1, "^", zlib.crc32
-    for t in toks:  # feature_ids inlined (no list of pairs): the same buckets, summed in the same order
-        acc += w[crc(("u " + t).encode()) & mask] + w[crc(f"b {prev} {t}".encode()) & mask]
-        prefix.append(acc)
-        prev = t
+    prefix = _prefix_sums(toks, m)
     # Features are counts scaled by 1/sqrt(window length), as in training. Only windows of prose are scored.
-    scored = [(m.bias + (prefix[e] - prefix[s]) / math.sqrt(e - s), s, e) for s, e in windows(len(found))]
+    scored = [(m.bias + (prefix[e] - prefix[s]) / math.sqrt(e - s), s, e) for s, e in windows(len(toks))]
     best, s, e = max(scored)
     if not _varied(toks[s:e]):  # rare: look down the list for the worst window of prose
         best, s, e = next(
@@ -111,7 +103,59 @@ def worst(norm_text: str, model: Model | None = None) -> Worst:
         )
         if e == 0:
             return Worst(m.bias, 0, 0)
-    return Worst(best, found[s].start(), found[e - 1].end())
+    # Character offsets of the chosen window only: match objects for every token cost more than the scoring.
+    before = _skip(norm_text, 0, s)
+    start = _SPACE.match(norm_text, before).end()
+    return Worst(best, start, _skip(norm_text, before, e - s))
+
+
+# Per token, memoised per process (a collection repeats the same words millions of times): its word weight, its
+# UTF-8 bytes, and the CRC-32 of "b <token> ", from which the pair ending at the next token is one crc32 call
+# (crc32(b, crc32(a)) == crc32(a + b)). Cleared when full; valid for one weights tuple, kept here so its id
+# cannot be reused by another.
+_MEMO_TOKENS = 1 << 16
+_memo: dict[str, tuple[float, bytes, int]] = {}
+_memo_weights: list[tuple[float, ...]] = []
+
+
+def _prefix_sums(toks: list[str], m: Model) -> list[float]:
+    """prefix[i]: the summed word and pair weights of toks[:i], added in the order feature_ids gives them."""
+    w, mask, crc = m.weights, m.dims - 1, zlib.crc32
+    if not _memo_weights or _memo_weights[0] is not w or len(_memo) > _MEMO_TOKENS:
+        _memo.clear()
+        _memo_weights[:] = [w]
+    memo, get = _memo, _memo.get
+    prefix = [0.0]
+    append = prefix.append
+    acc = 0.0
+    state = crc(b"b ^ ")  # the pair before the first token starts at "^"
+    for t in toks:
+        entry = get(t)
+        if entry is None:
+            raw = t.encode()
+            entry = memo[t] = (w[crc(b"u " + raw) & mask], raw, crc(b"b " + raw + b" "))
+        word, raw, after = entry
+        acc += word + w[crc(raw, state) & mask]
+        append(acc)
+        state = after
+    return prefix
+
+
+# A text is tokens and whitespace only: every other character starts a TOKEN match, and no whitespace does. So one
+# token with the whitespace before it, taken whole (atomic: never split differently to make a count fit), steps
+# over exactly the tokens finditer gives; _skip finds where the k-th token ends without a match object for each.
+_ONE = rf"(?>\s*(?:{TOKEN.pattern}))"
+_STEPS = [(n, re.compile(f"{_ONE}{{{n}}}")) for n in (1024, 32, 1)]
+_SPACE = re.compile(r"\s*")
+
+
+def _skip(text: str, pos: int, k: int) -> int:
+    """Where the k-th token after `pos` ends (k no more than the tokens left)."""
+    for n, step in _STEPS:
+        while k >= n:
+            pos = step.match(text, pos).end()  # type: ignore[union-attr]
+            k -= n
+    return pos
 
 
 def _is_word(token: str) -> bool:
