@@ -76,6 +76,57 @@ def _dotted(node: ast.AST) -> str:
 
 
 _VISIT: dict[type, Any] = {}
+# Fields that never hold a node worth reading: names, flags and the shared Load/Store/operator leaves.
+_LEAF_FIELDS = {"ctx", "op", "ops", "id", "attr", "arg", "name", "asname", "module", "level", "simple"}
+_LEAF_FIELDS |= {"is_async", "conversion", "type_comment", "kind", "tag"}
+_NAMES = frozenset({ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign})
+_SHALLOW = 100  # tree depth; the recursive visit spends two or three frames a level and fails near 330 levels
+
+
+def _node_classes(base: type = ast.AST) -> list[type]:
+    return [base] + [k for sub in base.__subclasses__() for k in _node_classes(sub)]
+
+
+# Per node class, the fields that may hold nodes worth reading; _INNER: the classes worth reading at all (a
+# Name or a Constant holds nothing, so it is never entered).
+_CHILDREN: dict[type, tuple[str, ...]] = {
+    k: () if k in (ast.Constant, ast.MatchSingleton) else tuple(f for f in k._fields if f not in _LEAF_FIELDS)
+    for k in _node_classes()
+}
+_INNER = frozenset(k for k, fields in _CHILDREN.items() if fields or k is ast.Call or k in _NAMES)
+
+
+def _walk(tree: ast.AST) -> tuple[list[ast.Call], list[ast.AST], int]:
+    """The calls in the visit's (depth-first) order, the imports and assignments in ast.walk's (breadth-first)
+    order, and the tree's depth: one pass instead of ast.walk's generators and a second, recursive one. It
+    recurses one frame a level, so where it runs out of stack the visit (two or three a level) would have too."""
+    calls: list[ast.Call] = []
+    names: list[tuple[int, ast.AST]] = []
+    deepest = 0
+
+    def read(node: ast.AST, depth: int) -> None:
+        nonlocal deepest
+        kind = node.__class__
+        if kind is ast.Call:
+            calls.append(node)  # type: ignore[arg-type]
+        elif kind in _NAMES:
+            names.append((depth, node))
+        depth += 1
+        if depth > deepest:
+            deepest = depth
+        for field in _CHILDREN[kind]:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                for item in value:
+                    if item.__class__ in _INNER:
+                        read(item, depth)
+            elif value.__class__ in _INNER:
+                read(value, depth)  # type: ignore[arg-type]
+
+    read(tree, 0)
+    # Breadth-first order is depth-first order sorted (stably) by depth: both read each level left to right.
+    names.sort(key=lambda n: n[0])
+    return calls, [n for _, n in names], deepest
 
 
 class _Analyser(ast.NodeVisitor):
@@ -88,27 +139,34 @@ class _Analyser(ast.NodeVisitor):
         self.dup2 = False
         self.shell_spawned = False
         self.network = False
-        calls: list[ast.Call] = []
-        for node in ast.walk(tree):  # one walk: names first, calls read once all names are known
-            if isinstance(node, ast.Call):
-                calls.append(node)
-            elif isinstance(node, ast.Import):
+        self.calls, names, deepest = _walk(tree)
+        # In ast.walk's (breadth-first) order, as before: the last import of a name wins, and its first binding.
+        for node in names:
+            if isinstance(node, ast.Import):
                 for a in node.names:
                     self.aliases[a.asname or a.name.split(".")[0]] = (
                         a.name if a.asname else a.name.split(".")[0]
                     )
-            elif isinstance(node, ast.ImportFrom) and node.module:
-                for a in node.names:
-                    self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
-            elif (
-                isinstance(node, ast.Assign)
-                and len(node.targets) == 1
-                and isinstance(node.targets[0], ast.Name)
-            ):
-                self.env.setdefault(node.targets[0].id, node.value)
-            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
+            elif isinstance(node, ast.ImportFrom):
+                if node.module:
+                    for a in node.names:
+                        self.aliases[a.asname or a.name] = f"{node.module}.{a.name}"
+            elif isinstance(node, ast.Assign):
+                if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+                    self.env.setdefault(node.targets[0].id, node.value)
+            elif isinstance(node.target, ast.Name) and node.value:  # AnnAssign
                 self.env.setdefault(node.target.id, node.value)
-        self.network = any(self._is_network(self.callee(n.func)) for n in calls)
+        # A tree this shallow cannot exhaust the stack in the recursive visit, so its calls are simply read in the
+        # visit's order; a deeper one is visited as before, and falls back to _unparsed where that recursion fails.
+        self.shallow = deepest <= _SHALLOW
+        # Every name is known now, so each call's name is fixed: resolved once here, not again in its visit.
+        self.callees = [self.callee(n.func) for n in self.calls]
+        self.network = any(self._is_network(name) for name in self.callees)
+
+    def read_calls(self) -> None:
+        """The visit of a shallow tree: each call in the visit's order, its name resolved once."""
+        for node, name in zip(self.calls, self.callees, strict=True):
+            self.visit_Call(node, name)
 
     def visit(self, node: ast.AST) -> None:
         """NodeVisitor.visit with the method of each node class looked up once (the scan's hot loop)."""
@@ -335,8 +393,8 @@ class _Analyser(ast.NodeVisitor):
     def _is_network(self, name: str) -> bool:
         return bool(name) and name.startswith(_NETWORK_MODULES) and bool(_NETWORK.search(name))
 
-    def _reads_credential(self, call: ast.Call) -> bool:
-        name = self.callee(call.func)
+    def _reads_credential(self, call: ast.Call, name: str | None = None) -> bool:
+        name = self.callee(call.func) if name is None else name
         if name in ("open", "io.open", "Path", "pathlib.Path", "os.open", "codecs.open") or name.endswith(
             (".read_text", ".read_bytes", ".open")
         ):
@@ -353,8 +411,8 @@ class _Analyser(ast.NodeVisitor):
     def add(self, hits: list[Hit]) -> None:
         self.hits += hits
 
-    def visit_Call(self, node: ast.Call) -> None:
-        name = self.callee(node.func)
+    def visit_Call(self, node: ast.Call, name: str | None = None) -> None:
+        name = self.callee(node.func) if name is None else name
         line = node.lineno
         args = node.args
         shell_kw = any(k.arg == "shell" and self.literal(k.value) is True for k in node.keywords)
@@ -391,7 +449,7 @@ class _Analyser(ast.NodeVisitor):
                 self.add([Hit("dangerous", "exfiltration: sends the whole environment to the network", line)])
             if "credential" in flowing:
                 self.add([Hit("dangerous", "exfiltration: sends a credential file to the network", line)])
-        if self._reads_credential(node):
+        if self._reads_credential(node, name if self.shallow else None):
             why = "credential access: reads keys, tokens or password files"
             self.add([Hit("caution", why, line, excerpt(self.text(node.args[0]) if node.args else name))])
         if self._writes_startup_file(node, name):
@@ -404,7 +462,8 @@ class _Analyser(ast.NodeVisitor):
                     )
                 ]
             )
-        self.generic_visit(node)
+        if not self.shallow:  # a shallow tree's calls are read from the list, not by recursion
+            self.generic_visit(node)
 
     def _writes_startup_file(self, node: ast.Call, name: str) -> bool:
         if name in ("open", "io.open") and node.args:
@@ -469,7 +528,10 @@ def python_hits(code: str, depth: int = 0) -> list[Hit]:
         return _unparsed(code)
     try:
         analyser = _Analyser(tree, depth)  # resolving names recurses too
-        analyser.visit(tree)
+        if analyser.shallow:
+            analyser.read_calls()
+        else:
+            analyser.visit(tree)
     except RecursionError:
         return _unparsed(code)
     return analyser.finish()
