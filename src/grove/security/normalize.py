@@ -17,12 +17,21 @@ _HOMOGLYPHS = str.maketrans(
     "аеорсуххіјѕԁɡһӏոԛԝАВЕКМНОРСТХІЈЅοαιкνρτυχεΑΒΕΖΗΙΚΜΝΟΡΤΥΧᎪᏴᏟᎠᎬꓝᏀᎻᎫᏦᏞᎷᏃᏒᏚᎢᏙᏔ",
     "aeopcyxxijsdghlnqwABEKMHOPCTXIJSoaiknptuxeABEZHIKMNOPTYXABCDEFGHJKLMZRSTVW",
 )
+# The characters _HOMOGLYPHS changes: a text without any is left as it is (translate walks every character).
+_HOMOGLYPH_CHARS = re.compile("[" + re.escape("".join(map(chr, _HOMOGLYPHS))) + "]")
 _LEET = str.maketrans("013457@$!|", "oieastasil")
 # Only words that mix letters with digits or symbols are read as leetspeak; "3.11" and "a | b" stay as they are.
 # (Whole runs first, then a linear check inside: one pattern doing both backtracks quadratically on long words.)
 _LEET_RUN = re.compile(r"[a-z0-9@$!|]+")
-_LEET_MIX = re.compile(r"[a-z][0-9@$!|]|[0-9@$!|][a-z]")
+# A digit or symbol beside a letter: found from the digit or symbol (rare in prose, so the regex skips ahead to it)
+# rather than tried at every letter; only the run holding it matters (see _deleet).
+_LEET_MIX = re.compile(r"[0-9@$!|](?:(?<=[a-z][0-9@$!|])|(?=[a-z]))")
 _SPACED = re.compile(r"\b(?:[A-Za-z][ .\-_*]){2,}[A-Za-z]\b")
+# What every _SPACED match holds: its first separator, letter, separator and letter, then the end or a character
+# that is no word character but `_`. A text without it has no match and skips the sub (tried at every letter).
+_SPACED_GATE = re.compile(r"[ .\-_*][A-Za-z][ .\-_*][A-Za-z](?![^\W_])")
+# A hyphen between letters; the hyphen first, so the regex skips ahead to hyphens.
+_WORD_HYPHEN = re.compile(r"-(?<=[a-z]-)(?=[a-z])")
 
 
 @dataclass
@@ -65,8 +74,8 @@ _RUN_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789@$!|")
 
 def _deleet(lowered: str) -> str:
     """Each _LEET_RUN run that holds a _LEET_MIX match, read as letters. Found from the mix matches, not by a
-    call per word: a mix match lies inside one run (both its characters are run characters), so the runs
-    translated are exactly those a per-run check would pick."""
+    call per word: a mix match lies inside one run (the digit or symbol and the letter beside it are run
+    characters), so the runs translated are exactly those a per-run check would pick."""
     parts: list[str] = []
     last = 0
     for m in _LEET_MIX.finditer(lowered):
@@ -86,15 +95,22 @@ def _deleet(lowered: str) -> str:
 
 
 def normalize(text: str) -> Normalized:
-    invisible = len(_INVISIBLE.findall(text))
-    bidi = len(_BIDI.findall(text))
-    mixed = _mixed_script(text)
-    clean = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text)).translate(_HOMOGLYPHS)
-    clean = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), clean)
+    # ASCII holds no invisible, bidi or other-script character, and NFKC and the homoglyphs leave it as it is.
+    if text.isascii():
+        invisible = bidi = mixed = 0
+        clean = text
+    else:
+        invisible = len(_INVISIBLE.findall(text))
+        bidi = len(_BIDI.findall(text))
+        mixed = _mixed_script(text)
+        clean = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+        if _HOMOGLYPH_CHARS.search(clean):
+            clean = clean.translate(_HOMOGLYPHS)
+    if _SPACED_GATE.search(clean):
+        clean = _SPACED.sub(lambda m: re.sub(r"[ .\-_*]", "", m.group(0)), clean)
     lowered = clean.lower()
     # Hyphens inside words (`dis-regard`) are read away in the second variant only: prose keeps `e-mail`.
-    deleet = _deleet(lowered)
-    deleet = re.sub(r"(?<=[a-z])-(?=[a-z])", "", deleet)
+    deleet = _WORD_HYPHEN.sub("", _deleet(lowered))
     return Normalized(lowered, deleet, invisible, bidi, mixed)
 
 
