@@ -182,8 +182,51 @@ def _strip_comments(text: str) -> str:
     return "".join(out)
 
 
+# The lexer below (shlex: POSIX, punctuation "();<>|&\n", whitespace " \t\r", whitespace_split, no comments) as
+# regexes: a token is a run of punctuation, or a word of plain characters, backslash escapes and quoted strings.
+# shlex reads a character at a time in Python and was most of a parse; where the regexes cannot read a text
+# (an unclosed quote, a trailing backslash: shlex's own errors), shlex reads it as before.
+_LEX = re.compile(
+    r"""[ \t\r]*(?:([();<>|&\n]+)|((?:[^ \t\r();<>|&\n'"\\]|\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*")+))"""
+)
+_WORD_PART = re.compile(r"\\([\s\S])|'([^']*)'|\"((?:[^\"\\]|\\[\s\S])*)\"")
+_DQ_ESCAPE = re.compile(r"\\([\s\S])")
+
+
+def _unquote_part(m: re.Match[str]) -> str:
+    if m.group(1) is not None:
+        return m.group(1)  # outside quotes a backslash keeps the next character, whatever it is
+    if m.group(2) is not None:
+        return m.group(2)
+    # inside double quotes only `\"` and `\\` lose their backslash
+    return _DQ_ESCAPE.sub(lambda e: e.group(1) if e.group(1) in '"\\' else e.group(0), m.group(3))
+
+
+def _fast_tokens(text: str) -> list[str] | None:
+    """shlex's tokens for `text` (see _LEX), or None where shlex must read it."""
+    out: list[str] = []
+    pos = 0
+    for m in _LEX.finditer(text):
+        if m.start() != pos:
+            return None
+        pos = m.end()
+        punct, word = m.groups()
+        if punct:
+            out.append(punct)
+        elif "'" in word or '"' in word or "\\" in word:
+            out.append(_WORD_PART.sub(_unquote_part, word))
+        else:
+            out.append(word)
+    if text[pos:].strip(" \t\r"):
+        return None
+    return out
+
+
 def _tokens(text: str) -> tuple[list[str], bool]:
     text = _strip_comments(text)
+    fast = _fast_tokens(text)
+    if fast is not None:
+        return fast, False
     lexer = shlex.shlex(text, posix=True, punctuation_chars="();<>|&\n")
     lexer.whitespace = " \t\r"
     lexer.whitespace_split = True
