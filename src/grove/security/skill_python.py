@@ -96,6 +96,19 @@ _CHILDREN: dict[type, tuple[str, ...]] = {
 _INNER = frozenset(k for k, fields in _CHILDREN.items() if fields or k is ast.Call or k in _NAMES)
 
 
+def _subtree(root: ast.AST) -> list[ast.AST]:
+    """ast.walk(root) as a list, in its order, without the Load/Store/operator leaves (which hold nothing)."""
+    out = [root]
+    for node in out:  # a queue: read while it grows
+        for field in _CHILDREN[node.__class__]:
+            value = getattr(node, field, None)
+            if value.__class__ is list:
+                out += [item for item in value if item.__class__ in _CHILDREN]
+            elif value.__class__ in _CHILDREN:
+                out.append(value)
+    return out
+
+
 def _walk(tree: ast.AST) -> tuple[list[ast.Call], list[ast.AST], int]:
     """The calls in the visit's (depth-first) order, the imports and assignments in ast.walk's (breadth-first)
     order, and the tree's depth: one pass instead of ast.walk's generators and a second, recursive one. It
@@ -103,24 +116,27 @@ def _walk(tree: ast.AST) -> tuple[list[ast.Call], list[ast.AST], int]:
     calls: list[ast.Call] = []
     names: list[tuple[int, ast.AST]] = []
     deepest = 0
+    add_call, add_name = calls.append, names.append
+    # Closure cells, not globals: the hot loop's lookups.
+    call_kind, name_kinds, children, inner = ast.Call, _NAMES, _CHILDREN, _INNER
 
     def read(node: ast.AST, depth: int) -> None:
         nonlocal deepest
         kind = node.__class__
-        if kind is ast.Call:
-            calls.append(node)  # type: ignore[arg-type]
-        elif kind in _NAMES:
-            names.append((depth, node))
+        if kind is call_kind:
+            add_call(node)  # type: ignore[arg-type]
+        elif kind in name_kinds:
+            add_name((depth, node))
         depth += 1
         if depth > deepest:
             deepest = depth
-        for field in _CHILDREN[kind]:
+        for field in children[kind]:
             value = getattr(node, field, None)
             if value.__class__ is list:
                 for item in value:
-                    if item.__class__ in _INNER:
+                    if item.__class__ in inner:
                         read(item, depth)
-            elif value.__class__ in _INNER:
+            elif value.__class__ in inner:
                 read(value, depth)  # type: ignore[arg-type]
 
     read(tree, 0)
@@ -349,7 +365,7 @@ class _Analyser(ast.NodeVisitor):
         out: set[str] = set()
         if depth > _MAX_DEPTH:
             return out
-        for sub in ast.walk(node):
+        for sub in _subtree(node):
             if isinstance(sub, ast.Name) and sub.id in self.env and self.env[sub.id] is not node:
                 out |= self.traits(self.env[sub.id], depth + 1)
             elif isinstance(sub, ast.Call):
@@ -374,7 +390,7 @@ class _Analyser(ast.NodeVisitor):
         return out
 
     def _whole_environ(self, sub: ast.AST, root: ast.AST) -> bool:
-        for parent in ast.walk(root):  # os.environ["KEY"] and os.environ.get("KEY") name one variable
+        for parent in _subtree(root):  # os.environ["KEY"] and os.environ.get("KEY") name one variable
             if isinstance(parent, ast.Subscript) and parent.value is sub:
                 return False
             if (
