@@ -86,14 +86,24 @@ _CODE_BIDI = re.compile("[\u202a-\u202e\u2066-\u2069]")
 # written in lowercase). A text that meets no alternative cannot match, so its search is skipped: same matches,
 # most texts spared (the patterns' leading alternations under re.IGNORECASE are slow to try at every position).
 Need = str | re.Pattern[str]
+# The last group of some is the pattern's own core, case-sensitive on the lowercase: most texts that hold the words
+# do not hold them in that order, and the pattern itself (IGNORECASE, leading alternations) is slow to try.
+_RESPAWN = re.compile(r"(?:create|install|restore|copy)\s+(?:this\s+skill|yourself|itself)")
+_SPREAD = re.compile(r"(?:edit|modify|patch|overwrite)\s+(?:all\s+)?(?:every\s+other|other|every)\s+skill")
+_DECODE_RUN = re.compile(
+    r"(?:exec|eval)\s*\(\s*(?:base64|codecs|zlib|bytes|__import__|atob|buffer)|\|\s*(?:base64|xxd)\s"
+)
+_REMEMBER = re.compile(r"(?:to|in|into)\s+(?:memory|user\.md)[^\n]*(?:always|never|approval|trusted)")
+_SECRET_SENT = re.compile(r"(?:curl|wget|nc)[^\n]*\$[^\n]*(?:api_key|token|secret|password)")
 _NEEDS: dict[str, tuple[tuple[tuple[Need, ...], ...], ...]] = {
-    "obfuscated payload: decoded data run as code": ((("exec", "eval", "base64", "xxd"),),),
+    "obfuscated payload: decoded data run as code": ((("exec", "eval", "base64", "xxd"), (_DECODE_RUN,)),),
     "persistence: tells the agent to reinstall or spread itself": (
-        (("create", "install", "restore", "copy"), ("yourself", "itself")),
-        (("create", "install", "restore", "copy"), (re.compile(r"this\s+skill"),)),
+        (("create", "install", "restore", "copy"), ("yourself", "itself"), (_RESPAWN,)),
+        (("create", "install", "restore", "copy"), (re.compile(r"this\s+skill"),), (_RESPAWN,)),
         (
             ("edit", "modify", "patch", "overwrite"),
             (re.compile(r"other\s+skill"), re.compile(r"every\s+skill")),
+            (_SPREAD,),
         ),
     ),
     "memory poisoning: writes standing approvals or rules into memory": (
@@ -101,12 +111,13 @@ _NEEDS: dict[str, tuple[tuple[tuple[Need, ...], ...], ...]] = {
             ("save", "write", "add", "store", "remember"),
             ("memory", "user.md"),
             ("always", "never", "approval", "trusted"),
+            (_REMEMBER,),
         ),
     ),
     "obfuscated payload: long hex-escaped string": ((("\\x",),),),
     "uses sudo": ((("sudo",),),),
     "sends an environment secret over the network (fine for its own API, not elsewhere)": (
-        (("$",), ("api_key", "token", "secret", "password"), ("curl", "wget", "nc")),
+        (("$",), ("api_key", "token", "secret", "password"), ("curl", "wget", "nc"), (_SECRET_SENT,)),
     ),
 }
 # Under re.IGNORECASE an ASCII letter matches itself in either case and, of all other characters, only ASCII_FOLDS;
