@@ -39,11 +39,17 @@ _FENCE = re.compile(r"^[ \t]*(```+|~~~+)[ \t]*([\w+-]*)[^\n]*\n(.*?)^[ \t]*\1[ \
 _INLINE = re.compile(r"(?<!`)`([^`\n]{4,200})`(?!`)")
 _PROMPT_LINE = re.compile(r"^\s*\$\s+(.+)$", re.M)
 # A bare line that starts like a command (outside code blocks): skills written by hand often skip the fences.
-_BARE_LINE = re.compile(
-    r"^\s*((?:sudo\s+)?(?:curl|wget|rm|dd|mkfs[.\w]*|chmod|chown|crontab|echo|printf|cat|bash|sh|zsh|"
-    r"python3?|perl|ruby|node|nc|ncat|scp|rsync|ssh|base64|eval|find|tar|git|docker|kubectl|psql|mysql)\s[^\n]*)$",
-    re.M,
+_BARE_START = (
+    r"(?:sudo\s+)?(?:curl|wget|rm|dd|mkfs[.\w]*|chmod|chown|crontab|echo|printf|cat|bash|sh|zsh|"
+    r"python3?|perl|ruby|node|nc|ncat|scp|rsync|ssh|base64|eval|find|tar|git|docker|kubectl|psql|mysql)\s"
 )
+_BARE_LINE = re.compile(rf"^\s*({_BARE_START}[^\n]*)$", re.M)
+# What a match of each line pattern holds: its start, after the text's start or a newline and blanks of that line.
+# A text with neither has no match; `^` in a multiline pattern is tried at every character, "\n" is skipped to.
+_LINE_GATES = {
+    _PROMPT_LINE: (re.compile(r"[^\S\n]*\$\s"), re.compile(r"\n[^\S\n]*\$\s")),
+    _BARE_LINE: (re.compile(rf"[^\S\n]*{_BARE_START}"), re.compile(rf"\n[^\S\n]*{_BARE_START}")),
+}
 # Blocks shown as what not to do: a heading or line just before the block says so.
 _BAD_EXAMPLE = re.compile(
     r"(?:❌|\bbad\b|\bwrong\b|\bdon'?t\b|\bdo not\b|\bnever\b|\bavoid\b|\banti-?pattern|\bdangerous\b|\bunsafe\b|"
@@ -157,10 +163,12 @@ _COMMAND_WORDS = set(
     ]
 )
 _SHELLISH = re.compile(r"[|;&><]|\$\(|`")
+_PROMPT = re.compile(r"^\s*\$\s+")
+_PROMPT_AT = re.compile(r"^\s*\$\s")
 
 
 def _looks_like_command(line: str) -> bool:
-    words = re.sub(r"^\s*\$\s+", "", line).split()
+    words = _PROMPT.sub("", line).split()
     if not words:
         return False
     first = words[1] if words[0] == "sudo" and len(words) > 1 else words[0]
@@ -170,7 +178,7 @@ def _looks_like_command(line: str) -> bool:
 def _looks_like_shell(body: str) -> bool:
     """An unlabelled block is shell when it has a shebang or a `$ ` prompt, or most of its lines are commands."""
     lines = [ln for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    if body.startswith("#!") or any(re.match(r"^\s*\$\s", ln) for ln in lines):
+    if body.startswith("#!") or any(_PROMPT_AT.match(ln) for ln in lines):
         return True
     return bool(lines) and sum(_looks_like_command(ln) for ln in lines) * 2 >= len(lines)
 
@@ -232,6 +240,9 @@ def markdown_hits(text: str) -> list[Hit]:
         found = shifted(shown_hits("shell", m.group(1)), line)
         out += _mentioned(found) if _WARNING.search(before) else found
     for pattern in (_PROMPT_LINE, _BARE_LINE):
+        at_start, after_newline = _LINE_GATES[pattern]
+        if not (at_start.match(outside) or after_newline.search(outside)):
+            continue
         for m in pattern.finditer(outside):
             if not m.group(1).lstrip().startswith("#"):
                 out += shifted(shown_hits("shell", m.group(1)), line_of(outside, m.start()))
