@@ -64,7 +64,7 @@ class Prepared:
     author: str
     category: str | None
     raw: str  # SKILL.md as written
-    files: list[Path]
+    files: list[str]  # paths inside the folder, to copy
     scan_files: list[tuple[str, str]]  # text files other than SKILL.md
     warnings: list[str] = field(default_factory=list)  # the folder's: no frontmatter, files left out, renamed
     digest: str = ""
@@ -98,9 +98,10 @@ def verdict(folder: Path, name: str, status: str, reason: str) -> ImportOutcome:
     return ImportOutcome(folder, name, status, reason, fix=fix_for(status, reason))
 
 
-def files_of(folder: Path, nested: frozenset[str] | set[str]) -> tuple[list[Path], list[str]]:
-    """The regular files to copy, and warnings for what is left out (links, hidden files, skills of their own)."""
-    files: list[Path] = []
+def files_of(folder: Path, nested: frozenset[str] | set[str]) -> tuple[list[str], list[str]]:
+    """The regular files to copy (paths inside `folder`), and warnings for what is left out (links, hidden files,
+    skills of their own)."""
+    files: list[str] = []
     warnings: list[str] = []
     base = str(folder)
     for dirpath, dirnames, filenames in os.walk(base):
@@ -119,7 +120,7 @@ def files_of(folder: Path, nested: frozenset[str] | set[str]) -> tuple[list[Path
             if fname.startswith(".") or os.path.islink(full_path):
                 warnings.append(f"left out {os.path.relpath(full_path, base)} (hidden or a link)")
                 continue
-            files.append(Path(full_path))
+            files.append(os.path.relpath(full_path, base))
     return files, warnings
 
 
@@ -175,9 +176,9 @@ def _prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
     digest = hashlib.sha256()
     total = 0
     scan_files: list[tuple[str, str]] = []
-    base = len(str(folder)) + 1
-    for path in files:
-        rel = str(path)[base:]
+    base = str(folder)
+    for rel in files:
+        path = os.path.join(base, rel)
         try:
             size = os.stat(path).st_size
             if size > limits.max_file_bytes:
@@ -193,7 +194,11 @@ def _prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
                     f" ({limit_hint('max_skill_bytes')})"
                 )
                 return verdict(folder, name, "over-limit", why)
-            data = b"" if rel == "SKILL.md" else path.read_bytes()
+            if rel == "SKILL.md":
+                data = b""
+            else:
+                with open(path, "rb") as fh:
+                    data = fh.read()
         except OSError as e:
             return verdict(folder, name, "invalid", f"cannot read {rel}: {e.strerror or e}")
         digest.update(rel.encode() + b"\0" + data)

@@ -10,6 +10,7 @@ a limit is a parameter, and what it holds back is reported as over-limit.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -283,15 +284,18 @@ def _install(
         dest = skills_root / name
         if dest.exists() and not p.replace:
             return _with(out, "duplicate", f"a skill '{name}' appeared in the library meanwhile")
-        tmp = Path(tempfile.mkdtemp(dir=skills_root, prefix=".import-"))
+        tmp = _scratch(skills_root)
         try:
-            made = {tmp}
-            for f in p.files:
-                target = tmp / f.relative_to(folder)
-                if target.parent not in made:  # each folder made once, not once per file
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    made.add(target.parent)
-                shutil.copy2(f, target)
+            made = {str(tmp)}
+            for rel in p.files:
+                target = os.path.join(tmp, rel)
+                parent = os.path.dirname(target)
+                if parent not in made:  # each folder made once, not once per file
+                    os.makedirs(parent, exist_ok=True)
+                    made.add(parent)
+                source = os.path.join(folder, rel)
+                shutil.copyfile(source, target)
+                shutil.copymode(source, target)  # a script stays executable
             (tmp / "SKILL.md").write_text(p.text, encoding="utf-8")
             if dest.exists():
                 snapshot(skills_root, name, "import", "import", f"replaced by import from {folder}")
@@ -301,6 +305,19 @@ def _install(
             shutil.rmtree(tmp, ignore_errors=True)
     usage.record(db, name, "create", detail=f"import from {folder}", actor="import")
     return out
+
+
+_SCRATCH = itertools.count()
+
+
+def _scratch(skills_root: Path) -> Path:
+    """A new hidden folder to build a skill in (a process's own name: no random name to draw per skill)."""
+    tmp = skills_root / f".import-{os.getpid()}-{next(_SCRATCH)}"
+    try:
+        tmp.mkdir()
+    except FileExistsError:  # left by an earlier process of the same pid
+        return Path(tempfile.mkdtemp(dir=skills_root, prefix=".import-"))
+    return tmp
 
 
 def _with(out: ImportOutcome, status: str, reason: str) -> ImportOutcome:
