@@ -1,5 +1,6 @@
-"""Where the injection signals are: each pattern runs once over the text and its hits are mapped to windows of
-two sentences; whole-text signals (encoded payloads, token floods, invisible or tag characters) come on top."""
+"""Where the injection signals are: each pattern runs over the text where RE2 says it may match (signal_gate) and
+its hits are mapped to windows of two sentences; whole-text signals (encoded payloads, token floods, invisible or
+tag characters) come on top."""
 
 from __future__ import annotations
 
@@ -9,12 +10,14 @@ import bisect
 import functools
 import operator
 import re
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
 from grove.security.caseless import Caseless, lowercase_safe
 from grove.security.injection_rules import SIGNALS
 from grove.security.normalize import Normalized, normalize
 from grove.security.regex_prune import Pruned
+from grove.security.signal_gate import Gate
 
 _ATTACKS = (
     "override",
@@ -59,6 +62,10 @@ COMPOSITES: dict[str, tuple[tuple[str, ...], ...]] = {
 # cut to the alternatives whose required words the text holds.
 _FAST = [(sig, Caseless(sig.pattern)) for sig in SIGNALS]
 _CUT = [Pruned(fast.twin) if fast.twin is not None else None for _, fast in _FAST]
+
+
+# Composites as sets, in COMPOSITES order (the order they join a window's signals). None needs another composite.
+_COMPOSITE_NEEDS = [(name, tuple(frozenset(need) for need in alts)) for name, alts in COMPOSITES.items()]
 
 
 @dataclass
@@ -106,10 +113,11 @@ def _dangerous(cmd: str) -> bool:
         return False
 
 
-def _commands(text: str) -> list[tuple[int, str]]:
-    """(position, why) for each asked-for command that the command rules call dangerous."""
+def _commands(text: str, matches: Iterable[re.Match[str]] | None = None) -> list[tuple[int, str]]:
+    """(position, why) for each asked-for command that the command rules call dangerous; `matches` are
+    _COMMAND's matches in `text`, when the caller has them."""
     out = []
-    for m in _COMMAND.finditer(text):
+    for m in _COMMAND.finditer(text) if matches is None else matches:
         cmd = next(g for g in m.groups() if g is not None).strip()
         if _COMMAND_HINT.search(cmd) and _dangerous(cmd):
             out.append((m.start(), f"asks to run {cmd[:60]!r}"))
@@ -142,37 +150,61 @@ def _cut_long(bounds: list[int]) -> list[int]:
     return out
 
 
+# RE2 says which signals (and the command pattern) may match, and where: the rest are skipped. The gate holds
+# the twins, so it is asked about a signal only for lowercase-safe text, where its twin (or cut) is what runs.
+_GATE = Gate([fast.twin for _, fast in _FAST] + [_COMMAND])
+_GATE_COMMAND = len(_FAST)
+
+
 def windows_of(text: str) -> list[Window]:
     """Signals per sentence, then merged into windows of two neighbouring sentences."""
+    safe = lowercase_safe(text)
+    data, may = _GATE.look(text)
+    # Every hit, in the order the signals and their matches come: a sentence's signals and first excerpts are
+    # then added in the same order as when every sentence had its own Window (set and dict order stay the same).
+    found: list[tuple[int, str, int, str | None]] = []  # (position, signal, match end, or why)
+    fixed: list[tuple[int, int]] | None = None  # URL hosts and paths, found when first needed
+    for i, ((sig, fast), cut) in enumerate(zip(_FAST, _CUT, strict=True)):
+        if not safe:
+            matches = fast.pattern.finditer(text)
+        elif not may[i]:
+            continue  # the twin, and so its cut, cannot match
+        elif _GATE.guides(i, data):
+            # Only the places RE2 picks are tried: the twin is as quick there as a cut, which costs a look at the text.
+            matches = _GATE.finditer(i, fast.twin, text, data)  # type: ignore[arg-type]
+        else:
+            pattern = cut.for_text(text) if cut is not None else fast.for_text(text, safe)
+            if pattern is None:
+                continue
+            matches = pattern.finditer(text)
+        name = sig.name
+        if name in _NOT_IN_URL and "http" in text:
+            for m in matches:
+                if fixed is None:
+                    fixed = [u.span() for u in _URL_FIXED.finditer(text)]
+                if not _inside(fixed, m.start()):
+                    found.append((m.start(), name, m.end(), None))
+            continue
+        found += [(m.start(), name, m.end(), None) for m in matches]
+    if may[_GATE_COMMAND]:
+        commands = _commands(text, _GATE.finditer(_GATE_COMMAND, _COMMAND, text, data))
+        found += [(pos, "dangerous_command", 0, why) for pos, why in commands]
+    if not found:
+        return []
     bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
     if len(text) > MAX_SENTENCE and max(map(operator.sub, bounds[1:], bounds)) > MAX_SENTENCE:
         bounds = _cut_long(bounds)
-    sentences = [Window(bounds[i], bounds[i + 1]) for i in range(len(bounds) - 1)]
-
-    def add(pos: int, name: str, excerpt: str) -> None:
-        w = sentences[min(bisect.bisect_right(bounds, pos) - 1, len(sentences) - 1)]
+    last = len(bounds) - 2
+    hit: dict[int, Window] = {}  # sentence index -> the sentence, only for sentences with a hit
+    for pos, name, end, why in found:
+        k = min(bisect.bisect_right(bounds, pos) - 1, last)
+        w = hit.get(k)
+        if w is None:
+            w = hit[k] = Window(bounds[k], bounds[k + 1])
         if name not in w.signals:
             w.signals.add(name)
-            w.excerpts[name] = excerpt
-
-    safe = lowercase_safe(text)
-    fixed: list[tuple[int, int]] | None = None  # URL hosts and paths, found when first needed
-    for (sig, fast), cut in zip(_FAST, _CUT, strict=True):
-        pattern = cut.for_text(text) if safe and cut is not None else fast.for_text(text, safe)
-        if pattern is None:
-            continue
-        if sig.name in _NOT_IN_URL and "http" in text:
-            if fixed is None:
-                fixed = [u.span() for u in _URL_FIXED.finditer(text)]
-            for m in pattern.finditer(text):
-                if not _inside(fixed, m.start()):
-                    add(m.start(), sig.name, _excerpt(text, m.start(), m.end()))
-            continue
-        for m in pattern.finditer(text):
-            add(m.start(), sig.name, _excerpt(text, m.start(), m.end()))
-    for pos, why in _commands(text):
-        add(pos, "dangerous_command", why)
-    live = [w for w in sentences if w.signals]
+            w.excerpts[name] = why if why is not None else _excerpt(text, pos, end)
+    live = [hit[k] for k in sorted(hit)]
     out: list[Window] = []
     for i, w in enumerate(live):
         merged = Window(w.start, w.end, set(w.signals), dict(w.excerpts))
@@ -183,8 +215,10 @@ def windows_of(text: str) -> list[Window]:
             merged.excerpts = {**nxt.excerpts, **merged.excerpts}
         out.append(merged)
     for w in out:
-        for name, alternatives in COMPOSITES.items():
-            if any(set(need) <= w.signals for need in alternatives):
+        if len(w.signals) < 2:
+            continue  # every composite needs two signals or more
+        for name, alternatives in _COMPOSITE_NEEDS:
+            if any(need <= w.signals for need in alternatives):
                 w.signals.add(name)
     return out
 
@@ -208,10 +242,19 @@ def _readable(raw: bytes) -> str | None:
     return text if letters >= len(text) * 0.6 and spaces >= 2 else None
 
 
+# The three encodings' patterns walk every word of a text to find a rare run: RE2 finds where one may start.
+_PAYLOAD_GATE_OF = (_B64, _HEX, _UESC)
+_PAYLOAD_GATE = Gate(_PAYLOAD_GATE_OF)
+
+
 def decoded_payloads(text: str) -> list[str]:
     """Readable text hidden as base64, hex, \\u escapes or Unicode tag characters."""
     out: list[str] = []
-    for m in _B64.finditer(text):
+    data, may = _PAYLOAD_GATE.look(text)
+    b64, hexes, uesc = (
+        _PAYLOAD_GATE.finditer(i, p, text, data) if may[i] else () for i, p in enumerate(_PAYLOAD_GATE_OF)
+    )
+    for m in b64:
         chunk = m.group(0)
         if chunk.isalpha() or chunk.isdigit():
             continue
@@ -221,13 +264,13 @@ def decoded_payloads(text: str) -> list[str]:
             decoded = None
         if decoded:
             out.append(decoded)
-    for m in _HEX.finditer(text):
+    for m in hexes:
         digits = re.sub(r"[ :]", "", m.group(0))
         if len(digits) % 2 == 0:
             decoded = _readable(bytes.fromhex(digits))
             if decoded:
                 out.append(decoded)
-    for m in _UESC.finditer(text):
+    for m in uesc:
         decoded = "".join(chr(int(h, 16)) for h in re.findall(r"\\u([0-9a-fA-F]{4})", m.group(0)))
         if sum(c.isalpha() for c in decoded) >= 4:
             out.append(decoded)
@@ -259,12 +302,67 @@ def may_flood(text: str) -> bool:
     return False
 
 
+_NONZERO = re.compile(b"[^\0]")
+
+
+def flood_starts(text: str) -> list[tuple[int, int]]:
+    """The places a _FLOOD match starts, as sorted ranges [a, b): a unit of L characters 30 times in a row from p is
+    text[i] == text[i + L] for every i in [p, p + 29*L), the run of zero bytes may_flood looks for, read here by
+    position (a zero run of c characters holds a start at each of its first c - 29*L + 1 places)."""
+    if len(text) < 30:
+        return []
+    if text.isascii():
+        data, width = text.encode("ascii"), 1
+    else:
+        data, width = text.encode("utf-32-le", "surrogatepass"), 4
+    n = len(data)
+    whole = int.from_bytes(data, "little")
+    ranges: list[tuple[int, int]] = []
+    for size in range(1, 9):
+        shift = width * size
+        if n < 30 * shift:
+            break
+        diff = ((whole >> (8 * shift)) ^ (whole & ((1 << (8 * (n - shift))) - 1))).to_bytes(
+            n - shift, "little"
+        )
+        need, zeros = 29 * size, b"\0" * (29 * shift)
+        at = diff.find(zeros)  # memmem: runs are rare, and each is walked to its end once
+        while at >= 0:
+            tail = _NONZERO.search(diff, at + len(zeros))
+            end = tail.start() if tail else len(diff)
+            first, stop = -(-at // width), end // width  # whole characters only
+            if stop - first >= need:
+                ranges.append((first, stop - need + 1))
+            at = diff.find(zeros, end)
+    ranges.sort()
+    merged: list[tuple[int, int]] = []
+    for a, b in ranges:
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+def _floods(text: str) -> Iterator[re.Match[str]]:
+    """`_FLOOD.finditer(text)`, trying the pattern only where a match starts (it tries eight unit lengths at every
+    position otherwise)."""
+    pos = 0
+    for a, b in flood_starts(text):
+        p = max(a, pos)
+        while p < b:
+            m = _FLOOD.match(text, p)
+            if m is None:  # cannot happen (p is a start); kept exact anyway
+                p += 1
+                continue
+            yield m
+            pos = p = m.end()
+
+
 def token_flood(text: str) -> str | None:
     """A short unit repeated 30+ times in a row (`ö ö ö ...`, `)]})]}...`): padding meant to push earlier
     instructions out of a model's attention. Separator lines and numeric arrays do not count."""
-    if not may_flood(text):
-        return None
-    for m in _FLOOD.finditer(text):
+    for m in _floods(text):
         unit = m.group(1)
         if len(unit.strip()) > 1 or (unit.strip() and len(unit) > 1):
             pass
