@@ -40,9 +40,12 @@ class Version:
 @contextmanager
 def skill_lock(skills_root: Path, name: str) -> Iterator[None]:
     """Exclusive lock on one skill, across threads and processes (flock on a per-skill lock file)."""
-    locks = skills_root / LOCKS_DIR
-    locks.mkdir(parents=True, exist_ok=True)
-    fd = os.open(locks / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
+    path = os.path.join(skills_root, LOCKS_DIR, f"{name}.lock")
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except FileNotFoundError:  # the library's first lock: its folder is made then, not checked at every lock
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -238,7 +238,8 @@ def _import(
         prepared.append(item if isinstance(item, ImportOutcome) else next(read))
         tell("reading", done, len(census))
     root_dir = Path(skills_root)
-    existing = {e.name for e in os.scandir(root_dir) if e.is_dir()} if root_dir.is_dir() else set()
+    root_dir.mkdir(parents=True, exist_ok=True)
+    existing = {e.name for e in os.scandir(root_dir) if e.is_dir()}
     _settle_names(prepared, existing, conflict, root_dir, plan.source_of)
     todo = [p for p in prepared if isinstance(p, Prepared)]
     for p in todo:
@@ -279,7 +280,6 @@ def _install(
         why = "flagged, not imported (read the reasons; --allow-flagged imports it): " + scan.why("caution")
         return _with(out, "quarantined", why)
     out.warnings = p.all_warnings + scan.reasons
-    skills_root.mkdir(parents=True, exist_ok=True)
     with skill_lock(skills_root, name):
         dest = skills_root / name
         if dest.exists() and not p.replace:
