@@ -1,4 +1,4 @@
-"""may_flood says False only for texts where the token-flood pattern finds nothing."""
+"""flood_starts finds a start exactly where the token-flood pattern finds a match."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from grove.security.injection_signals import _FLOOD, may_flood, token_flood
+from grove.security.injection_signals import _FLOOD, flood_starts, token_flood
 
 CASES = [
     "ab" * 30,  # the shortest flood of a 2-character unit
@@ -27,7 +27,7 @@ CASES = [
 
 @pytest.mark.parametrize("text", CASES)
 def test_the_gate_agrees_with_the_pattern(text: str) -> None:
-    assert may_flood(text) == (_FLOOD.search(text) is not None)
+    assert bool(flood_starts(text)) == (_FLOOD.search(text) is not None)
 
 
 def test_random_texts_agree() -> None:
@@ -36,8 +36,7 @@ def test_random_texts_agree() -> None:
         unit = "".join(rng.choice("ab ö\n") for _ in range(rng.randint(1, 9)))
         text = "".join(rng.choice("abcdefgh ö.\n") for _ in range(rng.randint(0, 60)))
         text += unit * rng.randint(25, 35) + "z" * rng.randint(0, 3)
-        if not may_flood(text):
-            assert _FLOOD.search(text) is None, text
+        assert bool(flood_starts(text)) == (_FLOOD.search(text) is not None), text
 
 
 def test_the_verdicts_are_as_before() -> None:

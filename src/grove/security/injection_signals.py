@@ -279,36 +279,14 @@ def decoded_payloads(text: str) -> list[str]:
     return out
 
 
-def may_flood(text: str) -> bool:
-    """False only when no unit of 1-8 characters stands 30 times in a row (_FLOOD cannot match). Such a run of a
-    unit of L characters is 29*L characters equal to the ones L further on: in the text's bytes (one a character,
-    or four) XORed with themselves shifted by L characters, a run of 29*L*width zero bytes. Big-integer shifts
-    and a bytes search find that at C speed; the regex tries eight unit lengths at every position."""
-    if len(text) < 30:
-        return False
-    if text.isascii():
-        data, width = text.encode("ascii"), 1
-    else:
-        data, width = text.encode("utf-32-le", "surrogatepass"), 4
-    n = len(data)
-    whole = int.from_bytes(data, "little")
-    for size in range(1, 9):
-        shift = width * size
-        if n < 30 * shift:
-            break
-        diff = (whole >> (8 * shift)) ^ (whole & ((1 << (8 * (n - shift))) - 1))
-        if b"\0" * (29 * shift) in diff.to_bytes(n - shift, "little"):
-            return True
-    return False
-
-
 _NONZERO = re.compile(b"[^\0]")
 
 
 def flood_starts(text: str) -> list[tuple[int, int]]:
     """The places a _FLOOD match starts, as sorted ranges [a, b): a unit of L characters 30 times in a row from p is
-    text[i] == text[i + L] for every i in [p, p + 29*L), the run of zero bytes may_flood looks for, read here by
-    position (a zero run of c characters holds a start at each of its first c - 29*L + 1 places)."""
+    text[i] == text[i + L] for every i in [p, p + 29*L), a run of zero bytes in the text's bytes XORed with
+    themselves shifted by L characters (big-integer shifts and a bytes search: C speed). A zero run of c characters
+    holds a start at each of its first c - 29*L + 1 places."""
     if len(text) < 30:
         return []
     if text.isascii():
