@@ -221,10 +221,18 @@ class Gate:
 
     def __init__(self, patterns: Sequence[re.Pattern[str] | None]) -> None:
         self.size = len(patterns)
+        self._patterns = list(patterns)
+        self._built = (
+            False  # RE2 is compiled at the first look: a run that scans no long text never pays for it
+        )
         self._set = None
         # pattern -> where its RE2 superset next matches: (text, pos) -> the start, or -1
         self._one: list[Callable[[bytes, int], int] | None] = [None] * self.size
         self._index: list[int] = []  # set entry -> pattern
+
+    def _build(self) -> None:
+        self._built = True
+        patterns = self._patterns
         try:
             import re2  # type: ignore[import-not-found,unused-ignore]
         except ImportError:  # google-re2 missing: every pattern may match and runs in Python alone
@@ -259,10 +267,14 @@ class Gate:
 
     @property
     def active(self) -> bool:
+        if not self._built:
+            self._build()
         return self._set is not None
 
     def look(self, text: str) -> tuple[bytes | None, list[bool]]:
         """The text as RE2 reads it (None: no RE2), and for each pattern whether it may match."""
+        if not self._built:
+            self._build()
         if self._set is None:
             return None, [True] * self.size
         data = encode(text)
