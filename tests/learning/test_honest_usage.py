@@ -124,3 +124,21 @@ def test_history_starts_with_the_creation(
     assert code == 0 and len(lines) == 2
     assert lines[0].startswith("v0") and "create" in lines[0] and "learned from a session" in lines[0]
     assert lines[1].startswith("v1") and "patch" in lines[1] and "force it" in lines[1]
+
+
+def test_events_recorded_in_one_batch_count_as_the_same_events_one_by_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from grove.skills.usage import events, record_many
+    from grove.store.db import Database
+
+    Clock(monkeypatch)
+    one, batch = Database(tmp_path / "one.db"), Database(tmp_path / "batch.db")
+    names = [("pdf", "import from /x/pdf"), ("docx", "import from /x/docx")]
+    for name, detail in names:
+        record(one, name, "create", detail=detail, actor="import")
+    record_many(batch, names, "create", "import")
+    for name, _ in names:
+        assert events(one, name) == events(batch, name) != []
+    assert stats(one) == stats(batch)
+    assert {s.created_by for s in stats(batch).values()} == {"import"}

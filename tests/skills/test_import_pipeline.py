@@ -116,3 +116,31 @@ def test_yaml_is_parsed_once_only_inside_parsed_once(monkeypatch: pytest.MonkeyP
             safe_load("name: x\n")
         assert safe_load("name: x\n") is first
     assert len(calls) == 4 and frontmatter._PARSED is None
+
+
+def test_copies_keep_bytes_and_modes_and_every_import_is_recorded(tmp_path: Path) -> None:
+    src = _collection(tmp_path)
+    tool = write_skill(src / "odd", "tooled", skill_text("tooled"))
+    (tool / "scripts").mkdir()
+    script = tool / "scripts" / "run.py"
+    script.write_bytes(b"print('hi')\n" * 5000)  # more than one sendfile chunk is not needed, but not one byte
+    script.chmod(0o750)
+    (tool / "references").mkdir()
+    (tool / "references" / "empty.md").write_bytes(b"")
+    home = tmp_path / "home"
+    db = Database(home / "state.db")
+    outcomes = import_skills(src, home / "skills", db, workers=2)
+    copied = home / "skills" / "tooled" / "scripts" / "run.py"
+    assert copied.read_bytes() == script.read_bytes()
+    assert copied.stat().st_mode & 0o777 == 0o750
+    assert (home / "skills" / "tooled" / "references" / "empty.md").read_bytes() == b""
+    assert not list((home / "skills").glob(".import-*"))  # no scratch folder left behind
+    imported = sorted(o.name for o in outcomes if o.status == "imported")
+    with db.lock:
+        rows = db.conn.execute(
+            "SELECT name, detail, actor FROM skill_events WHERE kind = 'create' ORDER BY name"
+        ).fetchall()
+        created_by = dict(db.conn.execute("SELECT name, created_by FROM skill_usage").fetchall())
+    assert [r[0] for r in rows] == imported
+    assert all(r[2] == "import" and r[1].startswith("import from ") for r in rows)
+    assert {created_by[n] for n in imported} == {"import"}

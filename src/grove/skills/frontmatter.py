@@ -62,18 +62,31 @@ class ParsedSkillMd:
         return [k for k in self.frontmatter if k not in STANDARD_KEYS]
 
 
+# One line as str.splitlines(keepends=True) cuts it: every line boundary it knows, \r\n as one.
+_LINE = re.compile(
+    r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])?"
+)
+
+
 def split_frontmatter(text: str) -> tuple[str, str]:
-    """(yaml text, body) of a SKILL.md; raises SkillFormatError when there is no frontmatter block."""
+    """(yaml text, body) of a SKILL.md; raises SkillFormatError when there is no frontmatter block. Lines are read
+    one at a time up to the closing fence (as splitlines cuts them): the body is never split into lines."""
     text = text.lstrip("\ufeff")
-    lines = text.splitlines(keepends=True)
-    start = 0
-    while start < len(lines) and not lines[start].strip():
-        start += 1
-    if start >= len(lines) or lines[start].strip() != _FENCE:
+    pos, n = 0, len(text)
+    line = ""
+    while pos < n:
+        m = _LINE.match(text, pos)
+        line, pos = m.group(), m.end()  # type: ignore[union-attr]
+        if line.strip():
+            break
+    if not line.strip() or line.strip() != _FENCE:
         raise SkillFormatError("SKILL.md must start with a '---' line opening the YAML frontmatter")
-    for end in range(start + 1, len(lines)):
-        if lines[end].rstrip() == _FENCE:
-            return "".join(lines[start + 1 : end]), "".join(lines[end + 1 :])
+    yaml_start = pos
+    while pos < n:
+        m = _LINE.match(text, pos)
+        if m.group().rstrip() == _FENCE:  # type: ignore[union-attr]
+            return text[yaml_start:pos], text[m.end() :]  # type: ignore[union-attr]
+        pos = m.end()  # type: ignore[union-attr]
     raise SkillFormatError("the YAML frontmatter is never closed by a '---' line")
 
 

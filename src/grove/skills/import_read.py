@@ -22,7 +22,7 @@ from grove.skills.frontmatter import (
 from grove.skills.import_report import ImportOutcome, fix_for
 from grove.skills.manage import MAX_SUPPORT_FILE_BYTES
 from grove.skills.repair import normalise_name, repair
-from grove.skills.skill import MAX_SUPPORT_FILES, SUPPORT_DIRS, Skill, category_of, load_skill
+from grove.skills.skill import MAX_SUPPORT_FILES, SUPPORT_DIRS, Skill, category_of, skill_of_text
 
 MAX_SKILL_BYTES = 16 << 20  # all files of one skill: bounds the scan of a giant skill (seconds, not minutes)
 
@@ -153,9 +153,18 @@ def _prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
     folder, limits = f.folder, plan.limits
     notes: list[str] = []
     try:
-        skill = load_skill(folder, "import", f.category)
-        text = skill.skill_md.read_text(encoding="utf-8")
-    except (SkillFormatError, OSError, UnicodeDecodeError) as e:
+        with open(os.path.join(folder, "SKILL.md"), "rb") as fh:
+            raw = fh.read()
+        # as Path.read_text gives it: universal newlines
+        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        skill = skill_of_text(text, folder, "import", f.category)
+    except UnicodeDecodeError as e:
+        return verdict(
+            folder, folder.name, "invalid", f"SKILL.md is not UTF-8 text ({e.reason} at byte {e.start})"
+        )
+    except OSError as e:
+        return verdict(folder, folder.name, "invalid", f"cannot read SKILL.md: {e.strerror or e}")
+    except SkillFormatError as e:
         headless = (
             without_frontmatter(folder, f.category) if str(e).startswith("SKILL.md must start") else None
         )

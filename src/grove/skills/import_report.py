@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from grove.atomic_files import atomic_write_text
@@ -25,8 +25,8 @@ class ImportOutcome:
     author: str = ""
 
     def as_dict(self) -> dict[str, object]:
-        out = asdict(self)
-        out["source"] = str(self.source)
+        out: dict[str, object] = {f.name: getattr(self, f.name) for f in fields(self)}  # flat: no deep copy
+        out["source"], out["warnings"] = str(self.source), list(self.warnings)
         return out
 
 

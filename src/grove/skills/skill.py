@@ -128,6 +128,11 @@ def _read_skill(folder: Path, source: str, category_hint: str | None) -> Skill:
         raise SkillFormatError(f"SKILL.md is not UTF-8 text ({e.reason} at byte {e.start})") from e
     except OSError as e:
         raise SkillFormatError(f"cannot read SKILL.md: {e.strerror or e}") from e
+    return skill_of_text(text, folder, source, category_hint)
+
+
+def skill_of_text(text: str, folder: Path, source: str, category_hint: str | None = None) -> Skill:
+    """The skill a SKILL.md text read from `folder` makes (SkillFormatError when it cannot be loaded)."""
     parsed: ParsedSkillMd = parse_skill_md(text, folder.name)
     fm = parsed.frontmatter
     return Skill(

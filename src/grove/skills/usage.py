@@ -82,50 +82,72 @@ def record(
     """Keep one event and update the counters; returns the event's actor. No database: no-op (None)."""
     if db is None:
         return None
+    with db.transaction() as c:
+        return _record(c, time.time(), name, kind, session_id, detail, actor)
+
+
+def record_many(db: Database | None, events: list[tuple[str, str]], kind: str, actor: str) -> None:
+    """One kind of event by one actor for many skills, (name, detail) each, in one transaction: an import of
+    thousands of skills would otherwise commit thousands of times."""
+    if db is None or not events:
+        return
     now = time.time()
     with db.transaction() as c:
-        who = event_actor(c, session_id, actor)
-        first_use = (
-            kind in USE_KINDS
-            and who == "session"
-            and (
-                session_id is None
-                or c.execute(
-                    "SELECT 1 FROM skill_events WHERE name = ? AND session_id = ? AND kind IN ('view', 'run')"
-                    " AND actor = 'session' LIMIT 1",
-                    (name, session_id),
-                ).fetchone()
-                is None
-            )
+        for name, detail in events:
+            _record(c, now, name, kind, None, detail, actor)
+
+
+def _record(
+    c: sqlite3.Connection,
+    now: float,
+    name: str,
+    kind: str,
+    session_id: str | None,
+    detail: str | None,
+    actor: str | None,
+) -> str:
+    who = event_actor(c, session_id, actor)
+    first_use = (
+        kind in USE_KINDS
+        and who == "session"
+        and (
+            session_id is None
+            or c.execute(
+                "SELECT 1 FROM skill_events WHERE name = ? AND session_id = ? AND kind IN ('view', 'run')"
+                " AND actor = 'session' LIMIT 1",
+                (name, session_id),
+            ).fetchone()
+            is None
         )
+    )
+    c.execute(
+        "INSERT INTO skill_events (name, kind, session_id, detail, created_at, actor) VALUES (?, ?, ?, ?, ?, ?)",
+        (name, kind, session_id, detail, now, who),
+    )
+    c.execute("INSERT OR IGNORE INTO skill_usage (name) VALUES (?)", (name,))
+    if kind in USE_KINDS and who == "session":
+        counter = "views" if kind == "view" else "runs"
+        seen = ", last_viewed_at = ?" if kind == "view" else ""
         c.execute(
-            "INSERT INTO skill_events (name, kind, session_id, detail, created_at, actor) VALUES (?, ?, ?, ?, ?, ?)",
-            (name, kind, session_id, detail, now, who),
+            f"UPDATE skill_usage SET {counter} = {counter} + 1, uses = uses + ?, last_used_at = ?,"
+            f" fresh_at = ?{seen} WHERE name = ?",
+            (int(first_use), now, now, *([now] if seen else []), name),
         )
-        c.execute("INSERT OR IGNORE INTO skill_usage (name) VALUES (?)", (name,))
-        if kind in USE_KINDS and who == "session":
-            counter = "views" if kind == "view" else "runs"
-            seen = ", last_viewed_at = ?" if kind == "view" else ""
-            c.execute(
-                f"UPDATE skill_usage SET {counter} = {counter} + 1, uses = uses + ?, last_used_at = ?,"
-                f" fresh_at = ?{seen} WHERE name = ?",
-                (int(first_use), now, now, *([now] if seen else []), name),
-            )
-        elif kind == "create":
-            c.execute(
-                "UPDATE skill_usage SET created_by = ?, created_session = ?, created_at = ?, fresh_at = ?"
-                " WHERE name = ?",
-                (actor, session_id, now, now, name),
-            )
-        elif kind == "restore":
-            c.execute("UPDATE skill_usage SET fresh_at = ? WHERE name = ?", (now, name))
-        elif kind in WRITE_KINDS:
-            # a person's edit says they want the skill; a reviewer's or the curator's patch does not
-            fresh = ", fresh_at = ?" if who == "user" else ""
-            c.execute(
-                f"UPDATE skill_usage SET patches = patches + 1, last_patched_at = ?{fresh} WHERE name = ?",
-                (now, *([now] if fresh else []), name),
-            )
+    elif kind == "create":
+        c.execute(
+            "UPDATE skill_usage SET created_by = ?, created_session = ?, created_at = ?, fresh_at = ?"
+            " WHERE name = ?",
+            (actor, session_id, now, now, name),
+        )
+    elif kind == "restore":
+        c.execute("UPDATE skill_usage SET fresh_at = ? WHERE name = ?", (now, name))
+    elif kind in WRITE_KINDS:
+        # a person's edit says they want the skill; a reviewer's or the curator's patch does not
+        fresh = ", fresh_at = ?" if who == "user" else ""
+        c.execute(
+            f"UPDATE skill_usage SET patches = patches + 1, last_patched_at = ?{fresh} WHERE name = ?",
+            (now, *([now] if fresh else []), name),
+        )
     return who
 
 
