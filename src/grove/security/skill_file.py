@@ -137,26 +137,41 @@ def _holds(low: str, need: Need) -> bool:
     return need in low if isinstance(need, str) else need.search(low) is not None
 
 
-def may_match(why: str, low: str) -> bool:
-    """False only when the pattern `why` cannot match the text whose folded_lower is `low`."""
+def may_match(why: str, low: str, seen: dict[Need, bool] | None = None) -> bool:
+    """False only when the pattern `why` cannot match the text whose folded_lower is `low`; `seen` keeps what was
+    looked up in that text (patterns share needs)."""
     alternatives = _NEEDS.get(why)
     if alternatives is None:
         return True
-    return any(all(any(_holds(low, n) for n in group) for group in alt) for alt in alternatives)
+    seen = {} if seen is None else seen
+
+    def holds(need: Need) -> bool:
+        found = seen.get(need)
+        if found is None:
+            found = seen[need] = _holds(low, need)
+        return found
+
+    return any(all(any(holds(n) for n in group) for group in alt) for alt in alternatives)
+
+
+# Every character these patterns need is past ASCII (str.isascii is a flag, not a scan).
+_NON_ASCII_ONLY = frozenset({"hidden Unicode direction controls"})
 
 
 def pattern_hits(text: str, kind: FileKind) -> list[Hit]:
     out: list[Hit] = []
     low = folded_lower(text)
+    ascii_only = text.isascii()
+    seen: dict[Need, bool] = {}
     for why, level, pattern in _TEXT_PATTERNS:
         if kind in ("python", "javascript", "shell") and why.startswith(("persistence: tells", "memory")):
             continue
-        if not may_match(why, low):
+        if (ascii_only and why in _NON_ASCII_ONLY) or not may_match(why, low, seen):
             continue
         m = pattern.search(text)
         if m:
             out.append(Hit(level, why, line_of(text, m.start()), excerpt(m.group(0))))  # type: ignore[arg-type]
-    bidi = _CODE_BIDI.search(text) if kind in ("python", "javascript", "shell") else None
+    bidi = _CODE_BIDI.search(text) if kind in ("python", "javascript", "shell") and not ascii_only else None
     if bidi:
         out.append(
             Hit(

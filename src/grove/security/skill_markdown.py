@@ -218,7 +218,11 @@ def _shown_hits(kind: str, block: str) -> tuple[Hit, ...]:
 
 def markdown_hits(text: str) -> list[Hit]:
     out: list[Hit] = []
+    kept: list[str] = []  # the text outside the fences, each fence left as its newlines (line numbers hold)
+    last = 0
     for m in _FENCE.finditer(text):
+        kept += (text[last : m.start()], "\n" * m.group(0).count("\n"))
+        last = m.end()
         lang, body, start = m.group(2).lower(), m.group(3), line_of(text, m.start(3))
         if lang in _SHELL_LANGS and (lang or _looks_like_shell(body)):
             kind = "shell"
@@ -231,7 +235,7 @@ def markdown_hits(text: str) -> list[Hit]:
         found = shifted(shown_hits(kind, body), start)
         context = "\n".join(_last_lines(text, m.start(), 3))
         out += _mentioned(found) if _BAD_EXAMPLE.search(context) else found
-    outside = _FENCE.sub(lambda m: "\n" * m.group(0).count("\n"), text)
+    outside = "".join((*kept, text[last:]))  # as _FENCE.sub would make it, without matching the fences again
     for m in _INLINE.finditer(outside):
         if not _looks_like_command(m.group(1)):
             continue
