@@ -123,7 +123,9 @@ def test_copies_keep_bytes_and_modes_and_every_import_is_recorded(tmp_path: Path
     tool = write_skill(src / "odd", "tooled", skill_text("tooled"))
     (tool / "scripts").mkdir()
     script = tool / "scripts" / "run.py"
-    script.write_bytes(b"print('hi')\n" * 5000)  # more than one sendfile chunk is not needed, but not one byte
+    script.write_bytes(
+        b"print('hi')\n" * 5000
+    )  # more than one sendfile chunk is not needed, but not one byte
     script.chmod(0o750)
     (tool / "references").mkdir()
     (tool / "references" / "empty.md").write_bytes(b"")
@@ -144,3 +146,28 @@ def test_copies_keep_bytes_and_modes_and_every_import_is_recorded(tmp_path: Path
     assert [r[0] for r in rows] == imported
     assert all(r[2] == "import" and r[1].startswith("import from ") for r in rows)
     assert {created_by[n] for n in imported} == {"import"}
+
+
+def test_a_kept_skill_is_parsed_twice_and_a_duplicate_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Read (once, in a worker), then repaired for its settled name with what the read parsed: the repaired YAML is
+    the only new parse. A duplicate is settled before any repair, so it is never repaired."""
+    import yaml
+
+    src = tmp_path / "collection"
+    write_skill(src / "alice", "pdf", skill_text("pdf", "Reads PDFs."))
+    write_skill(src / "bob", "pdf", skill_text("pdf", "Reads PDFs too."))
+    calls: list[str] = []
+    real = yaml.load
+
+    def counting(text: str, Loader: object) -> object:
+        calls.append(text)
+        return real(text, Loader=Loader)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(yaml, "load", counting)
+    outcomes = import_skills(src, tmp_path / "home" / "skills", workers=1)
+    assert sorted(o.status for o in outcomes) == ["duplicate", "imported"]
+    assert len(calls) == 3 and sum("grove.source" in c for c in calls) == 1
+    with parsed_once({"name: x\n": {"name": "y"}}) as parsed:  # what another process parsed is taken as read
+        assert safe_load("name: x\n") == {"name": "y"} and "name: x\n" in parsed

@@ -22,13 +22,14 @@ _PARSED: dict[str, Any] | None = None  # YAML text -> its data, inside parsed_on
 
 
 @contextmanager
-def parsed_once() -> Iterator[None]:
+def parsed_once(known: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
     """Within it, each YAML text is parsed once: an import loads, repairs and checks every SKILL.md, and none of
-    those steps changes the data it reads. Outside it, every call parses anew (callers may edit what they get)."""
+    those steps changes the data it reads. Outside it, every call parses anew (callers may edit what they get).
+    Yields the texts parsed so far, with their data; `known` starts it (what another process parsed)."""
     global _PARSED
-    outer, _PARSED = _PARSED, {}
+    outer, _PARSED = _PARSED, dict(known or {})
     try:
-        yield
+        yield _PARSED
     finally:
         _PARSED = outer
 
@@ -68,10 +69,38 @@ _LINE = re.compile(
 )
 
 
+# Line boundaries other than "\n" (splitlines knows them all); where the frontmatter has none, "\n" alone cuts lines.
+_OTHER_BREAKS = re.compile(r"[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def _split_plain(text: str) -> tuple[str, str] | None:
+    """split_frontmatter for the usual SKILL.md: '---' first, lines cut by "\n" alone up to the closing fence,
+    found by searching (no line-by-line walk); None for anything else, which the general reading handles."""
+    first = text.find("\n")
+    if first < 0 or text[:first].strip() != _FENCE:
+        return None
+    at = first
+    while True:
+        at = text.find("\n---", at)
+        if at < 0:
+            return None
+        end = text.find("\n", at + 4)
+        end = len(text) if end < 0 else end
+        if text[at + 1 : end].rstrip() == _FENCE:
+            break
+        at += 1
+    if _OTHER_BREAKS.search(text, 0, end + 1):
+        return None
+    return text[first + 1 : at + 1], text[end + 1 :]
+
+
 def split_frontmatter(text: str) -> tuple[str, str]:
     """(yaml text, body) of a SKILL.md; raises SkillFormatError when there is no frontmatter block. Lines are read
     one at a time up to the closing fence (as splitlines cuts them): the body is never split into lines."""
     text = text.lstrip("\ufeff")
+    fast = _split_plain(text)
+    if fast is not None:
+        return fast
     pos, n = 0, len(text)
     line = ""
     while pos < n:

@@ -9,6 +9,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from grove.skills.discover import MAX_DEPTH, Found
 from grove.skills.frontmatter import (
@@ -72,17 +73,19 @@ class Prepared:
     text: str = ""  # SKILL.md as it will be written: repaired for `name`, with grove's metadata
     checks: list[str] = field(default_factory=list)  # what repairing said, then what is still not valid
     repaired_as: str = ""  # the name `text` was repaired for
+    parsed: dict[str, Any] = field(default_factory=dict)  # YAML texts read so far, with their data
 
     def repair_for(self, source: str) -> None:
-        """Repair SKILL.md for the skill's current name (again only if the name changed since)."""
+        """Repair SKILL.md for the skill's settled name (again only if the name changed since)."""
         if self.repaired_as == self.name:
             return
         extra = {"grove.source": source}
         if self.name != self.original:
             extra["grove.original_name"] = self.original
-        self.text, notes = repair(self.raw, self.name, self.category, extra)
-        self.checks = notes + strict_problems(self.text, self.name)
-        self.repaired_as = self.name
+        with parsed_once(self.parsed):  # its YAML was parsed when it was read: repairing reads the same
+            self.text, notes = repair(self.raw, self.name, self.category, extra)
+            self.checks = notes + strict_problems(self.text, self.name)
+        self.repaired_as, self.parsed = self.name, {}
 
     @property
     def all_warnings(self) -> list[str]:
@@ -105,9 +108,10 @@ def files_of(folder: Path, nested: frozenset[str] | set[str]) -> tuple[list[str]
     warnings: list[str] = []
     base = str(folder)
     for dirpath, dirnames, filenames in os.walk(base):
+        here = _inside(dirpath, base)
         for d in list(dirnames):
             full = os.path.join(dirpath, d)
-            rel = os.path.relpath(full, base)
+            rel = os.path.join(here, d)
             if full in nested:
                 warnings.append(f"left out {rel}/ (a skill of its own, imported on its own)")
                 dirnames.remove(d)
@@ -118,10 +122,20 @@ def files_of(folder: Path, nested: frozenset[str] | set[str]) -> tuple[list[str]
         for fname in sorted(filenames):
             full_path = os.path.join(dirpath, fname)
             if fname.startswith(".") or os.path.islink(full_path):
-                warnings.append(f"left out {os.path.relpath(full_path, base)} (hidden or a link)")
+                warnings.append(f"left out {os.path.join(here, fname)} (hidden or a link)")
                 continue
-            files.append(os.path.relpath(full_path, base))
+            files.append(os.path.join(here, fname))
     return files, warnings
+
+
+def _inside(path: str, base: str) -> str:
+    """`path` relative to `base` ('' for base itself), for the paths os.walk(base) gives: a slice, where
+    os.path.relpath would make both absolute and compare them part by part for each of thousands of files."""
+    if path == base:
+        return ""
+    if path.startswith(base) and path[len(base) : len(base) + 1] == os.sep:
+        return path[len(base) + 1 :]
+    return os.path.relpath(path, base)
 
 
 def author_of(folder: Path, fm: dict[str, object], root: Path) -> str:
@@ -145,8 +159,11 @@ def author_of(folder: Path, fm: dict[str, object], root: Path) -> str:
 
 def prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
     """One folder read for import: its files within the limits, its SKILL.md repaired for the name it asks for."""
-    with parsed_once():  # loading, repairing and checking the SKILL.md parse the same YAML
-        return _prepare(f, plan)
+    with parsed_once() as parsed:
+        out = _prepare(f, plan)
+        if isinstance(out, Prepared):
+            out.parsed = parsed  # repairing it parses the same YAML again, in the importer's process
+        return out
 
 
 def _prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
@@ -219,11 +236,10 @@ def _prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
             scan_files.append((rel, data.decode("utf-8", errors="replace")))
     digest.update(text.encode())
     author = author_of(folder, skill.frontmatter, plan.root)
-    out = Prepared(
+    # Repaired (for the name it will have) once the importer has settled that name: a duplicate never is.
+    return Prepared(
         f, name, skill.name, author, f.category, text, files, scan_files, warnings, digest.hexdigest()
     )
-    out.repair_for(plan.source_of(f))
-    return out
 
 
 def without_frontmatter(folder: Path, category: str | None) -> tuple[Skill, str] | None:

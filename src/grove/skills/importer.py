@@ -84,42 +84,46 @@ def _source_of(skills_root: Path, name: str) -> str:
         return ""
 
 
-def _settle_names(
-    prepared: list[Prepared | ImportOutcome],
-    existing: set[str],
-    on_conflict: Conflict,
-    skills_root: Path,
-    source_of: Callable[[Found], str],
-) -> None:
-    """Give each skill its final name, in walk order; a clash becomes a duplicate verdict (skip) or a new name."""
-    first: dict[str, Prepared] = {}
-    by_digest: dict[str, Prepared] = {}
-    for i, p in enumerate(prepared):
-        if not isinstance(p, Prepared):
-            continue
-        same = by_digest.get(p.digest)
+class _Names:
+    """Each skill's final name, given in walk order as the reads come in: a clash becomes a duplicate verdict
+    (skip) or a new name (rename). Settled before a SKILL.md is repaired, so a duplicate is never repaired."""
+
+    def __init__(
+        self, existing: set[str], on_conflict: Conflict, skills_root: Path, source_of: Callable[[Found], str]
+    ) -> None:
+        self.existing, self.on_conflict, self.skills_root, self.source_of = (
+            existing,
+            on_conflict,
+            skills_root,
+            source_of,
+        )
+        self.first: dict[str, Prepared] = {}
+        self.by_digest: dict[str, Prepared] = {}
+
+    def settle(self, p: Prepared) -> Prepared | ImportOutcome:
+        existing, first = self.existing, self.first
+        same = self.by_digest.get(p.digest)
         if same is not None:  # the same files twice are one skill, whatever the policy
-            prepared[i] = verdict(p.found.folder, p.name, "duplicate", f"identical to {same.found.folder}")
-            continue
-        by_digest[p.digest] = p
+            return verdict(p.found.folder, p.name, "duplicate", f"identical to {same.found.folder}")
+        self.by_digest[p.digest] = p
         earlier = first.get(p.name)
         base = f"{p.name[: MAX_NAME - len(p.author) - 1]}-{p.author}"
-        if on_conflict == "rename":  # imported from this folder before, under its name or renamed: no copy
+        if (
+            self.on_conflict == "rename"
+        ):  # imported from this folder before, under its name or renamed: no copy
             before = [
                 n
                 for n in (p.name, base)
-                if n in existing and _source_of(skills_root, n) == source_of(p.found)
+                if n in existing and _source_of(self.skills_root, n) == self.source_of(p.found)
             ]
             if before:
                 why = f"imported from this folder before, as '{before[0]}'"
-                prepared[i] = verdict(p.found.folder, p.name, "duplicate", why)
-                continue
-        clash = earlier is not None or (p.name in existing and on_conflict != "replace")
-        if clash and on_conflict != "rename":
+                return verdict(p.found.folder, p.name, "duplicate", why)
+        clash = earlier is not None or (p.name in existing and self.on_conflict != "replace")
+        if clash and self.on_conflict != "rename":
             where = f"the skill from {earlier.found.folder}" if earlier else "a skill in the library"
             why = f"a skill named '{p.name}' comes first ({where})"
-            prepared[i] = verdict(p.found.folder, p.name, "duplicate", why)
-            continue
+            return verdict(p.found.folder, p.name, "duplicate", why)
         if clash:
             new, n = base, 2
             while new in first or new in existing:
@@ -128,6 +132,8 @@ def _settle_names(
             p.name = new
         p.replace = p.name in existing
         first[p.name] = p
+        p.repair_for(self.source_of(p.found))
+        return p
 
 
 def import_skills(
@@ -237,17 +243,16 @@ def _import(
         read = pool.map(prepare_in_worker, readable, chunksize=16)
     else:
         read = (prepare(f, plan) for f in readable)
-    prepared: list[Prepared | ImportOutcome] = []
-    for done, item in enumerate(census, 1):
-        prepared.append(item if isinstance(item, ImportOutcome) else next(read))
-        tell("reading", done, len(census))
     root_dir = Path(skills_root)
     root_dir.mkdir(parents=True, exist_ok=True)
     existing = {e.name for e in os.scandir(root_dir) if e.is_dir()}
-    _settle_names(prepared, existing, conflict, root_dir, plan.source_of)
+    names = _Names(existing, conflict, root_dir, plan.source_of)
+    prepared: list[Prepared | ImportOutcome] = []
+    for done, item in enumerate(census, 1):  # names settle here while the workers read on
+        got = item if isinstance(item, ImportOutcome) else next(read)
+        prepared.append(names.settle(got) if isinstance(got, Prepared) else got)
+        tell("reading", done, len(census))
     todo = [p for p in prepared if isinstance(p, Prepared)]
-    for p in todo:
-        p.repair_for(plan.source_of(p.found))  # again only when the name was settled otherwise
     texts = [[("SKILL.md", p.text), *p.scan_files] for p in todo]
     distinct_total = len({t for files in texts for t in files})
     scanned = [0, 0]  # files scanned, skills copied
