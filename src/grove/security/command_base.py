@@ -56,6 +56,19 @@ FORK_BOMB = re.compile(
     r"(?<![^\s;&|])([^\s(){}|&;]{1,64})\(\)\{\1\|\1&\};?\1|(?<![^\s;&|])([^\s(){}|&;]{1,64})\(\)\{\2&\2\}|fork\s*while\s*fork|while(?:True|1|true):?[^\n]{0,40}os\.fork\(\)"
     r"|for\(;;\)fork\(\)|%0\|%0|\$0&\$0"
 )
+# Every spelling FORK_BOMB knows holds one of these: a text without them skips the regex (tried at each position).
+_FORK_MARKS = ("(){", "fork", "%0|%0", "$0&$0")
+_SPACES = re.compile(r"\s+")
+
+
+def is_fork_bomb(code: str) -> bool:
+    """FORK_BOMB in the code with its spaces squeezed out (`:(){ :|:& };:`), or as written."""
+    squeezed = _SPACES.sub("", code)  # a mark in `code` is one in `squeezed` too
+    if not any(mark in squeezed for mark in _FORK_MARKS):
+        return False
+    return bool(FORK_BOMB.search(squeezed) or FORK_BOMB.search(code))
+
+
 # `u+s`, `g=s`, `+s`, and octal with a setuid/setgid digit, however many leading zeros (`4755`, `04755`, `0006755`)
 SETUID_MODE = re.compile(r"^(?:[ugoa]*[+=][rwxXt]*s[rwxXst]*|0*[2-7][0-7]{3})$")
 WORLD_WRITABLE = re.compile(
@@ -113,8 +126,11 @@ class CommandVerdict:
 
 
 def target_args(cmd: SimpleCommand) -> list[str]:
+    args = cmd.args
+    if "--" not in args:  # the common case, in one pass
+        return [a for a in args if not a.startswith("-") or a == "-"]
     out, after = [], False
-    for a in cmd.args:
+    for a in args:
         if a == "--":
             after = True
         elif after or not a.startswith("-") or a == "-":

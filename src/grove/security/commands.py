@@ -12,7 +12,7 @@ import re
 from dataclasses import replace
 
 from grove.security import effects, rules_destroy, rules_expose
-from grove.security.command_base import FORK_BOMB, CommandVerdict, Finding
+from grove.security.command_base import CommandVerdict, Finding, is_fork_bomb
 from grove.security.resolve import resolve
 from grove.security.resolve_words import Resolution
 from grove.security.shell import ParsedCommand, parse
@@ -47,10 +47,10 @@ def _classify(command: str, workspace: str | None, depth: int) -> list[Finding]:
     resolution = _resolve_all(parsed, workspace)
     out: list[Finding] = []
     for code in _code_texts(parsed):
-        if FORK_BOMB.search(re.sub(r"\s+", "", code)) or FORK_BOMB.search(code):
+        if is_fork_bomb(code):
             out.append(Finding("fork-bomb", "fork bomb (processes multiplying without end)", hard=True))
     for pipeline, cmd in parsed.walk():
-        if {"--help", "--version"} & set(cmd.args):
+        if "--help" in cmd.args or "--version" in cmd.args:
             continue
         for rule in _RULES:
             out += rule(cmd, pipeline, parsed, workspace)

@@ -39,11 +39,20 @@ STARTUP = re.compile(
     r"|group|hosts|resolv\.conf|ssh/sshd_config)$|^/var/spool/cron/\S*|^/Library/Launch(?:Agents|Daemons)/\S*"
 )
 
+_SLASHES = re.compile(r"/+\*?")
+_HOME_ITSELF = re.compile(rf"{_HOME}(?:/\*|/\.\*|/\.)?|/home|/Users|/home/\*|/Users/\*")
+_IN_HOME = re.compile(rf"{_HOME}(?:/|$)")
+_VAR_NAME = re.compile(r"^\$\{?(\w+)")
+_DOTENV = re.compile(r"(?:^|/)\.env(?:\.\w+)?$")
+
 
 def norm(path: str) -> str:
     """Spell home one way (~) and drop quotes and trailing slashes, so the checks below stay simple."""
     p = path.strip("'\"")
-    p = re.sub(r"^(\$HOME|\$\{HOME\})", "~", p)
+    if p.startswith("$HOME"):
+        p = "~" + p[5:]
+    elif p.startswith("${HOME}"):
+        p = "~" + p[7:]
     while len(p) > 1 and p.endswith("/") and not p.endswith("//"):
         p = p[:-1]
     return p
@@ -51,12 +60,12 @@ def norm(path: str) -> str:
 
 def is_root(path: str) -> bool:
     p = norm(path)
-    return p in ("/", "/*", "/.", "/..", "//", "/.*") or re.fullmatch(r"/+\*?", p) is not None
+    return p in ("/", "/*", "/.", "/..", "//", "/.*") or _SLASHES.fullmatch(p) is not None
 
 
 def is_home(path: str) -> bool:
     p = norm(path)
-    return re.fullmatch(rf"{_HOME}(?:/\*|/\.\*|/\.)?|/home|/Users|/home/\*|/Users/\*", p) is not None
+    return _HOME_ITSELF.fullmatch(p) is not None
 
 
 def is_system_top(path: str) -> bool:
@@ -64,33 +73,36 @@ def is_system_top(path: str) -> bool:
     return p in SYSTEM_TOPS
 
 
+_SYSTEM = tuple(top for top in SYSTEM_TOPS if top not in ("/home", "/Users", "/root"))
+_SYSTEM_DIRS = tuple(top + "/" for top in _SYSTEM)
+
+
 def is_system(path: str) -> bool:
     p = norm(path)
-    return any(
-        p == top or p.startswith(top + "/") for top in SYSTEM_TOPS if top not in ("/home", "/Users", "/root")
-    )
+    return p in _SYSTEM or p.startswith(_SYSTEM_DIRS)
 
 
 def in_home(path: str) -> bool:
-    return re.match(rf"{_HOME}(?:/|$)", norm(path)) is not None
+    return _IN_HOME.match(norm(path)) is not None
 
 
 def is_tmp(path: str) -> bool:
-    return norm(path).startswith(TMP_PREFIXES) or norm(path) in ("/tmp", "/var/tmp")
+    p = norm(path)
+    return p.startswith(TMP_PREFIXES) or p in ("/tmp", "/var/tmp")
 
 
 def is_unguarded_var(path: str, temp_vars: frozenset[str] = frozenset()) -> bool:
     """`$DIR/...`: when DIR is empty this becomes `/...`. `${DIR:?}` fails instead, and a variable set from
     `mktemp` in the same command holds a fresh temp dir, so both are fine."""
     p = norm(path)
-    name = re.match(r"^\$\{?(\w+)", p)
+    name = _VAR_NAME.match(p)
     if name and name.group(1) in temp_vars:
         return False
     return p.startswith("$") and not is_tmp(p) and ":?" not in p.split("/")[0]
 
 
 def is_dotenv(path: str) -> bool:
-    return re.search(r"(?:^|/)\.env(?:\.\w+)?$", norm(path)) is not None
+    return _DOTENV.search(norm(path)) is not None
 
 
 def escapes_up(path: str) -> bool:
@@ -112,6 +124,8 @@ def outside(path: str, workspace: str | None) -> bool:
 
 
 def is_credential(text: str) -> bool:
+    if "." not in text and "/" not in text and "Login Data" not in text:
+        return False  # every CREDENTIAL spelling holds one of these (most arguments hold none)
     return CREDENTIAL.search(text.replace("$HOME", "~").replace("${HOME}", "~")) is not None
 
 

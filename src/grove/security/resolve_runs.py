@@ -3,6 +3,7 @@ ssh, xargs, and the scripts, stdin code and SQL that shells, interpreters and da
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -24,6 +25,7 @@ _DB_CLIENTS = {"sqlite3", "psql", "mysql", "mariadb", "duckdb", "sqlcmd", "click
 _SQL_NAME_HINT = re.compile(r"drop|wipe|truncate|purge|reset|destroy|delete|nuke|clean", re.I)
 
 
+@functools.lru_cache(maxsize=4096)  # asked for every command; program names repeat
 def interpreter_lang(name: str) -> str | None:
     base = re.sub(r"[\d.]+$", "", name)
     return INTERPRETER_LANGS.get(base)
@@ -56,7 +58,7 @@ def runs_later(name: str, args: list[str], raw: list[str]) -> list[str] | None:
             template.replace("{}", i) if "{}" in template else f"{template} {shlex.quote(i)}" for i in items
         ]
     for i, a in enumerate(raw[:-1]):
-        if os.path.basename(a) == "env" and i + 2 < len(raw) and raw[i + 1] in ("-S", "--split-string"):
+        if a.rpartition("/")[2] == "env" and i + 2 < len(raw) and raw[i + 1] in ("-S", "--split-string"):
             return [" ".join([raw[i + 2], *raw[i + 3 :]])]
     return None
 
@@ -134,7 +136,7 @@ def xargs_targets(
 def run_scripts(state: State, cmd: SimpleCommand, argv: list[str], stdin: str | None) -> None:
     """Shells, interpreters and database clients: find the code they run, or say it is unknown."""
     name, args = cmd.name, argv[1:]
-    if {"--version", "-V", "--help", "-h", "-v"} & set(args[:1]):
+    if args and args[0] in ("--version", "-V", "--help", "-h", "-v"):
         return  # prints its version or usage
     res = state.out
     files = [a for a in args if not a.startswith("-")]

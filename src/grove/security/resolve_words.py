@@ -50,6 +50,8 @@ class State:
     # --- words
     def expand(self, word: str) -> tuple[str, bool]:
         """The word with known variables and substitutions filled in; False when something stayed unknown."""
+        if "$" not in word and "__SUBST" not in word:
+            return word, True  # nothing to fill in (most words)
         known = True
 
         def sub(m: re.Match[str]) -> str:

@@ -96,11 +96,12 @@ def _disk(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | N
     out: list[Finding] = []
     name = cmd.name
     targets = target_args(cmd)
-    disk_target = any(P.is_disk(t) for t in targets)
-    if disk_target and name.startswith(("mkfs", "mke2fs", "mkswap", "wipefs", "blkdiscard", "sgdisk")):
+    formats = name.startswith(("mkfs", "mke2fs", "mkswap", "wipefs", "blkdiscard", "sgdisk"))
+    partitions = name in ("fdisk", "sfdisk", "gdisk", "parted", "cfdisk")
+    disk_target = (formats or partitions) and any(P.is_disk(t) for t in targets)
+    if disk_target and formats:
         out.append(Finding("disk-format", f"{name} on a disk device", hard=True))
-    listing = {"-l", "--list", "print", "-s"} & set(cmd.args)
-    if disk_target and name in ("fdisk", "sfdisk", "gdisk", "parted", "cfdisk") and not listing:
+    if disk_target and partitions and not {"-l", "--list", "print", "-s"} & set(cmd.args):  # not a listing
         out.append(Finding("disk-format", f"{name} repartitions a disk"))
     if name == "dd":
         for a in cmd.args:
@@ -130,7 +131,7 @@ def _writetargets(cmd: SimpleCommand) -> list[str]:
         out += targets[1:] if cmd.name == "sed" else targets[-1:]
     elif cmd.name in ("truncate", "touch", "chattr") and targets:
         out += targets if cmd.name != "touch" else []
-    for i, a in enumerate(cmd.args[:-1]):
+    for i, a in enumerate(cmd.args[:-1] if cmd.name in ("curl", "wget") else ()):
         if (cmd.name == "curl" and a in ("-o", "--output")) or (
             cmd.name == "wget" and a in ("-O", "--output-document")
         ):
@@ -167,6 +168,10 @@ _PROTECTION = re.compile(
 )
 
 
+def _fed(cmd: SimpleCommand, pipe: Pipeline) -> bool:
+    return pipe.commands.index(cmd) > 0 or any("<" in op for op, _ in cmd.redirects) or "-f" in cmd.args
+
+
 def _persistence(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
     name, args = cmd.name, cmd.args
     if name == "crontab" and not ({"-l", "--list"} & set(args)):
@@ -180,8 +185,7 @@ def _persistence(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: 
         return [Finding("service-stop", "stops or disables a service (systemctl)")]
     if name in ("launchctl",) and {"load", "bootstrap", "enable", "submit"} & set(args):
         return [Finding("persistence", "installs a launchd job")]
-    fed = pipe.commands.index(cmd) > 0 or any("<" in op for op, _ in cmd.redirects) or "-f" in args
-    if name in ("update-rc.d", "chkconfig", "rc-update") or (name in ("at", "batch") and fed):
+    if name in ("update-rc.d", "chkconfig", "rc-update") or (name in ("at", "batch") and _fed(cmd, pipe)):
         # at/batch schedule only what they are given (a pipe, a redirect, -f FILE): a bare `batch)` is a case label
         return [Finding("persistence", f"schedules or enables something to run later ({name})")]
     hooks = ("core.hooksPath", "core.sshCommand", "core.pager", "core.fsmonitor", "core.editor")
@@ -252,6 +256,10 @@ def _git(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | No
     return []
 
 
+_MANAGE_WIPE = re.compile(r"manage\.py\s+(flush|reset_db|sqlflush)\b")
+_MIGRATE_WIPE = re.compile(r"\b(migrate:fresh|migrate:reset|db:wipe|migrate reset|db push --force-reset)\b")
+
+
 def _sql(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
     name, args = cmd.name, cmd.args
     joined = " ".join(args)
@@ -259,8 +267,8 @@ def _sql(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | No
         return [Finding("sql-destroy", f"{name} deletes a database")]
     if name in ("rails", "rake", "bin/rails") and re.search(r"\bdb:(drop|reset|purge|schema:load)\b", joined):
         return [Finding("sql-destroy", "drops/resets the database")]
-    if re.search(r"manage\.py\s+(flush|reset_db|sqlflush)\b", " ".join(cmd.argv)) or re.search(
-        r"\b(migrate:fresh|migrate:reset|db:wipe|migrate reset|db push --force-reset)\b", joined
+    if _MANAGE_WIPE.search(" ".join(cmd.argv)) or (
+        ("migrate" in joined or "db" in joined) and _MIGRATE_WIPE.search(joined)  # each spelling has one
     ):
         return [Finding("sql-destroy", "wipes the database")]
     if name in DB_CLIENTS:
@@ -366,6 +374,7 @@ def _system(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str |
 
 
 _EMPTY_WRITERS = (":", "true", "false", "")
+_IN_PLACE_FLAG = re.compile(r"-[a-hj-zA-Z]*i\S*")
 
 
 def _archive_arg(cmd: SimpleCommand) -> str | None:
@@ -397,18 +406,18 @@ def _wipe(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | N
     for op, t in cmd.redirects:
         if empty and op in (">", ">|", "&>") and outside(t):
             out.append(Finding("truncate", f"empties {t}, outside the workspace", effect="truncate"))
-    in_place = any(
-        a.startswith("-i") or a == "--in-place" or re.fullmatch(r"-[a-hj-zA-Z]*i\S*", a) for a in cmd.args
+    in_place = name in ("sed", "perl") and any(
+        a.startswith("-i") or a == "--in-place" or _IN_PLACE_FLAG.fullmatch(a) for a in cmd.args
     )
-    if name in ("sed", "perl") and in_place:
+    if in_place:
         files = targets[1:] if name == "sed" else [t for t in targets if not t.startswith("s/")][-1:]
         for t in files:
             if outside(t) and not P.is_startup(t) and not P.is_system(t):
                 out.append(
                     Finding("overwrite", f"{name} -i rewrites {t}, outside the workspace", effect="overwrite")
                 )
-    forced = "f" in flag_string(cmd).split(" ")[0] or "--force" in cmd.args
-    if name == "ln" and forced and len(targets) >= 2 and outside(targets[-1]):
+    forced = name == "ln" and ("f" in flag_string(cmd).split(" ")[0] or "--force" in cmd.args)
+    if forced and len(targets) >= 2 and outside(targets[-1]):
         out.append(Finding("overwrite", f"replaces {targets[-1]} by a link", effect="overwrite"))
     if name == "cp" and len(targets) >= 2 and targets[0] == "/dev/null" and outside(targets[-1]):
         out.append(

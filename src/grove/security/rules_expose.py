@@ -58,11 +58,9 @@ def _credentials(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: 
 _LOOPBACK = re.compile(r"^/dev/(?:tcp|udp)/(?:127\.0\.0\.1|localhost|::1)/[\w${}]+$")
 
 
-def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
-    out: list[Finding] = []
-    sockets = [(op, t) for op, t in cmd.redirects if t.startswith(("/dev/tcp/", "/dev/udp/"))]
-    # a port check sends nothing and runs nothing: `echo > /dev/tcp/host/443`, `cat < /dev/tcp/host/13001`, or
-    # anything echoed to a local port
+def _port_probe(cmd: SimpleCommand, pipe: Pipeline, sockets: list[tuple[str, str]]) -> bool:
+    """A port check sends nothing and runs nothing: `echo > /dev/tcp/host/443`, `cat < /dev/tcp/host/13001`, or
+    anything echoed to a local port."""
     probe = (
         cmd.name in ("echo", ":", "true", "") and not cmd.args and all(">" in op for op, _ in sockets)
     ) or (
@@ -72,12 +70,19 @@ def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str 
         and all(op == "<" for op, _ in sockets)
         and pipe.commands[-1] is cmd
     )
-    probe = probe or (
+    return probe or (
         cmd.name in ("echo", "printf", ":", "true") and all(_LOOPBACK.match(t) for _, t in sockets)
     )
+
+
+def _network(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
+    out: list[Finding] = []
+    sockets = [(op, t) for op, t in cmd.redirects if t.startswith(("/dev/tcp/", "/dev/udp/"))]
     script = shell_script_arg(cmd)  # `bash -c '...'`: its script is parsed and classified on its own
     words = [a for a in cmd.args if a != script]
-    if (sockets and not probe) or any("/dev/tcp/" in a or "/dev/udp/" in a for a in words):
+    if (sockets and not _port_probe(cmd, pipe, sockets)) or any(
+        "/dev/tcp/" in a or "/dev/udp/" in a for a in words
+    ):
         out.append(
             Finding(
                 "reverse-shell", "raw network connection through /dev/tcp (reverse shell or exfiltration)"
@@ -200,7 +205,6 @@ def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
     out: list[Finding] = []
     downloaded: set[str] = set()
     for owner, pipe in _all_pipelines(parsed):
-        names = [c.name for c in pipe.commands]
         for i, cmd in enumerate(pipe.commands):
             upstream = pipe.commands[:i]
             if _is_stdin_interpreter(cmd) and any(u.name in FETCHERS for u in upstream):
@@ -220,6 +224,7 @@ def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
                 or u.name == "history"
                 for u in upstream
             ):
+                names = [c.name for c in pipe.commands]
                 out.append(
                     Finding("env-exfil", f"sends the environment or credentials to the network ({names})")
                 )
@@ -227,6 +232,8 @@ def pipeline_rules(parsed: ParsedCommand) -> list[Finding]:
                 downloaded.update(_fetch_outputs(cmd))
             if (cmd.name in INTERPRETERS or cmd.name == "eval") and _runs_fetched(owner, cmd):
                 out.append(Finding("download-exec", "runs the output of a download or decoder as code"))
+            if not downloaded:
+                continue  # nothing fetched to a file so far: nothing below can run one
             files = [a for a in cmd.args if not a.startswith("-")]
             run_target = (
                 cmd.name

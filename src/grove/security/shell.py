@@ -41,6 +41,8 @@ _FUNCTION = re.compile(
 )
 _ARRAY = re.compile(r"(?<![\w$])([A-Za-z_]\w*)=\(([^()]*)\)")  # arrays are kept as one space-joined value
 _BRACE = re.compile(r"^([^{}\s]*)\{([^{}\s]*,[^{}\s]*)\}([^{}\s]*)$")
+_EMPTY_PARENS = re.compile(r"\(\s*\)")  # every `name() {` has it (the other form says `function`)
+_FUNCTION_WORD = re.compile(r"\bfunction\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?\s*\{")
 
 
 @dataclass
@@ -51,10 +53,11 @@ class SimpleCommand:
     assignments: dict[str, str] = field(default_factory=dict)
     wrappers: list[str] = field(default_factory=list)  # e.g. ["sudo", "xargs"]
     stdin_text: str | None = None  # the body of a heredoc (`<<EOF`) or here-string (`<<<`) fed to it
+    # argv[0], kept since the rules read it ~100 times a command; resolve rewrites arguments, never argv[0]
+    name: str = field(init=False, repr=False, compare=False)
 
-    @property
-    def name(self) -> str:
-        return self.argv[0] if self.argv else ""
+    def __post_init__(self) -> None:
+        self.name = self.argv[0] if self.argv else ""
 
     @property
     def args(self) -> list[str]:
@@ -102,6 +105,7 @@ class ParsedCommand:
         return self.heredocs + [h for s in self.substitutions for h in s.all_heredocs()]
 
 
+_OPERATOR_CHARS = frozenset(";&|\n()")
 _SUBST_START = re.compile(r"[$<>]\(")
 
 
@@ -186,8 +190,9 @@ def _strip_comments(text: str) -> str:
 # regexes: a token is a run of punctuation, or a word of plain characters, backslash escapes and quoted strings.
 # shlex reads a character at a time in Python and was most of a parse; where the regexes cannot read a text
 # (an unclosed quote, a trailing backslash: shlex's own errors), shlex reads it as before.
+# Plain runs and double-quoted bodies are read a run at a time (`[^...]+`), not a character per repetition.
 _LEX = re.compile(
-    r"""[ \t\r]*(?:([();<>|&\n]+)|((?:[^ \t\r();<>|&\n'"\\]|\\[\s\S]|'[^']*'|"(?:[^"\\]|\\[\s\S])*")+))"""
+    r"""[ \t\r]*(?:([();<>|&\n]+)|((?:[^ \t\r();<>|&\n'"\\]+|\\[\s\S]|'[^']*'|"[^"\\]*(?:\\[\s\S][^"\\]*)*")+))"""
 )
 _WORD_PART = re.compile(r"\\([\s\S])|'([^']*)'|\"((?:[^\"\\]|\\[\s\S])*)\"")
 _DQ_ESCAPE = re.compile(r"\\([\s\S])")
@@ -260,18 +265,22 @@ def _line_tokens(line: str) -> list[str]:
     return line.split()
 
 
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # VAR=value (the value may be anything)
+_SPACE = re.compile(r"\s")
+
+
 def _strip_wrappers(words: list[str]) -> tuple[list[str], dict[str, str], list[str]]:
     assignments: dict[str, str] = {}
     wrappers: list[str] = []
     i = 0
     while i < len(words):
         w = words[i]
-        if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*=.*", w, re.S) and wrappers[-1:] != ["xargs"]:
+        if _ASSIGNMENT.match(w) and wrappers[-1:] != ["xargs"]:
             key, _, value = w.partition("=")
             assignments[key] = value
             i += 1
             continue
-        base = os.path.basename(w)
+        base = w.rpartition("/")[2]  # os.path.basename, without its call overhead on every word
         if base == "command" and words[i + 1 : i + 2] in (["-v"], ["-V"]):
             break  # `command -v x` looks x up, it does not run it
         if base in WRAPPERS:
@@ -295,7 +304,7 @@ def _strip_wrappers(words: list[str]) -> tuple[list[str], dict[str, str], list[s
     if rest:
         rest = [
             os.path.basename(rest[0])
-            if "/" in rest[0] and not rest[0].startswith("./") and not re.search(r"\s", rest[0])
+            if "/" in rest[0] and not rest[0].startswith("./") and not _SPACE.search(rest[0])
             else rest[0],
             *rest[1:],
         ]
@@ -326,6 +335,8 @@ def _simple(words: list[str]) -> SimpleCommand:
 
 def _braces(word: str) -> list[str]:
     """`{rm,-rf,~/x}` and `a{b,c}d`: one level of brace expansion, as bash does before running a command."""
+    if "," not in word:
+        return [word]  # no list to expand (most words): the match below would fail
     m = _BRACE.match(word)
     if not m or m.group(2).count(",") > 64:
         return [word]
@@ -342,15 +353,21 @@ def _ansi_c(m: re.Match[str]) -> str:
 
 
 def parse(text: str, depth: int = 0) -> ParsedCommand:
-    heredocs = [m.group(3) for m in _HEREDOC.finditer(text)]
-    body = _HEREDOC.sub(lambda m: m.group(0).split("\n", 1)[0] + "\n", text)
-    functions = {
-        (m.group(1) or m.group(3)): (m.group(2) if m.group(1) else m.group(4))
-        for m in _FUNCTION.finditer(body)
-    }
-    body = _ANSI_C.sub(_ansi_c, body)
-    body = _ARRAY.sub(lambda m: f"{m.group(1)}={shlex.quote(m.group(2).strip())}", body)
-    body = re.sub(r"\bfunction\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?\s*\{", r"\1() {", body)
+    # Each rewrite below runs only when the text holds what its pattern needs (most commands hold none).
+    heredocs = [m.group(3) for m in _HEREDOC.finditer(text)] if "<<" in text else []
+    body = _HEREDOC.sub(lambda m: m.group(0).split("\n", 1)[0] + "\n", text) if heredocs else text
+    functions: dict[str, str] = {}
+    if "function" in body or _EMPTY_PARENS.search(body):
+        functions = {
+            (m.group(1) or m.group(3)): (m.group(2) if m.group(1) else m.group(4))
+            for m in _FUNCTION.finditer(body)
+        }
+    if "$'" in body:
+        body = _ANSI_C.sub(_ansi_c, body)
+    if "=(" in body:
+        body = _ARRAY.sub(lambda m: f"{m.group(1)}={shlex.quote(m.group(2).strip())}", body)
+    if "function" in body:
+        body = _FUNCTION_WORD.sub(r"\1() {", body)
     flat, inner = _extract_substitutions(body)
     tokens, error = _tokens(flat)
     pipelines: list[Pipeline] = []
@@ -369,7 +386,9 @@ def parse(text: str, depth: int = 0) -> ParsedCommand:
             continue  # `curl URL |` then `sh` on the next line: the shell reads on, one pipeline
         if "\n" in tok and set(tok) <= set("&|\n") and tok.replace("\n", "") in ("|", "|&", "&&", "||"):
             tok = tok.replace("\n", "")  # shlex groups `|` and the newline after it into one token
-        if tok in OPERATORS or (tok and set(tok) <= set(";&|\n()") and tok not in ("&>",)):
+        if tok in OPERATORS or (
+            tok and tok[0] in _OPERATOR_CHARS and set(tok) <= _OPERATOR_CHARS and tok != "&>"
+        ):
             end_command()
             if tok in ("|", "|&", "|||"):
                 if previous == ")" and not current and pipelines:  # `( a; b ) | c`: the group feeds c
