@@ -72,24 +72,35 @@ class Prepared:
     replace: bool = False
     text: str = ""  # SKILL.md as it will be written: repaired for `name`, with grove's metadata
     checks: list[str] = field(default_factory=list)  # what repairing said, then what is still not valid
-    repaired_as: str = ""  # the name `text` was repaired for
     parsed: dict[str, Any] = field(default_factory=dict)  # YAML texts read so far, with their data
 
-    def repair_for(self, source: str) -> None:
-        """Repair SKILL.md for the skill's settled name (again only if the name changed since)."""
-        if self.repaired_as == self.name:
-            return
+    def repair_job(self, source: str) -> RepairJob:
+        """What repairing SKILL.md for the skill's settled name needs (the YAML already parsed included)."""
         extra = {"grove.source": source}
         if self.name != self.original:
             extra["grove.original_name"] = self.original
-        with parsed_once(self.parsed):  # its YAML was parsed when it was read: repairing reads the same
-            self.text, notes = repair(self.raw, self.name, self.category, extra)
-            self.checks = notes + strict_problems(self.text, self.name)
-        self.repaired_as, self.parsed = self.name, {}
+        return RepairJob(self.raw, self.name, self.category, extra, self.parsed)
 
     @property
     def all_warnings(self) -> list[str]:
         return self.checks + self.warnings
+
+
+@dataclass(frozen=True)
+class RepairJob:
+    raw: str
+    name: str
+    category: str | None
+    extra: dict[str, str]
+    parsed: dict[str, Any]
+
+
+def repaired(job: RepairJob) -> tuple[str, list[str]]:
+    """SKILL.md repaired for its name, with what repairing said and what is still not valid (in a worker, or in the
+    importer's process). The YAML its reader parsed is not parsed again: only the repaired YAML is new."""
+    with parsed_once(job.parsed):
+        text, notes = repair(job.raw, job.name, job.category, job.extra)
+        return text, notes + strict_problems(text, job.name)
 
 
 def limit_hint(field_name: str) -> str:
@@ -162,7 +173,7 @@ def prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
     with parsed_once() as parsed:
         out = _prepare(f, plan)
         if isinstance(out, Prepared):
-            out.parsed = parsed  # repairing it parses the same YAML again, in the importer's process
+            out.parsed = parsed  # repairing it reads the same YAML (see repaired)
         return out
 
 

@@ -36,6 +36,7 @@ from grove.skills.import_read import (
     limit_hint,
     prepare,
     prepare_in_worker,
+    repaired,
     start_worker,
     verdict,
 )
@@ -86,7 +87,7 @@ def _source_of(skills_root: Path, name: str) -> str:
 
 class _Names:
     """Each skill's final name, given in walk order as the reads come in: a clash becomes a duplicate verdict
-    (skip) or a new name (rename). Settled before a SKILL.md is repaired, so a duplicate is never repaired."""
+    (skip) or a new name (rename). Names settle before any SKILL.md is repaired, so a duplicate never is."""
 
     def __init__(
         self, existing: set[str], on_conflict: Conflict, skills_root: Path, source_of: Callable[[Found], str]
@@ -132,7 +133,6 @@ class _Names:
             p.name = new
         p.replace = p.name in existing
         first[p.name] = p
-        p.repair_for(self.source_of(p.found))
         return p
 
 
@@ -253,6 +253,10 @@ def _import(
         prepared.append(names.settle(got) if isinstance(got, Prepared) else got)
         tell("reading", done, len(census))
     todo = [p for p in prepared if isinstance(p, Prepared)]
+    jobs = [p.repair_job(plan.source_of(p.found)) for p in todo]
+    results = pool.map(repaired, jobs, chunksize=32) if pool is not None else map(repaired, jobs)
+    for p, (text, checks) in zip(todo, results, strict=True):  # only the skills kept are repaired
+        p.text, p.checks, p.parsed = text, checks, {}
     texts = [[("SKILL.md", p.text), *p.scan_files] for p in todo]
     distinct_total = len({t for files in texts for t in files})
     scanned = [0, 0]  # files scanned, skills copied
