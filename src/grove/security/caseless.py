@@ -70,4 +70,7 @@ class Caseless:
 
 def lowercase_safe(text: str) -> bool:
     """True when case-sensitive twins may stand in for IGNORECASE patterns on `text`."""
+    if text.islower():
+        # No capital (A-Z, İ and K are capitals): only the lowercase ı and ſ are left to look for.
+        return "\u0131" not in text and "\u017f" not in text
     return _UNSAFE_TEXT.search(text) is None

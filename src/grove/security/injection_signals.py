@@ -8,9 +8,8 @@ import base64
 import binascii
 import bisect
 import functools
-import operator
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from grove.security.caseless import Caseless, lowercase_safe
@@ -18,6 +17,7 @@ from grove.security.injection_rules import SIGNALS
 from grove.security.normalize import Normalized, normalize
 from grove.security.regex_prune import Pruned
 from grove.security.signal_gate import Gate
+from grove.security.token_floods import token_flood
 
 _ATTACKS = (
     "override",
@@ -118,7 +118,7 @@ def _commands(text: str, matches: Iterable[re.Match[str]] | None = None) -> list
     _COMMAND's matches in `text`, when the caller has them."""
     out = []
     for m in _COMMAND.finditer(text) if matches is None else matches:
-        cmd = next(g for g in m.groups() if g is not None).strip()
+        cmd = m.group(m.lastindex or 0).strip()  # each alternative holds one group
         if _COMMAND_HINT.search(cmd) and _dangerous(cmd):
             out.append((m.start(), f"asks to run {cmd[:60]!r}"))
     return out
@@ -135,18 +135,51 @@ def _inside(spans: list[tuple[int, int]], pos: int) -> bool:
     return i >= 0 and spans[i][0] <= pos < spans[i][1]
 
 
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+_PUNCT_END = re.compile(r"[.!?](?=\s)")
 # A "sentence" longer than this (minified code, a one-line JSON file) is cut into pieces of this size: otherwise one
 # window spans kilobytes and adds up words that are nowhere near each other.
 MAX_SENTENCE = 1000
 
 
-def _cut_long(bounds: list[int]) -> list[int]:
-    out = [0]
-    for end in bounds[1:]:
-        while end - out[-1] > MAX_SENTENCE:
-            out.append(out[-1] + MAX_SENTENCE)
-        out.append(end)
+def _line_bounds(text: str, pos: int, n: int, lines: dict[int, list[int]]) -> list[int]:
+    """The sentence bounds of the line holding `pos` < n: its start, each end of a `[.!?]` before a space, and the
+    end of the line (past its newline); `lines` keeps them by the line's start."""
+    first = text.rfind("\n", 0, pos) + 1
+    bounds = lines.get(first)
+    if bounds is None:
+        nl = text.find("\n", pos)
+        stop = n if nl < 0 else nl + 1
+        bounds = lines[first] = [first, *(m.end() for m in _PUNCT_END.finditer(text, first, stop)), stop]
+    return bounds
+
+
+def _piece(bounds: list[int], pos: int) -> tuple[int, int]:
+    """The sentence of `bounds` holding `pos`, or the MAX_SENTENCE piece of it (pieces count from its start)."""
+    k = bisect.bisect_right(bounds, pos) - 1
+    start, end = bounds[k], bounds[k + 1]
+    start += (pos - start) // MAX_SENTENCE * MAX_SENTENCE
+    return start, min(start + MAX_SENTENCE, end)
+
+
+def sentence_spans(text: str, positions: Iterable[int]) -> list[tuple[int, int]]:
+    """The sentence, or MAX_SENTENCE piece of one, holding each position: the span between the bounds
+    [0, each end of `[.!?]` before a space or of a newline, len(text)] around it, a sentence longer than
+    MAX_SENTENCE cut into pieces from its start. A sentence ends at every newline, so only the lines with a
+    position are read (not every sentence of the text). A position past the text is in the last span: (n, n) after
+    a final newline."""
+    n = len(text)
+    lines: dict[int, list[int]] = {}
+    line = [0, 0]  # the bounds of the last position's line (positions mostly come in runs on one line)
+    out = []
+    for pos in positions:
+        if not line[0] <= pos < line[-1]:
+            if pos >= n:
+                if n == 0 or text[-1] == "\n":
+                    out.append((n, n))
+                    continue
+                pos = n - 1
+            line = _line_bounds(text, pos, n, lines)
+        out.append(_piece(line, pos))
     return out
 
 
@@ -155,12 +188,15 @@ def _cut_long(bounds: list[int]) -> list[int]:
 _GATE = Gate([fast.twin for _, fast in _FAST] + [_COMMAND])
 _GATE_COMMAND = len(_FAST)
 # Shorter texts (a prompt, a tool result, a memory entry) run in `re` alone: the same results, and a one-shot run
-# that scans only those never compiles RE2 (~0.1 s).
+# that scans only those never compiles RE2 (~0.1 s). Once a long text has compiled it, they go through it too: a
+# scan's lines read as leetspeak are mostly short, and gated they cost a tenth.
 GATE_FROM = 1000
 
 
 def _look(gate: Gate, text: str) -> tuple[bytes | None, list[bool]]:
-    return gate.look(text) if len(text) >= GATE_FROM else (None, [True] * gate.size)
+    if gate.built or len(text) >= GATE_FROM:
+        return gate.look(text)
+    return None, [True] * gate.size
 
 
 def windows_of(text: str) -> list[Window]:
@@ -198,16 +234,13 @@ def windows_of(text: str) -> list[Window]:
         found += [(pos, "dangerous_command", 0, why) for pos, why in commands]
     if not found:
         return []
-    bounds = [0, *(m.end() for m in _SENTENCE_END.finditer(text)), len(text)]
-    if len(text) > MAX_SENTENCE and max(map(operator.sub, bounds[1:], bounds)) > MAX_SENTENCE:
-        bounds = _cut_long(bounds)
-    last = len(bounds) - 2
-    hit: dict[int, Window] = {}  # sentence index -> the sentence, only for sentences with a hit
-    for pos, name, end, why in found:
-        k = min(bisect.bisect_right(bounds, pos) - 1, last)
-        w = hit.get(k)
+    hit: dict[int, Window] = {}  # sentence (or piece) start -> the sentence, only for sentences with a hit
+    for (pos, name, end, why), (start, stop) in zip(
+        found, sentence_spans(text, [f[0] for f in found]), strict=True
+    ):
+        w = hit.get(start)
         if w is None:
-            w = hit[k] = Window(bounds[k], bounds[k + 1])
+            w = hit[start] = Window(start, stop)
         if name not in w.signals:
             w.signals.add(name)
             w.excerpts[name] = why if why is not None else _excerpt(text, pos, end)
@@ -234,9 +267,7 @@ _B64 = re.compile(r"(?<![A-Za-z0-9+/])[A-Za-z0-9+/]{24,}={0,2}(?![A-Za-z0-9+/])"
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}[ :]?){12,}\b")
 _UESC = re.compile(r"(?:\\u[0-9a-fA-F]{4}\s?){4,}")
 _TAGS = re.compile("[\U000e0020-\U000e007e]{4,}")
-_FLOOD = re.compile(r"(.{1,8}?)\1{29,}", re.S)
 WIDE_CHARS = 6000
-_SEPARATORS = set("-=_*#~|+.,:;0123456789 \t\n")
 
 
 def _readable(raw: bytes) -> str | None:
@@ -254,8 +285,8 @@ _PAYLOAD_GATE_OF = (_B64, _HEX, _UESC)
 _PAYLOAD_GATE = Gate(_PAYLOAD_GATE_OF)
 
 
-def decoded_payloads(text: str) -> list[str]:
-    """Readable text hidden as base64, hex, \\u escapes or Unicode tag characters."""
+def decoded_payloads(text: str, tags: bool = True) -> list[str]:
+    """Readable text hidden as base64, hex, \\u escapes or Unicode tag characters (looked for when `tags`)."""
     out: list[str] = []
     data, may = _look(_PAYLOAD_GATE, text)
     b64, hexes, uesc = (
@@ -281,81 +312,9 @@ def decoded_payloads(text: str) -> list[str]:
         decoded = "".join(chr(int(h, 16)) for h in re.findall(r"\\u([0-9a-fA-F]{4})", m.group(0)))
         if sum(c.isalpha() for c in decoded) >= 4:
             out.append(decoded)
-    for m in _TAGS.finditer(text):
+    for m in _TAGS.finditer(text) if tags else ():
         out.append("".join(chr(ord(c) - 0xE0000) for c in m.group(0)))
     return out
-
-
-_NONZERO = re.compile(b"[^\0]")
-
-
-def flood_starts(text: str) -> list[tuple[int, int]]:
-    """The places a _FLOOD match starts, as sorted ranges [a, b): a unit of L characters 30 times in a row from p is
-    text[i] == text[i + L] for every i in [p, p + 29*L), a run of zero bytes in the text's bytes XORed with
-    themselves shifted by L characters (big-integer shifts and a bytes search: C speed). A zero run of c characters
-    holds a start at each of its first c - 29*L + 1 places."""
-    if len(text) < 30:
-        return []
-    if text.isascii():
-        data, width = text.encode("ascii"), 1
-    else:
-        data, width = text.encode("utf-32-le", "surrogatepass"), 4
-    n = len(data)
-    whole = int.from_bytes(data, "little")
-    ranges: list[tuple[int, int]] = []
-    for size in range(1, 9):
-        shift = width * size
-        if n < 30 * shift:
-            break
-        diff = ((whole >> (8 * shift)) ^ (whole & ((1 << (8 * (n - shift))) - 1))).to_bytes(
-            n - shift, "little"
-        )
-        need, zeros = 29 * size, b"\0" * (29 * shift)
-        at = diff.find(zeros)  # memmem: runs are rare, and each is walked to its end once
-        while at >= 0:
-            tail = _NONZERO.search(diff, at + len(zeros))
-            end = tail.start() if tail else len(diff)
-            first, stop = -(-at // width), end // width  # whole characters only
-            if stop - first >= need:
-                ranges.append((first, stop - need + 1))
-            at = diff.find(zeros, end)
-    ranges.sort()
-    merged: list[tuple[int, int]] = []
-    for a, b in ranges:
-        if merged and a <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], b))
-        else:
-            merged.append((a, b))
-    return merged
-
-
-def _floods(text: str) -> Iterator[re.Match[str]]:
-    """`_FLOOD.finditer(text)`, trying the pattern only where a match starts (it tries eight unit lengths at every
-    position otherwise)."""
-    pos = 0
-    for a, b in flood_starts(text):
-        p = max(a, pos)
-        while p < b:
-            m = _FLOOD.match(text, p)
-            if m is None:  # cannot happen (p is a start); kept exact anyway
-                p += 1
-                continue
-            yield m
-            pos = p = m.end()
-
-
-def token_flood(text: str) -> str | None:
-    """A short unit repeated 30+ times in a row (`ö ö ö ...`, `)]})]}...`): padding meant to push earlier
-    instructions out of a model's attention. Separator lines and numeric arrays do not count."""
-    for m in _floods(text):
-        unit = m.group(1)
-        if len(unit.strip()) > 1 or (unit.strip() and len(unit) > 1):
-            pass
-        else:
-            continue  # one character repeated ("aaaa", "────") is a line or a blob, not token padding
-        if not set(unit) <= _SEPARATORS and len(set(unit.strip())) <= 6:
-            return f"{unit.strip()!r} repeated {len(m.group(0)) // len(unit)} times"
-    return None
 
 
 def gather(text: str) -> Evidence:
@@ -368,7 +327,9 @@ def gather(text: str) -> Evidence:
         pairs = zip(norm.text.split("\n"), norm.deleet.split("\n"), strict=False)
         wins += windows_of("\n".join(b for a, b in pairs if a != b))
     whole: dict[str, str] = {}
-    for payload in decoded_payloads(text):
+    # Tag characters are invisible ones (normalize counts them): a run of four needs four.
+    tags = norm.invisible >= 4
+    for payload in decoded_payloads(text, tags):
         inner = windows_of(normalize(payload).text)
         if inner:
             for w in inner:
@@ -392,7 +353,7 @@ def gather(text: str) -> Evidence:
         whole["flood"] = flood
     if norm.bidi:
         whole["bidi"] = f"{norm.bidi} bidi control character(s)"
-    if _TAGS.search(text):
+    if tags and _TAGS.search(text):
         whole["tag_chars"] = "text hidden in Unicode tag characters"
     if norm.invisible >= 3 and not norm.bidi:
         whole["invisible"] = f"{norm.invisible} invisible character(s)"

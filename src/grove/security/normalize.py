@@ -13,6 +13,7 @@ _INVISIBLE = re.compile(
     "[\u00ad\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u2069\ufeff\U000e0000-\U000e007f]"
 )
 _BIDI = re.compile("[\u202a-\u202e\u2066-\u2069\u200e\u200f]")
+_BIDI_CHARS = frozenset(c for c in map(chr, range(0x2000, 0x2070)) if _BIDI.match(c))
 _HOMOGLYPHS = str.maketrans(
     "аеорсуххіјѕԁɡһӏոԛԝАВЕКМНОРСТХІЈЅοαιкνρτυχεΑΒΕΖΗΙΚΜΝΟΡΤΥΧᎪᏴᏟᎠᎬꓝᏀᎻᎫᏦᏞᎷᏃᏒᏚᎢᏙᏔ",
     "aeopcyxxijsdghlnqwABEKMHOPCTXIJSoaiknptuxeABEZHIKMNOPTYXABCDEFGHJKLMZRSTVW",
@@ -100,10 +101,11 @@ def normalize(text: str) -> Normalized:
         invisible = bidi = mixed = 0
         clean = text
     else:
-        invisible = len(_INVISIBLE.findall(text))
-        bidi = len(_BIDI.findall(text))
+        hidden = _INVISIBLE.findall(text)  # one character each, and every bidi control is among them
+        invisible = len(hidden)
+        bidi = sum(1 for c in hidden if c in _BIDI_CHARS)
         mixed = _mixed_script(text)
-        clean = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text))
+        clean = unicodedata.normalize("NFKC", _INVISIBLE.sub("", text) if hidden else text)
         if _HOMOGLYPH_CHARS.search(clean):
             clean = clean.translate(_HOMOGLYPHS)
     if _SPACED_GATE.search(clean):

@@ -266,6 +266,11 @@ class Gate:
         self._set = gate
 
     @property
+    def built(self) -> bool:
+        """True once RE2 has been compiled (or found missing): a look costs no compile then."""
+        return self._built
+
+    @property
     def active(self) -> bool:
         if not self._built:
             self._build()
