@@ -57,6 +57,41 @@ def test_sessions_list_and_search(tmp_path, capsys) -> None:
     assert code == 1 and "nothing found" in err
 
 
+def test_sessions_commands_close_state_db(capsys, grove_home, store) -> None:
+    # left to the garbage collector, state.db stayed open after `grove sessions list` in a process that runs
+    # commands in-process; its -wal and -shm files then let a later run write in a home made read-only (0500)
+    import gc
+    import os
+
+    fds = Path("/proc/self/fd")
+    if not fds.is_dir():
+        pytest.skip("needs /proc/self/fd to see this process's open files")
+
+    def state_db_open() -> list[str]:
+        found = []
+        for fd in fds.iterdir():
+            try:
+                target = os.readlink(fd)
+            except OSError:
+                continue
+            if target.startswith(str(grove_home / "state.db")):
+                found.append(target)
+        return found
+
+    sid = store.create_session("script", title="remember the zebra protocol")
+    store.add_message(sid, {"role": "user", "content": "remember the zebra protocol"})
+    store.db.close()
+    assert state_db_open() == []
+    gc.disable()  # from here only the commands themselves can close it
+    try:
+        for args in (["sessions", "list"], ["sessions", "show", "last"], ["sessions", "search", "zebra"]):
+            code, _, err = grove(capsys, *args)
+            assert code == 0, err
+            assert state_db_open() == [], args
+    finally:
+        gc.enable()
+
+
 def test_errors_are_clear_with_nonzero_exit(tmp_path, capsys) -> None:
     code, _, err = grove(capsys, "run", "x", "-m", "gpt-4o")
     assert code == 2 and "unknown model spec" in err and "openai:<model>" in err

@@ -87,6 +87,30 @@ def test_robustness_differs_from_accuracy_with_the_defaults() -> None:
     assert len(r.outputs) >= 3 and r.robustness == 0.0 < r.accuracy
 
 
+def test_without_a_work_root_each_episode_gets_a_private_temp_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # the default was one fixed /tmp/grove-evolve: whichever user made it first owned it, and every other
+    # user's evaluation then failed with "permission denied" making its workspace there
+    import tempfile
+
+    from grove.evolve.dataset import Example
+    from grove.evolve.evaluate import Episode
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    seen: list[Path] = []
+
+    def runner(skill_text, prompt, ws, settings):  # type: ignore[no-untyped-def]
+        seen.append(ws)
+        assert ws.is_dir() and ws.parent == tmp_path
+        return Episode("deny", 1)
+
+    ev = Evaluator(runner=runner, config=EvalConfig(variants=2))
+    ev.run("---\nname: x\ndescription: y\n---\n", "h", [Example("a", "order 40 days old", "deny")])
+    assert len(seen) >= 3 and len(set(seen)) == len(seen)
+    assert list(tmp_path.iterdir()) == []  # each removed after its episode, no shared folder left behind
+
+
 def test_reflection_goes_through_gepas_proposal_signature() -> None:
     from grove.evolve.reflective import reflect
 

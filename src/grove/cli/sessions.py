@@ -4,18 +4,31 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 import typer
 
 from grove.cli.common import fail, load
 
+if TYPE_CHECKING:
+    from grove.store.sessions import SessionStore
+
 app = typer.Typer(help="List, show and search past sessions.", no_args_is_help=True, rich_markup_mode=None)
 
 
-def _store():  # type: ignore[no-untyped-def]
+@contextmanager
+def _store() -> Iterator[SessionStore]:
+    """The session store, closed when the command is done: left to the garbage collector, state.db stayed open
+    (with its -wal and -shm files) in a process that runs commands in-process, like the tests."""
     from grove.store.sessions import SessionStore
 
-    return SessionStore.open(load().db_path)
+    store = SessionStore.open(load().db_path)
+    try:
+        yield store
+    finally:
+        store.db.close()
 
 
 def _when(ts: float) -> str:
@@ -28,7 +41,8 @@ def list_(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """List recent sessions, newest first."""
-    sessions = _store().list_sessions(limit)
+    with _store() as store:
+        sessions = store.list_sessions(limit)
     if as_json:
         print(json.dumps([s.as_dict() for s in sessions], ensure_ascii=False))
         return
@@ -59,10 +73,10 @@ def show(
     all_messages: bool = typer.Option(False, "--all", help="Include compressed-away (inactive) messages."),
 ) -> None:
     """Show one session's messages."""
-    store = _store()
-    sid = store.resolve_id(session_id)
-    info = store.get_session(sid)
-    messages = store.messages(sid, active_only=not all_messages)
+    with _store() as store:
+        sid = store.resolve_id(session_id)
+        info = store.get_session(sid)
+        messages = store.messages(sid, active_only=not all_messages)
     if as_json:
         print(json.dumps({"session": info.as_dict(), "messages": messages}, ensure_ascii=False))
         return
@@ -83,7 +97,8 @@ def search(
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
     """Full-text search over all past sessions: one hit per session, best first."""
-    hits = _store().search(query, limit=limit)
+    with _store() as store:
+        hits = store.search(query, limit=limit)
     if as_json:
         print(json.dumps([h.as_dict() for h in hits], ensure_ascii=False))
         return

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -90,12 +89,14 @@ class EvalConfig:
     dataset_dir: str | None = None  # relative `code:` grader paths are read from here
 
 
-def build_workspace(root: Path, files: dict[str, str]) -> Path:
-    """A fresh folder holding the item's files, writable by the sandbox (as root: its group, setgid)."""
+def build_workspace(root: Path | None, files: dict[str, str]) -> Path:
+    """A fresh folder holding the item's files, writable by the sandbox (as root: its group, setgid); in `root`,
+    or without one a private folder of its own in the system temp dir."""
     from grove.sandbox import make_scratch
 
-    root.mkdir(parents=True, exist_ok=True)
-    ws = make_scratch(root, prefix="item-")
+    if root is not None:
+        root.mkdir(parents=True, exist_ok=True)
+    ws = make_scratch(root, prefix="item-" if root is not None else "grove-evolve-item-")
     for rel, text in files.items():
         path = ws / rel
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -149,8 +150,9 @@ class Evaluator:
             seed=seed,
         )
         # every episode gets a fresh workspace (empty when the item has none): an agent may write files
-        root = self.work_root or Path(tempfile.gettempdir()) / "grove-evolve"
-        ws = build_workspace(root, variant.files or {})
+        # without a work root each workspace is a private temp folder of its own: a fixed shared one
+        # (/tmp/grove-evolve) belonged to whichever user made it first, and no other user could work in it
+        ws = build_workspace(self.work_root, variant.files or {})
         try:
             episode = self.runner(skill_text, variant.prompt, ws, settings)
             g = grade(Attempt(episode.answer, ws, tuple(episode.tool_calls)), expected)
