@@ -94,7 +94,8 @@ def test_each_skill_is_handed_on_once_its_files_are_scanned(tmp_path: Path) -> N
     assert figures["cached"] == 1 and figures["scanned"] == 3
 
 
-def test_yaml_is_parsed_once_only_inside_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def yaml_loads(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The YAML texts parsed from now on (yaml.load counted)."""
     import yaml
 
     calls: list[str] = []
@@ -105,6 +106,11 @@ def test_yaml_is_parsed_once_only_inside_parsed_once(monkeypatch: pytest.MonkeyP
         return real(text, Loader=Loader)  # type: ignore[arg-type]
 
     monkeypatch.setattr(yaml, "load", counting)
+    return calls
+
+
+def test_yaml_is_parsed_once_only_inside_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = yaml_loads(monkeypatch)
     outside = safe_load("metadata:\n  a: b\n")
     outside["metadata"]["a"] = "edited"  # a caller may edit what it gets: the next parse is a new one
     assert safe_load("metadata:\n  a: b\n") == {"metadata": {"a": "b"}}
@@ -153,19 +159,10 @@ def test_a_kept_skill_is_parsed_twice_and_a_duplicate_once(
 ) -> None:
     """Read (once, in a worker), then repaired for its settled name with what the read parsed: the repaired YAML is
     the only new parse. A duplicate is settled before any repair, so it is never repaired."""
-    import yaml
-
     src = tmp_path / "collection"
     write_skill(src / "alice", "pdf", skill_text("pdf", "Reads PDFs."))
     write_skill(src / "bob", "pdf", skill_text("pdf", "Reads PDFs too."))
-    calls: list[str] = []
-    real = yaml.load
-
-    def counting(text: str, Loader: object) -> object:
-        calls.append(text)
-        return real(text, Loader=Loader)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(yaml, "load", counting)
+    calls = yaml_loads(monkeypatch)
     outcomes = import_skills(src, tmp_path / "home" / "skills", workers=1)
     assert sorted(o.status for o in outcomes) == ["duplicate", "imported"]
     assert len(calls) == 3 and sum("grove.source" in c for c in calls) == 1

@@ -169,7 +169,8 @@ def author_of(folder: Path, fm: dict[str, object], root: Path) -> str:
 
 
 def prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
-    """One folder read for import: its files within the limits, its SKILL.md repaired for the name it asks for."""
+    """One folder read for import: its files within the limits and its SKILL.md, parsed (repaired later, for the
+    name the importer settles)."""
     with parsed_once() as parsed:
         out = _prepare(f, plan)
         if isinstance(out, Prepared):
@@ -182,9 +183,9 @@ def _prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
     notes: list[str] = []
     try:
         with open(os.path.join(folder, "SKILL.md"), "rb") as fh:
-            raw = fh.read()
+            written = fh.read()
         # as Path.read_text gives it: universal newlines
-        text = raw.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+        text = written.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         skill = skill_of_text(text, folder, "import", f.category)
     except UnicodeDecodeError as e:
         return verdict(

@@ -92,12 +92,10 @@ class _Names:
     def __init__(
         self, existing: set[str], on_conflict: Conflict, skills_root: Path, source_of: Callable[[Found], str]
     ) -> None:
-        self.existing, self.on_conflict, self.skills_root, self.source_of = (
-            existing,
-            on_conflict,
-            skills_root,
-            source_of,
-        )
+        self.existing = existing
+        self.on_conflict = on_conflict
+        self.skills_root = skills_root
+        self.source_of = source_of
         self.first: dict[str, Prepared] = {}
         self.by_digest: dict[str, Prepared] = {}
 
@@ -109,9 +107,8 @@ class _Names:
         self.by_digest[p.digest] = p
         earlier = first.get(p.name)
         base = f"{p.name[: MAX_NAME - len(p.author) - 1]}-{p.author}"
-        if (
-            self.on_conflict == "rename"
-        ):  # imported from this folder before, under its name or renamed: no copy
+        # Renaming: imported from this folder before, under its name or renamed, is no new copy.
+        if self.on_conflict == "rename":
             before = [
                 n
                 for n in (p.name, base)
@@ -345,14 +342,15 @@ def _send(dst: int, src: int, size: int) -> None:
 
 
 def _copy(source: str, target: str) -> None:
-    """One regular file and its permission bits (a script stays executable), in seven system calls; shutil's
-    copyfile and copymode take about twice that, and an import copies tens of thousands of files."""
-    src = os.open(source, os.O_RDONLY)
+    """One regular file and its permission bits (a script stays executable), in seven system calls on Linux;
+    shutil's copyfile and copymode take about twice that, and an import copies tens of thousands of files."""
+    binary = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
+    src = os.open(source, os.O_RDONLY | binary)
     try:
         st = os.fstat(src)
         if not stat.S_ISREG(st.st_mode):
             raise OSError(f"{source} is not a regular file")
-        dst = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        dst = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | binary, 0o600)
         try:
             _send(dst, src, st.st_size)
             if hasattr(os, "fchmod"):
