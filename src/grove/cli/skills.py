@@ -76,12 +76,11 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
             s.category,
             s.source,
             s.created_by,
-            *(str(getattr(stats.get(s.name), k, 0)) for k in ("views", "uses")),
-            _graded(stats.get(s.name)),  # graded uses that went well
-            str(getattr(stats.get(s.name), "patches", 0)),
+            *((str(st.views), str(st.uses), _graded(st), str(st.patches)) if st else _UNUSED),
             s.description[:70],
         )
         for s in sorted(lib.skills.values(), key=lambda s: (s.category, s.name))
+        for st in (stats.get(s.name),)
     ]
     if rows:  # plain aligned columns: a table widget takes seconds at ten thousand rows
         head = ("name", "category", "source", "by", "views", "uses", "ok", "patches", "description")
@@ -95,6 +94,9 @@ def list_(as_json: bool = typer.Option(False, "--json", help="Print JSON.")) -> 
         print(f"skipped {k.path}: {k.reason}", file=sys.stderr)
     for w in lib.warnings:
         print(f"warning: {w}", file=sys.stderr)
+
+
+_UNUSED = ("0", "0", "-", "0")  # views, uses, graded uses that went well, patches
 
 
 def _graded(st: Any) -> str:
