@@ -52,7 +52,10 @@ def write_library(skills_dir: Path, n: int) -> None:
 def timed_cli(env: dict[str, str], *args: str) -> tuple[float, float, str]:
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t = time.perf_counter()
-    out = subprocess.run(["grove", *args], env=env, capture_output=True, text=True, check=True).stdout
+    # This interpreter, not the `grove` on PATH: a version manager's shim there (pyenv's is a bash script) adds
+    # ~0.1 s that an installed grove (a venv's or pipx's console script) never pays.
+    command = [sys.executable, "-m", "grove", *args]
+    out = subprocess.run(command, env=env, capture_output=True, text=True, check=True).stdout
     wall = time.perf_counter() - t
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
