@@ -58,6 +58,14 @@ def _spans(matches: object) -> list[tuple[int, int]]:
     return [m.span() for m in matches]  # type: ignore[attr-defined]
 
 
+def _gated_as_python(gate: Gate, pattern: re.Pattern[str], text: str) -> None:
+    """The gate lets the pattern through wherever it matches, and its matches are Python's own."""
+    data, may = gate.look(text)
+    exact = _spans(pattern.finditer(text))
+    assert may[0] or not exact, text
+    assert _spans(gate.finditer(0, pattern, text, data)) == exact, text
+
+
 def _evidence(text: str) -> tuple[object, ...]:
     ev = gather(text)
     wins = [(w.start, w.end, sorted(w.signals), sorted(w.excerpts.items())) for w in ev.windows]
@@ -121,10 +129,7 @@ def test_a_superset_leads_to_every_match(name: str, pattern: re.Pattern[str]) ->
     gate = Gate([pattern])
     assert gate.active
     for text in _texts(len(name), 400):
-        data, may = gate.look(text)
-        exact = _spans(pattern.finditer(text))
-        assert may[0] or not exact, text
-        assert _spans(gate.finditer(0, pattern, text, data)) == exact, text
+        _gated_as_python(gate, pattern, text)
 
 
 def test_signals_found_through_the_gate() -> None:
@@ -159,10 +164,7 @@ def test_word_boundaries_past_ascii() -> None:
     for pattern in (re.compile(r"\bdan\b|\bkeys?\b\s+to"), re.compile(r"\w\w\b\s")):
         gate = Gate([pattern])
         for text in texts:
-            data, may = gate.look(text)
-            exact = _spans(pattern.finditer(text))
-            assert may[0] or not exact, text
-            assert _spans(gate.finditer(0, pattern, text, data)) == exact, text
+            _gated_as_python(gate, pattern, text)
 
 
 def test_a_missing_canary_lets_everything_through() -> None:

@@ -163,8 +163,7 @@ _COMMAND_WORDS = set(
     ]
 )
 _SHELLISH = re.compile(r"[|;&><]|\$\(|`")
-_PROMPT = re.compile(r"^\s*\$\s+")
-_PROMPT_AT = re.compile(r"^\s*\$\s")
+_PROMPT = re.compile(r"^\s*\$\s+")  # a `$ ` prompt in front of a command
 
 
 def _looks_like_command(line: str) -> bool:
@@ -178,7 +177,7 @@ def _looks_like_command(line: str) -> bool:
 def _looks_like_shell(body: str) -> bool:
     """An unlabelled block is shell when it has a shebang or a `$ ` prompt, or most of its lines are commands."""
     lines = [ln for ln in body.splitlines() if ln.strip() and not ln.lstrip().startswith("#")]
-    if body.startswith("#!") or any(_PROMPT_AT.match(ln) for ln in lines):
+    if body.startswith("#!") or any(_PROMPT.match(ln) for ln in lines):
         return True
     return bool(lines) and sum(_looks_like_command(ln) for ln in lines) * 2 >= len(lines)
 

@@ -63,14 +63,11 @@ class ParsedSkillMd:
         return [k for k in self.frontmatter if k not in STANDARD_KEYS]
 
 
-# One line as str.splitlines(keepends=True) cuts it: every line boundary it knows, \r\n as one.
-_LINE = re.compile(
-    r"[^\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029])?"
-)
-
-
-# Line boundaries other than "\n" (splitlines knows them all); where the frontmatter has none, "\n" alone cuts lines.
-_OTHER_BREAKS = re.compile(r"[\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+# The line boundaries str.splitlines knows besides "\n"; where the frontmatter has none, "\n" alone cuts its lines.
+_BREAKS = r"\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029"
+_OTHER_BREAKS = re.compile(f"[{_BREAKS}]")
+# One line as str.splitlines(keepends=True) cuts it, \r\n as one boundary.
+_LINE = re.compile(f"[^\n{_BREAKS}]*(?:\r\n|[\n{_BREAKS}])?")
 
 
 def _split_plain(text: str) -> tuple[str, str] | None:
