@@ -21,7 +21,6 @@ from grove.skills.frontmatter import (
     split_frontmatter,
     strict_problems,
 )
-from grove.skills.guard import scan_skill_text
 from grove.skills.history import restore_files, skill_lock, snapshot, version_dir, versions
 from grove.skills.paths import UnsafePathError, support_path
 from grove.store.db import Database
@@ -83,6 +82,9 @@ class SkillManager:
         return folder
 
     def _scan(self, text: str, what: str) -> list[str]:
+        # Imported here: the scanner costs ~50 ms of start-up that a run writing no skill never needs.
+        from grove.skills.guard import scan_skill_text
+
         result = scan_skill_text(text, path=what)  # the file's kind (markdown, script, code) from its name
         if result.blocked:
             raise SkillError(f"{what} refused by the content scan: " + result.why("dangerous"))
