@@ -13,6 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from grove.security import shortcuts
+
 WEIGHTS_FILE = Path(__file__).with_name("injection_model_weights.json")
 # CJK and kana/hangul characters are tokens of their own (no spaces between words there).
 _CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff"
@@ -124,7 +126,8 @@ def _prefix_sums(toks: list[str], m: Model) -> list[float]:
     if not _memo_weights or _memo_weights[0] is not w or len(_memo) > _MEMO_TOKENS:
         _memo.clear()
         _memo_weights[:] = [w]
-    memo, get = _memo, _memo.get
+    memo = _memo if shortcuts.on() else {}
+    get = memo.get
     prefix = [0.0]
     append = prefix.append
     acc = 0.0

@@ -9,6 +9,8 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from grove.security import shortcuts
+
 OPERATORS = {";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")"}
 REDIRECTS = {">", ">>", ">|", "&>", "&>>", ">&", "<", "<>", "<<<", "<<", "<<-"}
 SHELLS = {"sh", "bash", "zsh", "dash", "ksh", "fish", "ash", "busybox-sh"}
@@ -354,19 +356,20 @@ def _ansi_c(m: re.Match[str]) -> str:
 
 def parse(text: str, depth: int = 0) -> ParsedCommand:
     # Each rewrite below runs only when the text holds what its pattern needs (most commands hold none).
-    heredocs = [m.group(3) for m in _HEREDOC.finditer(text)] if "<<" in text else []
-    body = _HEREDOC.sub(lambda m: m.group(0).split("\n", 1)[0] + "\n", text) if heredocs else text
+    every = not shortcuts.on()  # shortcuts off: every rewrite is tried
+    heredocs = [m.group(3) for m in _HEREDOC.finditer(text)] if every or "<<" in text else []
+    body = _HEREDOC.sub(lambda m: m.group(0).split("\n", 1)[0] + "\n", text) if every or heredocs else text
     functions: dict[str, str] = {}
-    if "function" in body or _EMPTY_PARENS.search(body):
+    if every or "function" in body or _EMPTY_PARENS.search(body):
         functions = {
             (m.group(1) or m.group(3)): (m.group(2) if m.group(1) else m.group(4))
             for m in _FUNCTION.finditer(body)
         }
-    if "$'" in body:
+    if every or "$'" in body:
         body = _ANSI_C.sub(_ansi_c, body)
-    if "=(" in body:
+    if every or "=(" in body:
         body = _ARRAY.sub(lambda m: f"{m.group(1)}={shlex.quote(m.group(2).strip())}", body)
-    if "function" in body:
+    if every or "function" in body:
         body = _FUNCTION_WORD.sub(r"\1() {", body)
     flat, inner = _extract_substitutions(body)
     tokens, error = _tokens(flat)

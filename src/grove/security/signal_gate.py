@@ -11,6 +11,8 @@ from re import _constants as C
 from re import _parser as sre_parse
 from typing import Any
 
+from grove.security import shortcuts
+
 # RE2 reads the text as Latin-1 with every character past U+00FF written as U+00FF: one byte a character, so
 # RE2's offsets are string indices, and a pattern widened the same way (_clamp) matches wherever Python's does.
 _CLAMP = "grove.signal_gate.clamp"
@@ -278,6 +280,8 @@ class Gate:
 
     def look(self, text: str) -> tuple[bytes | None, list[bool]]:
         """The text as RE2 reads it (None: no RE2), and for each pattern whether it may match."""
+        if not shortcuts.on():
+            return None, [True] * self.size
         if not self._built:
             self._build()
         if self._set is None:

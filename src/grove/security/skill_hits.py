@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeVar
 
+from grove.security import shortcuts
 from grove.security.commands import classify_command
 
 # dangerous: refused everywhere, even with --allow-flagged. caution: quarantined (import needs --allow-flagged,
@@ -132,7 +133,7 @@ def remembered_when_short(chars: int, maxsize: int) -> Callable[[Callable[..., _
 
         @functools.wraps(fn)
         def call(*args: str) -> _R:
-            return cached(*args) if len(args[-1]) <= chars else fn(*args)
+            return cached(*args) if len(args[-1]) <= chars and shortcuts.on() else fn(*args)
 
         return call
 

@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from grove.security import shortcuts
+
 _FLOOD = re.compile(r"(.{1,8}?)\1{29,}", re.S)
 _SEPARATORS = set("-=_*#~|+.,:;0123456789 \t\n")
 _NONZERO = re.compile(b"[^\0]")
@@ -75,6 +77,9 @@ def flood_starts(text: str) -> list[tuple[int, int]]:
 def _floods(text: str) -> Iterator[re.Match[str]]:
     """`_FLOOD.finditer(text)`, trying the pattern only where a match starts (it tries eight unit lengths at every
     position otherwise)."""
+    if not shortcuts.on():
+        yield from _FLOOD.finditer(text)
+        return
     pos = 0
     for a, b in flood_starts(text):
         p = max(a, pos)
