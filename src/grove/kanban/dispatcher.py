@@ -7,16 +7,17 @@ from __future__ import annotations
 import contextlib
 import socket
 import subprocess
-import sys
 import threading
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grove.config import grove_home
 from grove.kanban.leases import Leases
 from grove.kanban.model import Claim, LeaseLost, Task
 from grove.kanban.procs import alive, process_start
+from grove.own_process import spawn_python
 
 Decomposer = Callable[[Task], list[tuple[str, str]]]
 
@@ -38,6 +39,7 @@ class DispatchConfig:
     model: str | None = None  # the workers' model spec (None: their settings)
     worker_args: list[str] = field(default_factory=list)  # extra `grove worker` options
     log_dir: Path | None = None
+    home: Path | None = None  # where workers start (their cwd); None: $GROVE_HOME
 
 
 @dataclass
@@ -123,7 +125,6 @@ class Dispatcher:
     def _spawn_process(self, claim: Claim) -> int:
         c = self.config
         argv = [
-            sys.executable,
             "-m",
             "grove",
             "worker",
@@ -132,15 +133,23 @@ class Dispatcher:
             "--fence",
             str(claim.fence),
         ]
-        argv += ["--db", c.location, "--host", c.host, "--lease", str(c.lease_s), *c.worker_args]
+        # a board path is made absolute: the worker starts in grove's home, not here
+        location = c.location if "://" in c.location else str(Path(c.location).absolute())
+        argv += ["--db", location, "--host", c.host, "--lease", str(c.lease_s), *c.worker_args]
         if c.model:
             argv += ["--model", c.model]
         log = subprocess.DEVNULL
         if c.log_dir is not None:
             c.log_dir.mkdir(parents=True, exist_ok=True)
             log = open(c.log_dir / f"task-{claim.task.id}-lease-{claim.fence}.log", "ab")  # noqa: SIM115
-        proc = subprocess.Popen(
-            argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        # isolated Python in grove's home, not the dispatcher's folder: a module planted there is never imported
+        proc = spawn_python(
+            argv,
+            cwd=c.home or grove_home(),
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
         )
         if log is not subprocess.DEVNULL:
             log.close()

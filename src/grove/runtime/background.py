@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,31 +15,42 @@ def spawn(
     settings: Any, session_id: str, kinds: list[str], up_to: int, workspace: Path, model: str
 ) -> subprocess.Popen:
     """Start the review detached from the terminal (its own session), logging to $GROVE_HOME/logs/review.log."""
-    cmd = [sys.executable, "-m", "grove.runtime.background", session_id, "--kinds", ",".join(kinds)]
-    cmd += ["--up-to", str(up_to), "--workspace", str(workspace), "--model", model]
+    cmd = ["-m", "grove.runtime.background", session_id, "--kinds", ",".join(kinds)]
+    # absolute: the review runs in grove's home, not in the workspace
+    cmd += ["--up-to", str(up_to), "--workspace", str(Path(workspace).resolve()), "--model", model]
     return _detached(settings, cmd, "review.log")
 
 
 def spawn_curator(settings: Any, model: str | None) -> subprocess.Popen:
     """Start the curator detached (it re-checks the schedule under its lock), logging to logs/curator.log."""
-    cmd = [sys.executable, "-m", "grove.runtime.background", "--curator"]
+    cmd = ["-m", "grove.runtime.background", "--curator"]
     cmd += ["--model", model] if model else []
     return _detached(settings, cmd, "curator.log")
 
 
 def _detached(settings: Any, cmd: list[str], log_name: str) -> subprocess.Popen:
-    import os
+    from grove.config import KEY_ENVS
+    from grove.own_process import spawn_python
 
-    logs = Path(settings.home) / "logs"
+    home = Path(settings.home)
+    logs = home / "logs"
     logs.mkdir(parents=True, exist_ok=True)
+    # a provider's own key variable (providers.NAME.key_env) passes too; nothing else the parent had set
+    keep = {
+        *KEY_ENVS.values(),
+        *(p.key_env for p in getattr(settings, "providers", {}).values() if p.key_env),
+    }
     with open(logs / log_name, "ab") as log:
-        return subprocess.Popen(
+        # isolated Python in grove's home: the workspace (cwd of `grove run`) is never on its sys.path
+        return spawn_python(
             cmd,
+            cwd=home,
+            env={"GROVE_HOME": str(home)},
+            keep=keep,
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=log,
             start_new_session=True,  # a Ctrl-C in the terminal after the answer does not kill the review
-            env={**os.environ, "GROVE_HOME": str(settings.home)},
         )
 
 
