@@ -78,7 +78,11 @@ def chat(
     def _newline(event) -> None:  # type: ignore[no-untyped-def]
         event.current_buffer.insert_text("\n")
 
-    prompt = PromptSession(history=FileHistory(str(settings.home / "chat_history")), key_bindings=keys)
+    history = settings.home / "chat_history"
+    history.parent.mkdir(parents=True, exist_ok=True)
+    history.touch(0o600)
+    history.chmod(0o600)  # what you typed (pasted keys too) is for your eyes only, as config.yaml is
+    prompt = PromptSession(history=FileHistory(str(history)), key_bindings=keys)
     console.print(
         f"[bold green]grove[/] · {session.agent.model.name} · session {session.id} · /help for commands"
     )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -16,12 +18,16 @@ class Database:
 
     def __init__(self, path: Path | str) -> None:
         self.path = Path(path)
-        if str(path) != ":memory:":
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+        on_disk = str(path) != ":memory:" and not str(path).startswith("file:")
+        if on_disk:
+            _private_file(self.path)
         self.conn = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
         self.conn.row_factory = sqlite3.Row
         self.lock = threading.RLock()
         self.conn.execute("PRAGMA journal_mode=WAL")
+        if on_disk:  # SQLite gives -wal and -shm the database's mode; an older grove's files are fixed here
+            for suffix in ("", "-wal", "-shm"):
+                _owner_only(Path(f"{self.path}{suffix}"))
         self.conn.execute("PRAGMA synchronous=NORMAL")
         self.conn.execute("PRAGMA foreign_keys=ON")
         self.migrate()
@@ -70,3 +76,21 @@ class Database:
     def close(self) -> None:
         with self.lock:
             self.conn.close()
+
+
+def _private_file(path: Path) -> None:
+    """state.db holds every conversation: its folder (when made here) is 0700 and the file is created 0600."""
+    if not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _owner_only(path.parent, 0o700)  # mkdir's mode is cut by the umask
+    with contextlib.suppress(FileExistsError):
+        os.close(
+            os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        )  # an empty file is a new database
+
+
+def _owner_only(path: Path, mode: int = 0o600) -> None:
+    # a file another user owns (a shared board) cannot be changed by us, and that is not an error
+    with contextlib.suppress(OSError):
+        if path.exists() and path.stat().st_mode & 0o777 != mode:
+            path.chmod(mode)
