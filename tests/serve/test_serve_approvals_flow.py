@@ -63,12 +63,12 @@ def test_a_command_waits_for_the_dashboard_and_a_deny_stops_it(settings: Setting
     thread.start()
     try:
         version = 0
-        while not state.approvals.pending():
+        while not state.approvals.pending(everyone=True):
             version = state.approvals.wait_change(version, 10)
             assert thread.is_alive(), out["r"].text
-        [pending] = state.approvals.pending()
+        [pending] = state.approvals.pending(everyone=True)
         assert "git push --force" in pending.command and pending.label.startswith("api k:")
-        assert state.approvals.answer(pending.id, "deny")
+        assert state.approvals.answer(pending.id, "deny", everyone=True)
         thread.join(30)
     finally:
         running.stop()

@@ -204,12 +204,18 @@ def keys_add(
     rate: float | None = typer.Option(
         None, "--rate", help="This key's requests per minute (else --rate of serve)."
     ),
+    admin: bool = typer.Option(
+        False,
+        "--admin",
+        help="Let this key see every session and approval, and the dashboard's skills, memory, kanban, "
+        "evolution and settings. Default: the key sees only its own sessions and approvals.",
+    ),
 ) -> None:
     """Make a client key and print it once (only its hash is kept)."""
     from grove.serve.keys import KeyProblem
 
     try:
-        key = _keys().add(name, rate)
+        key = _keys().add(name, rate, admin=admin)
     except KeyProblem as e:
         fail(str(e), 2)
     print(key)
@@ -233,7 +239,26 @@ def keys_list() -> None:
             datetime.fromtimestamp(k.last_used_at).strftime("%Y-%m-%d %H:%M") if k.last_used_at else "never"
         )
         rate = f"{k.rate_per_minute:g}/min" if k.rate_per_minute else "default rate"
-        print(f"{k.name}\tgsk_{k.key_id}_…\t{rate}\tmade {made}\tlast used {used}")
+        role = "admin" if k.admin else "own sessions"
+        print(f"{k.name}\tgsk_{k.key_id}_…\t{role}\t{rate}\tmade {made}\tlast used {used}")
+
+
+@keys_app.command("admin")
+def keys_admin(
+    name: str = typer.Argument(..., help="The key's name (grove serve keys list)."),
+    off: bool = typer.Option(
+        False, "--off", help="Take admin away: the key sees only its own sessions again."
+    ),
+) -> None:
+    """Make a key an admin (it sees every session and approval), or with --off a plain key again. Keys made
+    before grove knew owners are plain keys: make the operator's key an admin with this."""
+    from grove.serve.keys import KeyProblem
+
+    try:
+        _keys().set_admin(name, not off)
+    except KeyProblem as e:
+        fail(str(e), 2)
+    print(f"key {name!r} is {'a plain key (its own sessions)' if off else 'an admin'}")
 
 
 @keys_app.command("remove")

@@ -23,6 +23,7 @@ class PendingApproval:
     session_id: str | None
     asked_at: float  # time.time()
     deadline: float  # time.time() after which it counts as denied
+    owner: str | None = None  # the client key whose turn asks: only it (or an admin) sees and answers it
 
 
 @dataclass
@@ -42,15 +43,15 @@ class ApprovalQueue:
         self._changed = threading.Condition(self._lock)
         self.version = 0  # bumped on every change, so a dashboard can poll cheaply
 
-    def approver(self, label: str) -> Approver:
+    def approver(self, label: str, owner: str | None = None) -> Approver:
         """The Approver for one turn: blocks its (worker) thread until answered; None (= deny) on timeout."""
 
         def approve(request: ApprovalRequest) -> str | None:
-            return self.ask(label, request)
+            return self.ask(label, request, owner)
 
         return approve
 
-    def ask(self, label: str, request: ApprovalRequest) -> str | None:
+    def ask(self, label: str, request: ApprovalRequest, owner: str | None = None) -> str | None:
         now = time.time()
         info = PendingApproval(
             id=secrets.token_urlsafe(9),
@@ -60,6 +61,7 @@ class ApprovalQueue:
             session_id=request.session_id,
             asked_at=now,
             deadline=now + max(0.0, request.timeout),
+            owner=owner,
         )
         slot = _Slot(info)
         with self._lock:
@@ -75,20 +77,22 @@ class ApprovalQueue:
                 self._bump()
         return slot.answer
 
-    def pending(self) -> list[PendingApproval]:
-        """Open questions, oldest first."""
+    def pending(self, owner: str | None = None, *, everyone: bool = False) -> list[PendingApproval]:
+        """Open questions, oldest first: `owner`'s only, or with everyone=True (an admin) all of them."""
         with self._lock:
-            return sorted((s.info for s in self._slots.values()), key=lambda p: p.asked_at)
+            shown = [s.info for s in self._slots.values() if everyone or s.info.owner == owner]
+        return sorted(shown, key=lambda p: p.asked_at)
 
-    def answer(self, ident: str, answer: str) -> bool:
-        """Answers an open question; False when the id is unknown, already answered or timed out, or the answer
-        is not one of ANSWERS (once, session, always, deny)."""
+    def answer(self, ident: str, answer: str, owner: str | None = None, *, everyone: bool = False) -> bool:
+        """Answers an open question; False when the id is unknown, already answered or timed out, not
+        `owner`'s (unless everyone=True, an admin: another key's question is as good as unknown), or the answer is not one
+        of ANSWERS (once, session, always, deny)."""
         answer = answer.strip().lower()
         if answer not in ANSWERS:
             return False
         with self._lock:
             slot = self._slots.get(ident)
-            if slot is None or slot.done.is_set():
+            if slot is None or slot.done.is_set() or not (everyone or slot.info.owner == owner):
                 return False
             slot.answer = answer
             slot.done.set()

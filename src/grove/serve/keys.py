@@ -29,6 +29,7 @@ class ClientKey:
     rate_per_minute: float | None  # None = the server's default
     created_at: float
     last_used_at: float | None
+    admin: bool = False  # sees every session and approval, and the dashboard's pages about grove itself
 
 
 def _hash(key: str) -> str:
@@ -39,7 +40,7 @@ class KeyStore:
     def __init__(self, db: Database) -> None:
         self.db = db
 
-    def add(self, name: str, rate_per_minute: float | None = None) -> str:
+    def add(self, name: str, rate_per_minute: float | None = None, *, admin: bool = False) -> str:
         """Makes a key named `name`; returns it (the only time it is ever seen)."""
         if not NAME.match(name):
             raise KeyProblem(
@@ -55,23 +56,35 @@ class KeyStore:
                     f"a key named {name!r} exists; remove it first (grove serve keys remove {name})"
                 )
             conn.execute(
-                "INSERT INTO serve_keys (name, key_id, key_hash, rate_per_minute, created_at) VALUES (?, ?, ?, ?, ?)",
-                (name, key_id, _hash(key), rate_per_minute, time.time()),
+                "INSERT INTO serve_keys (name, key_id, key_hash, rate_per_minute, created_at, admin) "
+                "VALUES (?, ?, ?, ?, ?, ?)",
+                (name, key_id, _hash(key), rate_per_minute, time.time(), int(admin)),
             )
         return key
 
     def list(self) -> list[ClientKey]:
         with self.db.lock:
             rows = self.db.conn.execute(
-                "SELECT name, key_id, rate_per_minute, created_at, last_used_at FROM serve_keys ORDER BY name"
+                "SELECT name, key_id, rate_per_minute, created_at, last_used_at, admin FROM serve_keys "
+                "ORDER BY name"
             ).fetchall()
-        return [ClientKey(**dict(r)) for r in rows]
+        return [ClientKey(**{**dict(r), "admin": bool(r["admin"])}) for r in rows]
+
+    def set_admin(self, name: str, admin: bool) -> None:
+        with self.db.transaction() as conn:
+            if (
+                conn.execute("UPDATE serve_keys SET admin = ? WHERE name = ?", (int(admin), name)).rowcount
+                == 0
+            ):
+                raise KeyProblem(f"no key named {name!r} (see grove serve keys list)")
 
     def remove(self, name: str) -> None:
         with self.db.transaction() as conn:
             if conn.execute("DELETE FROM serve_keys WHERE name = ?", (name,)).rowcount == 0:
                 raise KeyProblem(f"no key named {name!r} (see grove serve keys list)")
             conn.execute("DELETE FROM serve_conversations WHERE key_name = ?", (name,))
+            # a later key of the same name must not inherit these sessions (an admin still sees them)
+            conn.execute("DELETE FROM serve_session_owners WHERE key_name = ?", (name,))
 
     def count(self) -> int:
         with self.db.lock:
@@ -84,14 +97,19 @@ class KeyStore:
             return None
         with self.db.lock:
             row = self.db.conn.execute(
-                "SELECT name, key_id, key_hash, rate_per_minute, created_at, last_used_at FROM serve_keys "
+                "SELECT name, key_id, key_hash, rate_per_minute, created_at, last_used_at, admin FROM serve_keys "
                 "WHERE key_id = ?",
                 (match.group(1),),
             ).fetchone()
         if row is None or not hmac.compare_digest(row["key_hash"], _hash(key)):
             return None
         return ClientKey(
-            row["name"], row["key_id"], row["rate_per_minute"], row["created_at"], row["last_used_at"]
+            row["name"],
+            row["key_id"],
+            row["rate_per_minute"],
+            row["created_at"],
+            row["last_used_at"],
+            bool(row["admin"]),
         )
 
     def touch(self, name: str) -> None:

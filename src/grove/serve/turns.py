@@ -121,7 +121,7 @@ class TurnRunner:
             toolsets=self.options.toolsets,
             allow_terminal=self.options.allow_terminal,
             workspace=chat_folder(root, "keys", key_name),  # one client cannot read another's files
-            approver=self.state.approvals.approver(label) if self.options.ask_dashboard else None,
+            approver=self.state.approvals.approver(label, key_name) if self.options.ask_dashboard else None,
             review="thread",
             model_override=self.options.model_override,
             title=f"api {key_name}: {conversation}"[:80],

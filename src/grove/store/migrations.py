@@ -318,4 +318,17 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX IF NOT EXISTS cron_runs_job ON cron_runs (job_id, id);
     """,
+    # 12: grove serve: a key owns the sessions it ran (a plain key sees only those and their approvals; an admin
+    # key sees all). Keys made before this are not admins (least privilege: `grove serve keys admin NAME` makes
+    # one); what they ran so far is theirs, from serve_conversations
+    """
+    ALTER TABLE serve_keys ADD COLUMN admin INTEGER NOT NULL DEFAULT 0;
+    CREATE TABLE IF NOT EXISTS serve_session_owners (
+        session_id TEXT PRIMARY KEY,
+        key_name TEXT NOT NULL
+    );
+    CREATE INDEX IF NOT EXISTS serve_session_owners_key ON serve_session_owners (key_name);
+    INSERT OR IGNORE INTO serve_session_owners (session_id, key_name)
+        SELECT session_id, key_name FROM serve_conversations;
+    """,
 ]

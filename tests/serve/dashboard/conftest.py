@@ -30,7 +30,7 @@ def dash(settings: Settings, seeded: dict[str, str]) -> Any:
 
 @pytest.fixture
 def dash_key(dash: Any) -> str:
-    return dash.state.grove.keys.add("operator")
+    return dash.state.grove.keys.add("operator", admin=True)
 
 
 @pytest.fixture

@@ -24,6 +24,7 @@ class Login:
     key_name: str
     csrf: str
     expires: float
+    admin: bool = False  # sees every session and approval and the pages about grove itself
 
 
 class Logins:
@@ -47,7 +48,7 @@ class Logins:
             if len(self._by_token) >= self.max_logins:  # a login flood cannot grow memory without bound
                 oldest = min(self._by_token, key=lambda t: self._by_token[t].expires)
                 del self._by_token[oldest]
-            self._by_token[token] = Login(found.name, secrets.token_urlsafe(24), now + LIFETIME)
+            self._by_token[token] = Login(found.name, secrets.token_urlsafe(24), now + LIFETIME, found.admin)
         return token
 
     def logout(self, token: str | None) -> None:
@@ -62,10 +63,16 @@ class Logins:
             found = self._by_token.get(token)
         if found is None or found.expires <= time.time():
             return None
-        # the key may have been removed since (grove serve keys remove): its logins end with it
-        if self.state.keys is not None and found.key_name not in {k.name for k in self.state.keys.list()}:
-            self.logout(token)
-            return None
+        # the key may have been removed since (grove serve keys remove): its logins end with it; and its admin
+        # flag may have changed (grove serve keys admin): the login follows the key, not what it was at login
+        live = {k.name: k for k in self.state.keys.list()} if self.state.keys is not None else None
+        if live is not None:
+            key = live.get(found.key_name)
+            if key is None:
+                self.logout(token)
+                return None
+            if key.admin != found.admin:
+                found = Login(found.key_name, found.csrf, found.expires, key.admin)
         return found
 
 

@@ -12,7 +12,7 @@ from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Resp
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from grove.serve.dashboard import data
-from grove.serve.dashboard.auth import COOKIE, LIFETIME, Logins, csrf_ok, safe_next, same_origin
+from grove.serve.dashboard.auth import COOKIE, LIFETIME, Login, Logins, csrf_ok, safe_next, same_origin
 from grove.serve.state import ServeState
 
 try:  # FastAPI's Form() needs python-multipart; without it this import fails, so serve runs the API alone
@@ -51,9 +51,48 @@ def build_router(state: ServeState) -> APIRouter:
 
     env = Environment(loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(default=True))
     env.filters["when"] = _when
+    from grove.serve.conversations import Conversations
+
     logins = Logins(state)
     store = open_store(state.settings)
+    owners = Conversations(store.db)
     router = APIRouter(include_in_schema=False)
+
+    def sees(login: Login, session_id: str) -> bool:
+        """A plain key sees the sessions it ran; an admin key every session."""
+        return login.admin or owners.owner(session_id) == login.key_name
+
+    def own_sessions(login: Login, limit: int) -> list[Any]:
+        from grove.store.sessions import SessionNotFound
+
+        found = []
+        for sid in owners.sessions_of(login.key_name):
+            try:
+                found.append(store.get_session(sid))
+            except (SessionNotFound, LookupError):
+                continue
+        return sorted(found, key=lambda s: s.updated_at, reverse=True)[:limit]
+
+    def pending(login: Login | None) -> list[Any]:
+        if login is None:
+            return []
+        return state.approvals.pending(login.key_name, everyone=login.admin)
+
+    def admin_only(request: Request) -> Response | None:
+        """None for an admin; the login page, or a 403 naming the command that makes a key an admin."""
+        login = logins.current(request)
+        if login is None:
+            return to_login(request)
+        if login.admin:
+            return None
+        return page(
+            request,
+            "message.html",
+            403,
+            title="admin only",
+            message=f"key {login.key_name!r} sees its own sessions and approvals; this page is for an admin "
+            f"key (grove serve keys admin {login.key_name})",
+        )
 
     def page(request: Request, template: str, status: int = 200, **context: Any) -> HTMLResponse:
         login = logins.current(request)
@@ -63,7 +102,7 @@ def build_router(state: ServeState) -> APIRouter:
             csrf=login.csrf if login else "",
             pages=PAGES,
             path=request.url.path,
-            pending_count=len(state.approvals.pending()),
+            pending_count=len(pending(login)),
             **context,
         )
         return HTMLResponse(html, status, headers=HEADERS)
@@ -138,10 +177,12 @@ def build_router(state: ServeState) -> APIRouter:
     # sessions -----------------------------------------------------------------------------------------------
     @router.get("/sessions")
     def sessions(request: Request, q: str = "") -> Response:
-        if logins.current(request) is None:
+        login = logins.current(request)
+        if login is None:
             return to_login(request)
-        listed = store.list_sessions(50)
-        hits = store.search(q, limit=20) if q.strip() else []
+        listed = store.list_sessions(50) if login.admin else own_sessions(login, 50)
+        hits = store.search(q, limit=20 if login.admin else 200) if q.strip() else []
+        hits = [h for h in hits if sees(login, h.session_id)][:20]
         totals = {
             "prompt": sum(s.prompt_tokens for s in listed),
             "completion": sum(s.completion_tokens for s in listed),
@@ -154,26 +195,29 @@ def build_router(state: ServeState) -> APIRouter:
     def session(request: Request, session_id: str) -> Response:
         from grove.store.sessions import SessionNotFound
 
-        if logins.current(request) is None:
+        login = logins.current(request)
+        if login is None:
             return to_login(request)
         try:
             sid = store.resolve_id(session_id)
             info = store.get_session(sid)
         except (SessionNotFound, LookupError):
             return not_found(request, f"no session {session_id!r}")
+        if not sees(login, sid):  # another key's session is as unknown as a missing one
+            return not_found(request, f"no session {session_id!r}")
         return page(request, "session.html", info=info, messages=store.messages(sid))
 
     # skills -------------------------------------------------------------------------------------------------
     @router.get("/skills")
     def skills(request: Request) -> Response:
-        if logins.current(request) is None:
-            return to_login(request)
+        if (refusal := admin_only(request)) is not None:
+            return refusal
         return page(request, "skills.html", skills=data.skills(state.settings, store))
 
     @router.get("/skills/{name}")
     def skill(request: Request, name: str, done: str = "", error: str = "") -> Response:
-        if logins.current(request) is None:
-            return to_login(request)
+        if (refusal := admin_only(request)) is not None:
+            return refusal
         found = data.skill(state.settings, name)
         if found is None:
             return not_found(request, f"no skill {name!r}")
@@ -198,6 +242,8 @@ def build_router(state: ServeState) -> APIRouter:
             return to_login(request)
         if not csrf_ok(login, request, csrf):
             return refused(request)
+        if (refusal := admin_only(request)) is not None:
+            return refusal
         try:
             result = str(action(data.manager(state.settings, store)))
         except SkillError as exc:
@@ -217,32 +263,33 @@ def build_router(state: ServeState) -> APIRouter:
     # memory, kanban, evolution ------------------------------------------------------------------------------
     @router.get("/memory")
     def memory(request: Request) -> Response:
-        if logins.current(request) is None:
-            return to_login(request)
+        if (refusal := admin_only(request)) is not None:
+            return refusal
         return page(request, "memory.html", files=data.memory(state.settings))
 
     @router.get("/kanban")
     def kanban(request: Request) -> Response:
-        if logins.current(request) is None:
-            return to_login(request)
+        if (refusal := admin_only(request)) is not None:
+            return refusal
         return page(request, "kanban.html", columns=data.board(state.settings))
 
     @router.get("/kanban/board")
     def kanban_board(request: Request) -> Response:
-        if logins.current(request) is None:
-            return Response("log in again", 401)
+        login = logins.current(request)
+        if login is None or not login.admin:
+            return Response("log in with an admin key", 401 if login is None else 403)
         return page(request, "kanban_board.html", columns=data.board(state.settings))
 
     @router.get("/evolve")
     def evolve(request: Request) -> Response:
-        if logins.current(request) is None:
-            return to_login(request)
+        if (refusal := admin_only(request)) is not None:
+            return refusal
         return page(request, "evolve.html", runs=data.evolution_runs(state.settings))
 
     @router.get("/evolve/{run}")
     def evolve_run(request: Request, run: str) -> Response:
-        if logins.current(request) is None:
-            return to_login(request)
+        if (refusal := admin_only(request)) is not None:
+            return refusal
         found = data.evolution_report(state.settings, run)
         if found is None:
             return not_found(request, f"no evolution run {run!r} with a report")
@@ -252,8 +299,9 @@ def build_router(state: ServeState) -> APIRouter:
 
     @router.get("/evolve/{run}/front.png")
     def evolve_plot(request: Request, run: str) -> Response:
-        if logins.current(request) is None:
-            return Response("log in first", 401)
+        login = logins.current(request)
+        if login is None or not login.admin:
+            return Response("log in with an admin key", 401 if login is None else 403)
         found = data.evolution_report(state.settings, run)
         path = data.front_png(found[0], found[1]) if found else None
         if path is None:
@@ -263,15 +311,17 @@ def build_router(state: ServeState) -> APIRouter:
     # approvals ----------------------------------------------------------------------------------------------
     @router.get("/approvals")
     def approvals(request: Request, done: str = "") -> Response:
-        if logins.current(request) is None:
+        login = logins.current(request)
+        if login is None:
             return to_login(request)
-        return page(request, "approvals.html", pending=state.approvals.pending(), now=time.time(), done=done)
+        return page(request, "approvals.html", pending=pending(login), now=time.time(), done=done)
 
     @router.get("/approvals/list")
     def approvals_list(request: Request) -> Response:
-        if logins.current(request) is None:
+        login = logins.current(request)
+        if login is None:
             return Response("log in again", 401)
-        return page(request, "approvals_list.html", pending=state.approvals.pending(), now=time.time())
+        return page(request, "approvals_list.html", pending=pending(login), now=time.time())
 
     @router.post("/approvals/{ident}")
     def answer(request: Request, ident: str, answer: str = Form(...), csrf: str = Form("")) -> Response:
@@ -282,7 +332,7 @@ def build_router(state: ServeState) -> APIRouter:
             return to_login(request)
         if not csrf_ok(login, request, csrf):
             return refused(request)
-        if state.approvals.answer(ident, answer):
+        if state.approvals.answer(ident, answer, login.key_name, everyone=login.admin):
             done = f"answered {answer}"
         else:
             done = "that request is no longer waiting (answered, or timed out: a timeout counts as deny)"
@@ -291,8 +341,8 @@ def build_router(state: ServeState) -> APIRouter:
     # settings -----------------------------------------------------------------------------------------------
     @router.get("/settings")
     def settings(request: Request) -> Response:
-        if logins.current(request) is None:
-            return to_login(request)
+        if (refusal := admin_only(request)) is not None:
+            return refusal
         text, keys = data.masked_settings(state.settings)
         return page(
             request, "settings.html", text=text, keys=keys, config_path=str(state.settings.config_path)
