@@ -54,8 +54,8 @@ def test_the_cron_scheduler_runs_in_process_and_stops(settings: Settings) -> Non
 def test_loopback_binds_answer_only_local_host_names() -> None:
     from grove.cli.serve import _allowed_hosts
 
-    assert _allowed_hosts("127.0.0.1", []) == ["127.0.0.1", "localhost"]
-    assert _allowed_hosts("127.0.0.1", ["grove.lan"]) == ["127.0.0.1", "localhost", "grove.lan"]
+    assert _allowed_hosts("127.0.0.1", []) == ["127.0.0.1", "localhost", "[::1]"]
+    assert _allowed_hosts("127.0.0.1", ["grove.lan"]) == ["127.0.0.1", "localhost", "[::1]", "grove.lan"]
     assert _allowed_hosts("0.0.0.0", []) is None
 
 

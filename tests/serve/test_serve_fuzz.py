@@ -21,9 +21,9 @@ from grove.config import Settings  # noqa: E402
 # breaks with newer pytest releases ('Function' object has no attribute '_nodeid' on pytest 9.2).
 
 
-def fuzz(app: Any, examples: int, check: Callable[[Any], None]) -> int:
+def fuzz(app: Any, key: str, examples: int, check: Callable[[Any], None]) -> int:
     """Runs `check(case)` on generated cases of every operation of the app's spec; the operations fuzzed."""
-    schema = schemathesis.openapi.from_asgi("/openapi.json", app)
+    schema = schemathesis.openapi.from_asgi("/openapi.json", app, headers={"Authorization": f"Bearer {key}"})
     operations = [result.ok() for result in schema.get_all_operations()]
     for operation in operations:
 
@@ -40,7 +40,7 @@ def fuzz(app: Any, examples: int, check: Callable[[Any], None]) -> int:
 
 @pytest.fixture
 def served(settings: Settings) -> tuple[Any, str]:
-    app = make_app(settings)
+    app = make_app(settings, openapi=True)
     return app, app.state.grove.keys.add("fuzz")
 
 
@@ -48,7 +48,8 @@ def test_no_input_makes_a_5xx(served: tuple[Any, str]) -> None:
     app, key = served
     headers = {"Authorization": f"Bearer {key}"}
     assert (
-        fuzz(app, 40, lambda case: case.call_and_validate(headers=headers, checks=[not_a_server_error])) >= 3
+        fuzz(app, key, 40, lambda case: case.call_and_validate(headers=headers, checks=[not_a_server_error]))
+        >= 3
     )
 
 
@@ -57,4 +58,4 @@ def test_without_a_key_nothing_runs(served: tuple[Any, str]) -> None:
         response = case.call()
         assert 400 <= response.status_code < 500, response.text  # refused (401, or 400/413 before the key)
 
-    assert fuzz(served[0], 15, refused) >= 3
+    assert fuzz(*served, 15, refused) >= 3

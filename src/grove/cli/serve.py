@@ -93,6 +93,11 @@ def serve(
         "repeat for more. On loopback, other names are refused (DNS rebinding).",
     ),
     cron: bool = typer.Option(False, "--cron", help="Also run the cron scheduler in this process."),
+    openapi: bool = typer.Option(
+        False,
+        "--openapi",
+        help="Serve the API's OpenAPI spec at /openapi.json (it needs a key). Default: off.",
+    ),
     model: str | None = typer.Option(
         None, "--model", "-m", help=f"Model of API sessions (default: settings' model). {spec_syntaxes()}."
     ),
@@ -137,6 +142,7 @@ def serve(
         burst=burst,
         cors_origins=list(cors_origin or []),
         allowed_hosts=_allowed_hosts(host, list(allowed_host or [])),
+        openapi=openapi,
         turns=TurnOptions(
             toolsets=split_csv(toolsets),
             allow_terminal=allow_terminal,
@@ -164,10 +170,15 @@ def serve(
 
 
 def _allowed_hosts(host: str, extra: list[str]) -> list[str] | None:
-    """Host names answered: on an IPv4 loopback bind only local names (and --allowed-host), else any."""
-    if host == "localhost" or host.startswith("127."):
-        return list(dict.fromkeys(["127.0.0.1", "localhost", host, *extra]))
-    return extra or None
+    """Host names answered: on a loopback bind (127.x, ::1, localhost) only local names and --allowed-host,
+    so a web page whose name is rebound to this machine (DNS rebinding) is refused; else any."""
+    from grove.serve.server import is_loopback
+
+    if not is_loopback(host.strip("[]")):
+        return extra or None
+    bound = host.strip("[]").lower()
+    names = ["127.0.0.1", "localhost", "[::1]", f"[{bound}]" if ":" in bound else bound]
+    return list(dict.fromkeys([*names, *(e.lower() for e in extra)]))
 
 
 def _dashboard_available() -> bool:

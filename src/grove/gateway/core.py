@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from grove.config.gateway import gateway_config
 from grove.gateway.adapter import Incoming, PlatformAdapter, Pressed
+from grove.gateway.allowlist import AllowList
 from grove.gateway.approvals import ApprovalBox
 from grove.gateway.chats import ChatSessions
 from grove.gateway.sink import ChatSink
@@ -42,6 +43,13 @@ class Gateway:
         self.adapter = adapter
         self.platform = adapter.name
         self.config = gateway_config(settings, adapter.name)
+        # @names are resolved to account ids here, once, or refused: matching is by id only
+        self.allow = AllowList.from_config(
+            adapter.name,
+            self.config.allowed_users,
+            self.config.allow_everyone,
+            getattr(adapter, "resolve_user", None),
+        )
         self.model = model
         self.store = open_store(settings)
         self.chats = ChatSessions(self.store.db, adapter.name)
@@ -76,10 +84,7 @@ class Gateway:
 
     # -- what adapters call ------------------------------------------------------------------------------------
     def allowed(self, user_id: str, user_name: str = "") -> bool:
-        if self.config.allow_everyone:
-            return True
-        allowed = set(self.config.allowed_users)
-        return user_id in allowed or bool(user_name and f"@{user_name.lstrip('@')}" in allowed)
+        return self.allow.allows(user_id)  # user_name is only for the log: anyone can take a name
 
     async def on_message(self, msg: Incoming) -> None:
         """Refuse strangers at once; otherwise queue the turn and return, so button presses keep flowing."""

@@ -53,6 +53,8 @@ class ServeOptions:
     # rebound to 127.0.0.1 (DNS rebinding) is refused
     allowed_hosts: list[str] | None = None
     max_body_bytes: int = 8 * 2**20
+    # GET /openapi.json, behind a key; off by default. Never a docs page: FastAPI's loads its code from a CDN
+    openapi: bool = False
     turns: TurnOptions = field(default_factory=TurnOptions)
 
 
@@ -70,6 +72,9 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         title="grove",
         summary="OpenAI-compatible API over grove sessions (memory, skills, tools run by grove)",
         version="1",
+        docs_url=None,  # Swagger UI and ReDoc pull scripts from a CDN into a page on a server holding keys
+        redoc_url=None,
+        openapi_url=None,  # served below behind a key, when asked for
     )
     runner = TurnRunner(state, options.turns)
     keys = KeyStore(runner.store.db)
@@ -152,6 +157,12 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
             "invalid_request_error",
             "model_not_found",
         )
+
+    if options.openapi:
+
+        @app.get("/openapi.json", include_in_schema=False)
+        async def openapi(_: Client) -> dict[str, Any]:
+            return app.openapi()
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, bool]:

@@ -14,7 +14,9 @@ def is_loopback(host: str) -> bool:
     if host == "localhost":
         return True
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.ip_address(host.strip("[]"))
+        mapped = getattr(address, "ipv4_mapped", None)  # ::ffff:127.0.0.1 is loopback too (3.11 says no)
+        return address.is_loopback or bool(mapped and mapped.is_loopback)
     except ValueError:
         return False  # a name: it may resolve to anything
 
