@@ -18,7 +18,7 @@ class GatewayPlatformConfig:
 
     allowed_users: Annotated[
         list[str],
-        Field(description="user ids (or @names) who may talk to grove; anyone else is refused, nothing runs"),
+        Field(description="account ids who may talk to grove (an @name is refused: anyone can take a name)"),
     ] = field(default_factory=list)
     allow_everyone: Annotated[
         bool, Field(description="answer every user (a public bot); off = only allowed_users")
