@@ -12,6 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from grove.skills.discover import MAX_DEPTH, Found
+from grove.skills.folder_read import (
+    MAX_INNER_DEPTH,
+    NotRegular,
+    entries,
+    open_below,
+    open_folder,
+    open_regular,
+    read_at_most,
+)
 from grove.skills.frontmatter import (
     MAX_NAME,
     NAME_RE,
@@ -25,6 +34,9 @@ from grove.skills.manage import MAX_SUPPORT_FILE_BYTES
 from grove.skills.repair import normalise_name, repair
 from grove.skills.skill import MAX_SUPPORT_FILES, SUPPORT_DIRS, Skill, category_of, skill_of_text
 
+# (path inside the folder, what to write, its mode): the bytes read, or their text where they are valid UTF-8
+# (its encoding is exactly those bytes, and the same str is what was scanned: pickled once with scan_files).
+Copy = tuple[str, "bytes | str", int]
 MAX_SKILL_BYTES = 16 << 20  # all files of one skill: bounds the scan of a giant skill (seconds, not minutes)
 
 
@@ -65,7 +77,7 @@ class Prepared:
     author: str
     category: str | None
     raw: str  # SKILL.md as written
-    files: list[str]  # paths inside the folder, to copy
+    copies: list[Copy]  # the files to copy, as read (SKILL.md is written from `text`)
     scan_files: list[tuple[str, str]]  # text files other than SKILL.md
     warnings: list[str] = field(default_factory=list)  # the folder's: no frontmatter, files left out, renamed
     digest: str = ""
@@ -112,44 +124,7 @@ def verdict(folder: Path, name: str, status: str, reason: str) -> ImportOutcome:
     return ImportOutcome(folder, name, status, reason, fix=fix_for(status, reason))
 
 
-def files_of(folder: Path, nested: frozenset[str] | set[str]) -> tuple[list[str], list[str]]:
-    """The regular files to copy (paths inside `folder`), and warnings for what is left out (links, hidden files,
-    skills of their own)."""
-    files: list[str] = []
-    warnings: list[str] = []
-    base = str(folder)
-    for dirpath, dirnames, filenames in os.walk(base):
-        here = _inside(dirpath, base)
-        for d in list(dirnames):
-            full = os.path.join(dirpath, d)
-            rel = os.path.join(here, d)
-            if full in nested:
-                warnings.append(f"left out {rel}/ (a skill of its own, imported on its own)")
-                dirnames.remove(d)
-            elif d.startswith(".") or os.path.islink(full):
-                warnings.append(f"left out {rel}/ (hidden or a link)")
-                dirnames.remove(d)
-        dirnames.sort()
-        for fname in sorted(filenames):
-            full_path = os.path.join(dirpath, fname)
-            if fname.startswith(".") or os.path.islink(full_path):
-                warnings.append(f"left out {os.path.join(here, fname)} (hidden or a link)")
-                continue
-            files.append(os.path.join(here, fname))
-    return files, warnings
-
-
-def _inside(path: str, base: str) -> str:
-    """`path` relative to `base` ('' for base itself), for the paths os.walk(base) gives: a slice, where
-    os.path.relpath would make both absolute and compare them part by part for each of thousands of files."""
-    if path == base:
-        return ""
-    if path.startswith(base) and path[len(base) : len(base) + 1] == os.sep:
-        return path[len(base) + 1 :]
-    return os.path.relpath(path, base)
-
-
-def author_of(folder: Path, fm: dict[str, object], root: Path) -> str:
+def author_of(folder: Path, fm: dict[str, object], root: Path, meta_json: bytes | str | None = None) -> str:
     """Who wrote it, for `name-<author>`: the frontmatter's author, a registry's _meta.json owner, or the folder
     the skill sits in (collections keep <author>/<skill>/)."""
     meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
@@ -157,10 +132,10 @@ def author_of(folder: Path, fm: dict[str, object], root: Path) -> str:
         if isinstance(value, str) and normalise_name(value):
             return normalise_name(value)[:24]
     try:
-        owner = json.loads((folder / "_meta.json").read_text(encoding="utf-8")).get("owner")
+        owner = json.loads(meta_json).get("owner") if meta_json is not None else None
         if isinstance(owner, str) and normalise_name(owner):
             return normalise_name(owner)[:24]
-    except (OSError, ValueError, AttributeError):
+    except (ValueError, AttributeError):
         pass
     parent = folder.parent
     if parent != root and parent.name not in ("skills", "") and normalise_name(parent.name):
@@ -178,15 +153,69 @@ def prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
         return out
 
 
+def _inside(path: str, base: str) -> str:
+    """`path` relative to `base` ('' for base itself): a slice, where os.path.relpath would make both absolute
+    and compare them part by part for each of thousands of folders."""
+    if path == base:
+        return ""
+    if path.startswith(base) and path[len(base) : len(base) + 1] == os.sep:
+        return path[len(base) + 1 :]
+    return os.path.relpath(path, base)
+
+
+def _open_skill(f: Found, plan: ReadPlan) -> int:
+    """The skill folder, opened from the folder the user named without following a link on the way down."""
+    base = str(plan.path)
+    rel = _inside(f.where, base)
+    if rel.startswith(
+        ".."
+    ):  # not below the named folder (a caller's own list): only its last part is checked
+        base, rel = os.path.dirname(f.where), os.path.basename(f.where)
+    top = open_folder(base)
+    try:
+        return open_below(top, rel)
+    finally:
+        os.close(top)
+
+
 def _prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
+    folder = f.folder
+    try:
+        top = _open_skill(f, plan)
+    except NotRegular as e:
+        why = f"the skill folder is reached through a link ({e.strerror}); import the folder it points to"
+        return verdict(folder, folder.name, "invalid", why)
+    except OSError as e:
+        return verdict(folder, folder.name, "invalid", f"cannot open the folder: {e.strerror or e}")
+    try:
+        return _read(f, plan, top)
+    finally:
+        os.close(top)
+
+
+def _read(f: Found, plan: ReadPlan, top: int) -> Prepared | ImportOutcome:
+    """Everything read from the held folder `top`, each file once: what is scanned is what is copied."""
     folder, limits = f.folder, plan.limits
     notes: list[str] = []
+    owner = os.fstat(top).st_uid
     try:
-        with open(os.path.join(folder, "SKILL.md"), "rb") as fh:
-            written = fh.read()
+        fd, st = open_regular(top, "SKILL.md", owner)
+        try:
+            written = read_at_most(fd, limits.max_file_bytes)
+        finally:
+            os.close(fd)
+        if len(written) > limits.max_file_bytes:
+            why = (
+                f"SKILL.md has {max(st.st_size, len(written))} bytes; at most {limits.max_file_bytes} are"
+                f" allowed ({limit_hint('max_file_bytes')})"
+            )
+            return verdict(folder, folder.name, "over-limit", why)
         # as Path.read_text gives it: universal newlines
         text = written.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
         skill = skill_of_text(text, folder, "import", f.category)
+    except NotRegular as e:
+        why = f"SKILL.md is {e.strerror}: only a regular file is read (put the file itself in the folder)"
+        return verdict(folder, folder.name, "invalid", why)
     except UnicodeDecodeError as e:
         return verdict(
             folder, folder.name, "invalid", f"SKILL.md is not UTF-8 text ({e.reason} at byte {e.start})"
@@ -195,7 +224,9 @@ def _prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
         return verdict(folder, folder.name, "invalid", f"cannot read SKILL.md: {e.strerror or e}")
     except SkillFormatError as e:
         headless = (
-            without_frontmatter(folder, f.category) if str(e).startswith("SKILL.md must start") else None
+            without_frontmatter(text, folder, f.category)
+            if str(e).startswith("SKILL.md must start")
+            else None
         )
         if headless is None:
             return verdict(folder, folder.name, "invalid", str(e))
@@ -206,61 +237,138 @@ def _prepare(f: Found, plan: ReadPlan) -> Prepared | ImportOutcome:
         name = normalise_name(name)
         if not name:
             return verdict(folder, skill.name, "invalid", f"name {skill.name!r} cannot be made valid")
-    files, warnings = files_of(folder, plan.nested)
-    warnings = notes + warnings
-    if len(files) > limits.max_files:
-        why = f"{len(files)} files; at most {limits.max_files} are allowed ({limit_hint('max_files')})"
+    tree = _Tree(plan, str(folder), owner, len(written))
+    try:
+        tree.walk(top, "", 0)
+    except _Stop as stop:
+        return verdict(folder, name, stop.status, stop.why)
+    except OSError as e:
+        return verdict(folder, name, "invalid", f"cannot read {tree.at}: {e.strerror or e}")
+    if tree.count > limits.max_files:
+        why = f"{tree.count} files; at most {limits.max_files} are allowed ({limit_hint('max_files')})"
         return verdict(folder, name, "over-limit", why)
-    digest = hashlib.sha256()
-    total = 0
-    scan_files: list[tuple[str, str]] = []
-    base = str(folder)
-    for rel in files:
-        path = os.path.join(base, rel)
-        try:
-            size = os.stat(path).st_size
-            if size > limits.max_file_bytes:
-                why = (
-                    f"{rel} has {size} bytes; at most {limits.max_file_bytes} are allowed"
-                    f" ({limit_hint('max_file_bytes')})"
-                )
-                return verdict(folder, name, "over-limit", why)
-            total += size
-            if total > limits.max_skill_bytes:
-                why = (
-                    f"its files hold more than {limits.max_skill_bytes} bytes in all"
-                    f" ({limit_hint('max_skill_bytes')})"
-                )
-                return verdict(folder, name, "over-limit", why)
-            if rel == "SKILL.md":
-                data = b""
-            else:
-                with open(path, "rb") as fh:
-                    data = fh.read()
-        except OSError as e:
-            return verdict(folder, name, "invalid", f"cannot read {rel}: {e.strerror or e}")
-        digest.update(rel.encode() + b"\0" + data)
-        if rel == "SKILL.md":
-            continue
-        if rel.split(os.sep, 1)[0] not in SUPPORT_DIRS:
-            warnings.append(f"{rel} is outside {', '.join(SUPPORT_DIRS)} (kept; readable with skill_view)")
-        if b"\0" not in data[:8192]:
-            scan_files.append((rel, data.decode("utf-8", errors="replace")))
-    digest.update(text.encode())
-    author = author_of(folder, skill.frontmatter, plan.root)
+    tree.digest.update(text.encode())
+    meta = next((data for rel, data, _ in tree.copies if rel == "_meta.json"), None)
+    author = author_of(folder, skill.frontmatter, plan.root, meta)
     # Repaired (for the name it will have) once the importer has settled that name: a duplicate never is.
     return Prepared(
-        f, name, skill.name, author, f.category, text, files, scan_files, warnings, digest.hexdigest()
+        f,
+        name,
+        skill.name,
+        author,
+        f.category,
+        text,
+        tree.copies,
+        tree.scan_files,
+        notes + tree.warnings,
+        tree.digest.hexdigest(),
     )
 
 
-def without_frontmatter(folder: Path, category: str | None) -> tuple[Skill, str] | None:
-    """A SKILL.md with no frontmatter at all (thousands in community collections): its folder names it, its first
-    paragraph (or title) describes it, and that frontmatter is written into the imported copy."""
-    try:
-        body = (folder / "SKILL.md").read_text(encoding="utf-8").lstrip("\ufeff")
-    except (OSError, UnicodeDecodeError):
-        return None
+class _Stop(Exception):
+    def __init__(self, status: str, why: str) -> None:
+        self.status, self.why = status, why
+
+
+class _Tree:
+    """One walk of a skill folder from its held descriptor: each regular file read once, within the limits;
+    links, special files, hidden files and skills of their own left out with a warning."""
+
+    def __init__(self, plan: ReadPlan, base: str, owner: int, skill_md_bytes: int) -> None:
+        self.plan, self.base, self.owner = plan, base, owner
+        self.limits = plan.limits
+        self.copies: list[Copy] = []
+        self.scan_files: list[tuple[str, str]] = []
+        self.warnings: list[str] = []
+        self.digest = hashlib.sha256()
+        self.count = 0
+        self.total = 0
+        self.at = ""
+        self.skill_md_bytes = skill_md_bytes
+
+    def walk(self, dir_fd: int, here: str, depth: int) -> None:
+        dirs, files, others = entries(dir_fd)
+        for fname in others:
+            self.warnings.append(f"left out {os.path.join(here, fname)} (hidden or a link)")
+        for fname in files:
+            rel = os.path.join(here, fname)
+            if fname.startswith("."):
+                self.warnings.append(f"left out {rel} (hidden or a link)")
+                continue
+            self.count += 1
+            if self.count > self.limits.max_files:
+                continue  # only counted: the verdict names how many there are
+            self.at = rel
+            if rel == "SKILL.md":
+                self._add(rel, self.skill_md_bytes)
+                self.digest.update(b"SKILL.md\0")
+                continue
+            self._file(dir_fd, fname, rel)
+        for d in dirs:
+            rel = os.path.join(here, d)
+            if os.path.join(self.base, rel) in self.plan.nested:
+                self.warnings.append(f"left out {rel}/ (a skill of its own, imported on its own)")
+            elif d.startswith("."):
+                self.warnings.append(f"left out {rel}/ (hidden or a link)")
+            elif depth + 1 >= MAX_INNER_DEPTH:
+                self.warnings.append(f"left out {rel}/ (more than {MAX_INNER_DEPTH} folders deep)")
+            else:
+                try:
+                    sub = open_below(dir_fd, d)
+                except NotRegular:  # swapped for a link since it was listed
+                    self.warnings.append(f"left out {rel}/ (hidden or a link)")
+                    continue
+                try:
+                    self.walk(sub, rel, depth + 1)
+                finally:
+                    os.close(sub)
+
+    def _add(self, rel: str, size: int) -> None:
+        limits = self.limits
+        if size > limits.max_file_bytes:
+            why = (
+                f"{rel} has {size} bytes; at most {limits.max_file_bytes} are allowed"
+                f" ({limit_hint('max_file_bytes')})"
+            )
+            raise _Stop("over-limit", why)
+        self.total += size
+        if self.total > limits.max_skill_bytes:
+            why = f"its files hold more than {limits.max_skill_bytes} bytes in all ({limit_hint('max_skill_bytes')})"
+            raise _Stop("over-limit", why)
+
+    def _file(self, dir_fd: int, fname: str, rel: str) -> None:
+        try:
+            fd, st = open_regular(dir_fd, fname, self.owner)
+        except NotRegular as e:
+            self.warnings.append(f"left out {rel} ({e.strerror})")
+            self.count -= 1
+            return
+        try:
+            if st.st_size > self.limits.max_file_bytes:
+                self._add(rel, st.st_size)  # over the limit: not read at all
+            data = read_at_most(fd, self.limits.max_file_bytes)
+        finally:
+            os.close(fd)
+        self._add(rel, len(data))  # what was read (it may have changed since the fstat) is what counts
+        self.digest.update(rel.encode() + b"\0" + data)
+        if rel.split(os.sep, 1)[0] not in SUPPORT_DIRS:
+            self.warnings.append(
+                f"{rel} is outside {', '.join(SUPPORT_DIRS)} (kept; readable with skill_view)"
+            )
+        content: bytes | str = data
+        if b"\0" not in data[:8192]:
+            try:
+                content = data.decode("utf-8")
+                self.scan_files.append((rel, content))
+            except UnicodeDecodeError:
+                self.scan_files.append((rel, data.decode("utf-8", errors="replace")))
+        self.copies.append((rel, content, st.st_mode))
+
+
+def without_frontmatter(text: str, folder: Path, category: str | None) -> tuple[Skill, str] | None:
+    """A SKILL.md (`text`, as read) with no frontmatter at all (thousands in community collections): its folder
+    names it, its first paragraph (or title) describes it, and that frontmatter is written into the copy."""
+    body = text.lstrip("\ufeff")
     title, para = "", []
     for line in body.splitlines():
         item = line.strip()

@@ -4,8 +4,9 @@ One pass over a skill folder or a whole collection: walk (every SKILL.md at any 
 agent folders included), read each skill once (import_read; in worker processes for a collection), settle names
 (--on-conflict skip | rename | replace), scan every distinct file once (the same workers; verdicts cached by
 content hash), and copy each skill, as soon as its files' verdicts are in, through a temp folder renamed into
-place. Every SKILL.md found gets one verdict (grove.skills.import_report.STATUSES) with a reason and a way forward;
-a limit is a parameter, and what it holds back is reported as over-limit.
+place. Each file is read once, without following links, and what is copied is the bytes that were scanned
+(grove.skills.folder_read). Every SKILL.md found gets one verdict (grove.skills.import_report.STATUSES) with a
+reason and a way forward; a limit is a parameter, and what it holds back is reported as over-limit.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ import json
 import os
 import re
 import shutil
-import stat
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -26,6 +25,7 @@ from typing import Literal
 
 from grove.skills import usage
 from grove.skills.discover import AGENT_DIRS, MAX_DEPTH, Found, walk
+from grove.skills.folder_read import write_new
 from grove.skills.frontmatter import MAX_NAME
 from grove.skills.history import skill_lock, snapshot
 from grove.skills.import_read import (
@@ -305,15 +305,13 @@ def _install(p: Prepared, scan: object, skills_root: Path, allow_flagged: bool) 
         tmp = _scratch(skills_root)
         try:
             made = {str(tmp)}
-            for rel in p.files:
-                if rel == "SKILL.md":
-                    continue  # written below, repaired
+            for rel, content, mode in p.copies:  # the bytes read and scanned: the source is not opened again
                 target = os.path.join(tmp, rel)
                 parent = os.path.dirname(target)
                 if parent not in made:  # each folder made once, not once per file
                     os.makedirs(parent, exist_ok=True)
                     made.add(parent)
-                _copy(os.path.join(folder, rel), target)
+                write_new(target, content.encode() if isinstance(content, str) else content, mode)
             (tmp / "SKILL.md").write_text(p.text, encoding="utf-8")
             if dest.exists():
                 snapshot(skills_root, name, "import", "import", f"replaced by import from {folder}")
@@ -323,44 +321,6 @@ def _install(p: Prepared, scan: object, skills_root: Path, allow_flagged: bool) 
             shutil.rmtree(tmp, ignore_errors=True)
             raise
     return out
-
-
-def _send(dst: int, src: int, size: int) -> None:
-    """The bytes of `src` into `dst`: in the kernel on Linux, else read and written (sendfile there wants a socket)."""
-    sent = 0
-    if sys.platform.startswith("linux"):
-        while sent < size:
-            n = os.sendfile(dst, src, sent, size - sent)
-            if n == 0:  # the file shrank meanwhile
-                return
-            sent += n
-        return
-    while chunk := os.read(src, 1 << 20):
-        view = memoryview(chunk)
-        while view:
-            view = view[os.write(dst, view) :]
-
-
-def _copy(source: str, target: str) -> None:
-    """One regular file and its permission bits (a script stays executable), in seven system calls on Linux;
-    shutil's copyfile and copymode take about twice that, and an import copies tens of thousands of files."""
-    binary = getattr(os, "O_BINARY", 0)  # Windows: no newline translation
-    src = os.open(source, os.O_RDONLY | binary)
-    try:
-        st = os.fstat(src)
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{source} is not a regular file")
-        dst = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | binary, 0o600)
-        try:
-            _send(dst, src, st.st_size)
-            if hasattr(os, "fchmod"):
-                os.fchmod(dst, stat.S_IMODE(st.st_mode))
-        finally:
-            os.close(dst)
-        if not hasattr(os, "fchmod"):  # Windows before Python 3.13
-            os.chmod(target, stat.S_IMODE(st.st_mode))
-    finally:
-        os.close(src)
 
 
 _SCRATCH = itertools.count()
