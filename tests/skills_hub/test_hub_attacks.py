@@ -90,8 +90,9 @@ def test_archive_size_and_count_limits(tmp_path: Path) -> None:
 
 def test_duplicate_member_cannot_overwrite_through_a_planted_file(tmp_path: Path) -> None:
     data = tarball({"s/SKILL.md": skill_md("s"), "./s/SKILL.md": "second copy\n"})
-    with pytest.raises(FileExistsError):
+    with pytest.raises(UnsafeArchive, match="given twice"):  # refused before anything is written
         safe_extract(data, tmp_path / "x")
+    assert not (tmp_path / "x" / "s").exists()
 
 
 def test_links_in_a_folder_source_are_left_out(ctx, tmp_path: Path) -> None:

@@ -120,3 +120,66 @@ def write_new(target: str, data: bytes, mode: int, dir_fd: int | None = None) ->
         os.fchmod(fd, safe_mode(mode))
     finally:
         os.close(fd)
+
+
+def copy_tree(source: str, dest: str, skip: frozenset[str] = frozenset(), max_depth: int = 64) -> list[str]:
+    """The regular files of `source` copied into the new folder `dest`, read as above (safe_mode bits); returns
+    what was left out and why (links, special files, foreign hard links, names in `skip`, folders too deep)."""
+    left_out: list[str] = []
+    top = open_folder(source)
+    try:
+        os.mkdir(dest, 0o700)
+        _copy_level(top, dest, "", 0, skip, max_depth, left_out)
+    finally:
+        os.close(top)
+    return left_out
+
+
+def _copy_level(
+    dir_fd: int, dest: str, here: str, depth: int, skip: frozenset[str], max_depth: int, left_out: list[str]
+) -> None:
+    owner = os.fstat(dir_fd).st_uid
+    dirs, files, others = entries(dir_fd)
+    left_out.extend(f"{os.path.join(here, n)} (a link or special file)" for n in others if n not in skip)
+    for name in files:
+        if name in skip:
+            continue
+        rel = os.path.join(here, name)
+        try:
+            fd, st = open_regular(dir_fd, name, owner)
+        except NotRegular as e:
+            left_out.append(f"{rel} ({e.strerror})")
+            continue
+        try:
+            out = os.open(
+                os.path.join(dest, rel),
+                os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC,
+                0o600,
+            )
+            try:
+                while chunk := os.read(fd, 1 << 20):
+                    view = memoryview(chunk)
+                    while view:
+                        view = view[os.write(out, view) :]
+                os.fchmod(out, safe_mode(st.st_mode))
+            finally:
+                os.close(out)
+        finally:
+            os.close(fd)
+    for name in dirs:
+        rel = os.path.join(here, name)
+        if name in skip:
+            continue
+        if depth + 1 >= max_depth:
+            left_out.append(f"{rel}/ (more than {max_depth} folders deep)")
+            continue
+        try:
+            sub = open_below(dir_fd, name)
+        except NotRegular:
+            left_out.append(f"{rel}/ (a link)")
+            continue
+        try:
+            os.mkdir(os.path.join(dest, rel), 0o755)
+            _copy_level(sub, dest, rel, depth + 1, skip, max_depth, left_out)
+        finally:
+            os.close(sub)

@@ -14,6 +14,7 @@ import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grove.skills.folder_read import copy_tree
 from grove.skills_hub.archive import _checked_name, safe_extract
 from grove.skills_hub.http import FetchError, http_get
 from grove.skills_hub.source import Source
@@ -180,7 +181,9 @@ def fetch(source: Source, dest: Path) -> Fetched:
     if source.kind == "git":
         commit = _fetch_git(source, dest)
     elif source.kind == "folder":
-        shutil.copytree(source.location, dest, symlinks=True, ignore=shutil.ignore_patterns(".git"))
+        # read as an import reads (no link followed, rwx bits only): the quarantine holds no link and no setuid
+        left_out = copy_tree(source.location, str(dest), skip=frozenset({".git"}))
+        notes += [f"left out {what}" for what in left_out]
     elif source.kind == "tarball":
         loc = source.location
         data = http_get(loc) if loc.startswith(("http://", "https://")) else Path(loc).read_bytes()
