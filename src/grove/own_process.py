@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 # what a grove process needs from its parent's environment; everything else (PYTHONPATH, PYTHONSTARTUP,
-# LD_PRELOAD, BASH_ENV, ...) is left behind
+# LD_PRELOAD, BASH_ENV, ...) is left behind; LD_LIBRARY_PATH is filtered below
 KEEP = frozenset(
     {
         "PATH",
@@ -54,6 +54,11 @@ def clean_env(
         for name, value in source.items()
         if name in wanted or name.startswith(KEEP_PREFIXES) or name.endswith(KEEP_SUFFIXES)
     }
+    # a Python built with a shared libpython may need LD_LIBRARY_PATH to start at all; only its absolute
+    # entries pass (an empty or relative one means the current folder)
+    libs = [p for p in source.get("LD_LIBRARY_PATH", "").split(os.pathsep) if os.path.isabs(p)]
+    if libs:
+        env["LD_LIBRARY_PATH"] = os.pathsep.join(libs)
     env.update(extra or {})
     return env
 

@@ -3,6 +3,7 @@ the agent wrote into the workspace (or the folder grove was started from), nor h
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -59,6 +60,8 @@ def planted(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path
     monkeypatch.setenv("PYTHONPATH", str(workspace))
     monkeypatch.setenv("PYTHONSTARTUP", str(workspace / "startup.py"))
     monkeypatch.setenv("PYTHONINSPECT", "")
+    lib = os.environ.get("LD_LIBRARY_PATH")
+    monkeypatch.setenv("LD_LIBRARY_PATH", os.pathsep.join(["", ".", *([lib] if lib else [])]))
     return workspace, marker
 
 
