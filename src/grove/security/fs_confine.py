@@ -16,6 +16,7 @@ from pathlib import Path
 from grove.security.approval_types import PolicyView
 from grove.security.command_base import CommandVerdict, Finding
 from grove.security.fs_identity import FsIdentity, acting_as, identity_for
+from grove.security.protected import existing_protected, protected_rel
 
 MAX_PATH = 4096
 MAX_NAME = 255
@@ -107,6 +108,7 @@ class Confinement:
             os.close(fd)
         self._anchors.sort(key=lambda a: len(a[0]), reverse=True)
         self._home_inodes = self._sensitive_inodes()
+        self._runs_later = _runs_later(self.ws_real, roots.home)
 
     def close(self) -> None:
         for _spelled, fd in self._anchors:
@@ -226,6 +228,17 @@ class Confinement:
             )
             raise Refused(hard)  # the flow refuses hard findings; this is never reached unless it changes
         zone = self.zone(place.real)
+        later = self.runs_later(place.real) if write else None
+        if later is not None:
+            finding = Finding(
+                f"file-protected-path:{later}",
+                f"write {place.real}: this is {later}, which a program runs later, outside any sandbox, with the "
+                f"user's rights (git on the next `git status`/commit, direnv on `cd`, the editor on open); asked "
+                f"for as {spelled!r}",
+                effect="system",
+            )
+            self._decide(f"write {place.real}", [finding])
+            return
         if zone == "rw" or (zone == "ro" and not write):
             return
         where = "a read-only root" if zone == "ro" else "outside the workspace"
@@ -256,6 +269,21 @@ class Confinement:
         if _under(real, "/dev") and not _under(real, "/dev/shm"):
             return f"{real} is in /dev (devices); file tools never touch it"
         return ""
+
+    def runs_later(self, real: str) -> str | None:
+        """The protected path (protected.py) a real place is, by where it lies, whatever it was spelled like."""
+        for prefix, alias in self._runs_later:
+            if not _under(real, prefix):
+                continue
+            rest = real[len(prefix.rstrip("/")) + 1 :] if real != prefix else ""
+            parts = [_plain(p) for p in f"{alias}/{rest}".split("/") if p]
+            if parts and parts[-1] == ".git":
+                return ".git (the pointer to the repository's folder)"
+            for i in range(len(parts)):  # a nested repository or .envrc is run the same way as the top one
+                hit = protected_rel("/".join(parts[i:]))
+                if hit is not None:
+                    return hit
+        return None
 
     def zone(self, real: str) -> str:
         """rw (workspace or a read-write root), ro (a read-only root) or out."""
@@ -320,6 +348,66 @@ class Confinement:
             if len(out) > 10_000:
                 break
         return out
+
+
+def _plain(name: str) -> str:
+    """A name as case-insensitive, dot-trimming filesystems (macOS, NTFS, vfat) read it: `.GIT.` is `.git`."""
+    return name.casefold().rstrip(". ")
+
+
+def _runs_later(ws_real: str, home: Path | None) -> list[tuple[str, str]]:
+    """(real folder, the workspace-relative name it stands for): the workspace itself, the repository folder a
+    `.git` link or `gitdir:` file leads to, and whatever a protected path links to or its config names (hooksPath,
+    include.path), so a place is protected by where it really is."""
+    out = [(ws_real, "")]
+    dot_git = os.path.join(ws_real, ".git")
+    gitdirs: list[str] = []
+    try:
+        if os.path.isfile(dot_git) and not os.path.islink(dot_git):
+            with open(dot_git, encoding="utf-8", errors="replace") as f:
+                line = f.read(4096).strip()
+            if line.startswith("gitdir:"):
+                gitdirs.append(os.path.realpath(os.path.join(ws_real, line[7:].strip())))
+        elif os.path.isdir(dot_git):
+            gitdirs.append(os.path.realpath(dot_git))
+        for g in list(gitdirs):
+            common = os.path.join(g, "commondir")
+            if os.path.isfile(common):
+                with open(common, encoding="utf-8", errors="replace") as f:
+                    gitdirs.append(os.path.realpath(os.path.join(g, f.read(4096).strip())))
+    except OSError:
+        pass
+    out += [(g, ".git") for g in gitdirs]
+    for g in gitdirs:
+        for key, value in _config_paths(os.path.join(g, "config")):
+            alias = ".git/hooks" if key == "hookspath" else ".git/config"
+            base = ws_real if key == "hookspath" else g
+            out.append((os.path.realpath(os.path.join(base, os.path.expanduser(value))), alias))
+    for rel in existing_protected(Path(ws_real), home):
+        p = os.path.join(ws_real, rel)
+        entries = [p]
+        if os.path.isdir(p) and not os.path.islink(p):
+            try:
+                entries += [os.path.join(p, n) for n in os.listdir(p)][:1000]
+            except OSError:
+                pass
+        for e in entries:
+            if os.path.islink(e):  # a hook that is a link to a workspace file: that file runs later
+                out.append((os.path.realpath(e), os.path.relpath(e, ws_real)))
+    return out
+
+
+_CONFIG_PATH = re.compile(r"^\s*(hookspath|path)\s*=\s*\"?([^\"\n]+?)\"?\s*$", re.IGNORECASE | re.MULTILINE)
+
+
+def _config_paths(config: str) -> list[tuple[str, str]]:
+    """(key, value) of a git config's hooksPath and include/includeIf paths: files git runs or reads as config."""
+    try:
+        with open(config, encoding="utf-8", errors="replace") as f:
+            text = f.read(1 << 20)
+    except OSError:
+        return []
+    return [(m.group(1).lower(), m.group(2)) for m in _CONFIG_PATH.finditer(text)]
 
 
 def _swap(old: int, new: int) -> int:
