@@ -24,6 +24,19 @@ def test_keys_add_list_remove(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 2 and "no key named" in err
 
 
+def test_keys_are_plain_unless_made_admin(capsys: pytest.CaptureFixture[str]) -> None:
+    assert grove(capsys, "serve", "keys", "add", "client")[0] == 0
+    assert grove(capsys, "serve", "keys", "add", "boss", "--admin")[0] == 0
+    rows = dict(line.split("\t", 1) for line in grove(capsys, "serve", "keys", "list")[1].splitlines())
+    assert "own sessions" in rows["client"] and "\tadmin\t" in rows["boss"]
+    assert grove(capsys, "serve", "keys", "admin", "client")[0] == 0
+    assert grove(capsys, "serve", "keys", "admin", "boss", "--off")[0] == 0
+    rows = dict(line.split("\t", 1) for line in grove(capsys, "serve", "keys", "list")[1].splitlines())
+    assert "\tadmin\t" in rows["client"] and "own sessions" in rows["boss"]
+    code, _, err = grove(capsys, "serve", "keys", "admin", "nobody")
+    assert code == 2 and "no key named" in err
+
+
 @pytest.mark.parametrize("name", ["", "a b", "../x", "x" * 65, "-lead"])
 def test_bad_key_names_are_usage_errors(capsys: pytest.CaptureFixture[str], name: str) -> None:
     code, _, err = grove(capsys, "serve", "keys", "add", "--", name)
