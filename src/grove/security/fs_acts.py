@@ -29,7 +29,7 @@ def open_file(place: Place, path: str) -> int:
 def read_place(conf: Confinement, place: Place, path: str, limit: int = MAX_READ_BYTES) -> bytes:
     if not place.exists:
         raise Refused(f"{path} does not exist")
-    with conf.acting():
+    with conf.acting(place):
         fd = open_file(place, path)
     try:
         st = os.fstat(fd)
@@ -54,8 +54,8 @@ def write_place(conf: Confinement, place: Place, path: str, data: bytes) -> None
     sandboxed commands can change them), existing ones keep their rwx bits and lose any special bits."""
     if not place.name:
         raise Refused(f"{path} is a directory")
-    shared = conf.roots.identity is not None and conf.roots.identity.shared_group
-    with conf.acting():
+    shared = conf.roots.identity is not None and conf.roots.identity.shared_group and not place.inside
+    with conf.acting(place):
         try:  # the same folder opened for reading, so the rename can be synced (a path-only fd cannot)
             dir_fd = os.open(".", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC, dir_fd=place.dir_fd)
         except PermissionError:

@@ -9,13 +9,13 @@ import re
 import stat
 from collections import deque
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from grove.security.approval_types import PolicyView
 from grove.security.command_base import CommandVerdict, Finding
-from grove.security.fs_identity import FsIdentity, acting_as, identity_for
+from grove.security.fs_identity import FsIdentity, acting_as, beneath, identity_for, root_owned
 from grove.security.protected import existing_protected, protected_rel
 
 MAX_PATH = 4096
@@ -43,6 +43,9 @@ class Roots:
     read_only: tuple[Path, ...] = ()
     read_write: tuple[Path, ...] = ()
     identity: FsIdentity | None = None
+    # grove is root and the workspace is root's (the usual container): inside the workspace and the read-write
+    # roots the acts keep root's rights, confined by the held-fd walk and re-checked by the kernel (openat2)
+    root_inside: bool = False
 
     @classmethod
     def make(
@@ -52,7 +55,7 @@ class Roots:
         read_only: tuple[Path, ...] = (),
         read_write: tuple[Path, ...] = (),
     ) -> Roots:
-        return cls(workspace, home, read_only, read_write, identity_for(workspace))
+        return cls(workspace, home, read_only, read_write, identity_for(workspace), root_owned(workspace))
 
 
 @dataclass
@@ -65,6 +68,7 @@ class Place:
     real: str
     missing: list[str] = field(default_factory=list)
     exists: bool = True
+    inside: bool = False  # acted on with grove's own (root) rights: see Roots.root_inside
 
     def close(self) -> None:
         os.close(self.dir_fd)
@@ -122,7 +126,11 @@ class Confinement:
         self.close()
 
     @contextmanager
-    def acting(self) -> Iterator[None]:
+    def acting(self, place: Place | None = None) -> Iterator[None]:
+        """The block with the rights acts at `place` use: root's inside a root-owned workspace, else identity's."""
+        if place is not None and place.inside:
+            yield
+            return
         with acting_as(self.roots.identity):
             yield
 
@@ -137,19 +145,51 @@ class Confinement:
                 place = self._walk(text)
         except PermissionError:
             # the acting uid cannot get there; walk as grove only to say why it is refused (or needs approval),
-            # then report the permission error: nothing is done with grove's rights
+            # then report the permission error: nothing is done with grove's rights (but in a root-owned
+            # workspace, where grove's rights are the workspace's owner's)
             place = self._walk(text)
             try:
                 self.check(place, write=write, spelled=path)
-            finally:
+                if not self._root_inside(place):
+                    raise
+            except BaseException:
                 place.close()
-            raise
+                raise
+            return place
         try:
             self.check(place, write=write, spelled=path)
+            self._root_inside(place)
         except BaseException:
             place.close()
             raise
         return place
+
+    def _root_inside(self, place: Place) -> bool:
+        """Mark a place in the workspace (or a read-write root) of a root-owned project to be acted on as root,
+        after the kernel confirms its folder lies beneath that root without a link (openat2 RESOLVE_BENEATH)."""
+        if not self.roots.root_inside or self.zone(place.real) != "rw":
+            return False
+        folder = place.real if not place.name else os.path.dirname(place.real)
+        for _ in place.missing:
+            folder = os.path.dirname(folder)
+        root = next(r for r in (self.ws_real, *self.read_write) if _under(folder, r))
+        anchor = next((fd for spelled, fd in self._anchors if spelled == root), None)
+        if anchor is None:
+            return False
+        rel = os.path.relpath(folder, root)
+        try:
+            checked = beneath(anchor, rel)
+        except OSError as e:
+            raise Refused(f"{place.real} changed while it was being checked, or leads out; try again") from e
+        if checked is not None:
+            try:
+                a, b = os.fstat(checked), os.fstat(place.dir_fd)
+            finally:
+                os.close(checked)
+            if (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino):
+                raise Refused(f"{place.real} changed while it was being checked; try again")
+        place.inside = True
+        return True
 
     def _start(self, absolute: str) -> tuple[int, str, list[str]]:
         """The deepest held root that spells a prefix of `absolute`, and the names left to walk from it."""
@@ -387,10 +427,8 @@ def _runs_later(ws_real: str, home: Path | None) -> list[tuple[str, str]]:
         p = os.path.join(ws_real, rel)
         entries = [p]
         if os.path.isdir(p) and not os.path.islink(p):
-            try:
+            with suppress(OSError):
                 entries += [os.path.join(p, n) for n in os.listdir(p)][:1000]
-            except OSError:
-                pass
         for e in entries:
             if os.path.islink(e):  # a hook that is a link to a workspace file: that file runs later
                 out.append((os.path.realpath(e), os.path.relpath(e, ws_real)))

@@ -4,6 +4,7 @@ do, by switching this thread's filesystem uid/gid and groups (Linux keeps these 
 from __future__ import annotations
 
 import ctypes
+import errno
 import os
 import platform
 from collections.abc import Iterator
@@ -38,6 +39,45 @@ def identity_for(workspace: Path) -> FsIdentity | None:
     if st.st_uid != 0:
         return FsIdentity(st.st_uid, st.st_gid)
     return FsIdentity(SANDBOX_UID, SANDBOX_GID)
+
+
+def root_owned(workspace: Path) -> bool:
+    """grove is root and the workspace is root's, not shared with the sandbox group (README's chgrp): only root's
+    rights can write it (see Roots.root_inside); a shared one keeps the sandbox uid, so commands can edit files."""
+    if os.geteuid() != 0:
+        return False
+    st = workspace.stat()
+    return st.st_uid == 0 and st.st_gid != SANDBOX_GID
+
+
+_OPENAT2 = {"x86_64": 437, "aarch64": 437, "i686": 437, "armv7l": 437}
+_RESOLVE_NO_MAGICLINKS, _RESOLVE_NO_SYMLINKS, _RESOLVE_BENEATH = 0x02, 0x04, 0x08
+
+
+class _OpenHow(ctypes.Structure):
+    _fields_ = [("flags", ctypes.c_uint64), ("mode", ctypes.c_uint64), ("resolve", ctypes.c_uint64)]
+
+
+def beneath(root_fd: int, rel: str) -> int | None:
+    """An O_PATH fd for folder `rel` opened by the kernel beneath `root_fd`, refusing any symlink, magic link or
+    `..` out (openat2); None where the kernel has no openat2 (the caller's held-fd walk is the check then)."""
+    number = _OPENAT2.get(platform.machine())
+    if number is None:
+        return None
+    how = _OpenHow(
+        os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC,
+        0,
+        _RESOLVE_BENEATH | _RESOLVE_NO_MAGICLINKS | _RESOLVE_NO_SYMLINKS,
+    )
+    fd = _libc().syscall(
+        ctypes.c_long(number), ctypes.c_int(root_fd), os.fsencode(rel), ctypes.byref(how), ctypes.sizeof(how)
+    )
+    if fd < 0:
+        err = ctypes.get_errno()
+        if err in (errno.ENOSYS, errno.EPERM):  # no openat2, or a seccomp filter refusing it
+            return None
+        raise OSError(err, os.strerror(err), rel)
+    return int(fd)
 
 
 class IdentityError(RuntimeError):

@@ -221,7 +221,7 @@ def search_files(ctx: ToolContext, pattern: str, path: str = ".", glob: str | No
         try:
             if not place.exists:
                 raise ToolError(f"{path} does not exist")
-            with conf.acting():
+            with conf.acting(place):
                 for real, fd_or_none in _walk(conf, place):
                     if glob and not fnmatch.fnmatch(os.path.basename(real), glob):
                         continue
@@ -281,10 +281,10 @@ def _denied(roots: Roots, e: OSError) -> str:
     who = roots.identity
     if who is None:
         return f"permission denied: {e.filename or ''}"
+    # short and whole, the fix first: the screen cuts long errors, and a model that sees no fix gives up
     return (
-        f"permission denied for uid {who.uid} (grove runs as root; file tools act with the rights of uid {who.uid}, "
-        f"group {who.gid}, as sandboxed commands do). If this is in the user's project, they can give that group "
-        f"access: `chgrp -R {who.gid} DIR && chmod -R g+rwX DIR`"
+        f"permission denied for uid {who.uid}: {e.filename or ''}. Fix: `chgrp -R {who.gid} DIR && "
+        f"chmod -R g+rwX DIR` (file tools act as uid {who.uid} here)"
     )
 
 
