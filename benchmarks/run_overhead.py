@@ -3,9 +3,11 @@
 Prints the median wall time of a run with the default transport ("auto": stdlib HTTP for one-shot runs) and through
 the provider's SDK, for an OpenAI-compatible server and for Anthropic's API; HTTP requests per answer, peak RSS, and
 the size of the request for "Say hello" with the default toolsets in cl100k tokens (system prompt, tool schemas).
-With `--against REV` it also times the default variant of grove as it was at git revision REV, interleaved with
-today's, so a before/after comparison sees the same machine load (`baseline_overhead_s`).
-Usage: python benchmarks/run_overhead.py [--runs 10] [--against REV]
+With `--against REV` (or `--baseline REV`) it also times the default variant of grove as it was at git revision REV,
+interleaved with today's, so a before/after comparison sees the same machine load (`baseline_overhead_s`). The
+one-shot start-up (`grove run -m script:<file> hi`: no server, no skill written) is timed the same way (`startup_s`,
+`baseline_startup_s`), with the number of grove.security modules it imports (`security_modules`).
+Usage: python benchmarks/run_overhead.py [--runs 10] [--baseline REV]
 """
 
 from __future__ import annotations
@@ -34,7 +36,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--prompt", default="Say hello")
-    parser.add_argument("--against", metavar="REV", help="also time grove's source at this git revision")
+    parser.add_argument(
+        "--against", "--baseline", metavar="REV", help="also time grove's source at this git revision"
+    )
     args = parser.parse_args()
 
     # Bytecode caching on, as for any pip-installed package: this sandbox sets PYTHONDONTWRITEBYTECODE=1, which
@@ -85,6 +89,7 @@ def main() -> None:
             for name, (cmd, home) in variants.items()
         }
     rss_mb = rss["openai"]
+    startup, security_modules = _startup(env, args.runs, _source_at(args.against) if args.against else None)
     bare = statistics.median(_timed([sys.executable, "-c", "pass"]) for _ in range(args.runs))
 
     messages = body["messages"]
@@ -106,14 +111,54 @@ def main() -> None:
         f"request for {args.prompt!r}: {request_tokens} tokens (system prompt {system_tokens}, "
         f"{len(tools)} tool schemas {tool_tokens})"
     )
+    for name, t in startup.items():
+        print(f"one-shot start-up {name:<18} median {statistics.median(t):.3f}s min {min(t):.3f}s")
+    print(f"grove.security modules imported by a one-shot run: {security_modules}")
     baseline = f" baseline_overhead_s={median[f'openai@{args.against}']:.3f}" if args.against else ""
+    baseline += f" baseline_startup_s={statistics.median(startup['baseline']):.3f}" if args.against else ""
     print(
-        f"overhead_s={median['openai']:.3f}{baseline} sdk_overhead_s={median['openai-sdk']:.3f} "
+        f"overhead_s={median['openai']:.3f} startup_s={statistics.median(startup['now']):.3f}{baseline} "
+        f"security_modules={security_modules} sdk_overhead_s={median['openai-sdk']:.3f} "
         f"anthropic_overhead_s={median['anthropic']:.3f} anthropic_sdk_overhead_s={median['anthropic-sdk']:.3f} "
         f"python_s={bare:.3f} "
         f"requests={statistics.median(requests):.0f} rss_mb={rss_mb:.0f} prompt_tokens={request_tokens} "
         f"system_tokens={system_tokens} tool_schema_tokens={tool_tokens} tools={len(tools)}"
     )
+
+
+_PROBE = (
+    "import runpy, sys; sys.argv = ['grove', 'run', '-m', 'script:' + sys.argv[1], 'hi']\n"
+    "try:\n    runpy.run_module('grove', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+    "print(sum(m.startswith('grove.security.') for m in sys.modules), file=sys.stderr)"
+)
+
+
+def _startup(env: dict[str, str], runs: int, old: Path | None) -> tuple[dict[str, list[float]], int]:
+    """Wall times of a one-shot scripted `grove run` (now, and at the baseline source `old`), interleaved; and
+    how many grove.security modules today's run imports."""
+    work = Path(tempfile.mkdtemp(prefix="grove-startup-"))
+    script = work / "reply.yaml"
+    script.write_text("- text: Hello there.\n")
+    cmd = [sys.executable, "-m", "grove", "run", "-m", f"script:{script}", "hi"]
+    variants = {"now": {**env, "GROVE_HOME": str(work / "now")}}
+    if old is not None:
+        variants["baseline"] = {**env, "GROVE_HOME": str(work / "old"), "PYTHONPATH": str(old)}
+    for e in variants.values():  # warm files and .pyc
+        subprocess.run(cmd, env=e, capture_output=True, check=True)
+    times: dict[str, list[float]] = {name: [] for name in variants}
+    for _ in range(runs):
+        for name, e in variants.items():
+            start = time.perf_counter()
+            subprocess.run(cmd, env=e, capture_output=True, check=True)
+            times[name].append(time.perf_counter() - start)
+    probe = subprocess.run(
+        [sys.executable, "-c", _PROBE, str(script)],
+        env=variants["now"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return times, int(probe.stderr.strip().splitlines()[-1])
 
 
 def _source_at(rev: str) -> Path:
