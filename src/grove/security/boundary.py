@@ -37,7 +37,12 @@ def _redact_call(call: dict[str, Any]) -> dict[str, Any]:
     fn = call.get("function", {})
     raw = fn.get("arguments", "")
     try:
-        args = json.dumps(redact_value(json.loads(raw)), ensure_ascii=False)
+        value = redact_value(json.loads(raw))
+        args = json.dumps(value, ensure_ascii=False)
+        if not args.isascii():  # a lone surrogate cannot be stored as UTF-8: kept as a JSON \u escape instead
+            args.encode("utf-8")
+    except UnicodeEncodeError:
+        args = json.dumps(value)
     except (json.JSONDecodeError, TypeError):
         args = redact(raw) if isinstance(raw, str) else raw
     return {**call, "function": {**fn, "arguments": args}}

@@ -42,7 +42,36 @@ def parse_arguments(raw_arguments: str | dict[str, Any]) -> dict[str, Any] | Too
         )
     if not isinstance(args, dict):
         return ToolResult("Error: arguments must be a JSON object", False)
+    bad = _lone_surrogate(args)
+    if bad is not None:  # no file name, pattern or command can hold one, and the record cannot store it
+        return ToolResult(
+            f"Error: argument {bad!r} holds a lone UTF-16 surrogate (like \\udc80), which is not text; "
+            "resend it as valid Unicode",
+            False,
+        )
     return args
+
+
+def _lone_surrogate(value: Any, where: str = "arguments") -> str | None:
+    """The name of the first argument whose text (keys and nested values included) is not valid Unicode."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            return where
+        return None
+    if isinstance(value, dict):
+        items = list(value.items())
+        for k, v in items:
+            found = _lone_surrogate(k, where) or _lone_surrogate(v, k if where == "arguments" else where)
+            if found:
+                return found
+    elif isinstance(value, list):
+        for v in value:
+            found = _lone_surrogate(v, where)
+            if found:
+                return found
+    return None
 
 
 @dataclass(frozen=True)
