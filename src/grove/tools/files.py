@@ -19,6 +19,7 @@ from grove.security.fs_confine import Confinement, Place, Refused, Roots
 from grove.textmatch import closest_hint
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
+from grove.tools.search_pattern import Pattern, compile_pattern
 
 MAX_READ_LINES = 2000
 MAX_LINE_CHARS = 2000
@@ -210,10 +211,7 @@ def search_files(ctx: ToolContext, pattern: str, path: str = ".", glob: str | No
         path: folder (or file) to search, relative to the workspace
         glob: only files whose name matches this glob, e.g. '*.py'
     """
-    try:
-        rx = re.compile(pattern) if pattern else None
-    except re.error as e:
-        raise ToolError(f"invalid regular expression: {e}") from e
+    rx = compile_pattern(pattern) if pattern else None
     out: list[str] = []
     skipped = 0
     with _confined(ctx) as conf:
@@ -239,8 +237,10 @@ def search_files(ctx: ToolContext, pattern: str, path: str = ".", glob: str | No
             place.close()
     if skipped and rx is not None:
         out.append(f"[{skipped} files not searched: hard-linked or not regular files]")
-    if out:
-        return "\n".join(out)
+    if (
+        out
+    ):  # matched lines are the files' text: secrets redacted and planted instructions quoted, as read_file
+        return _screened("\n".join(out), f"search results in {path}")
     # a small model searches for '^# TODO' where the comment ends a line of code: say how to widen the search
     # the pattern is not echoed: it may be the very secret a search was probing for
     return "no matches" + (
@@ -351,10 +351,14 @@ def _open_plain(conf: Confinement, dir_fd: int, name: str, real: str) -> int | N
     return fd
 
 
-def _grep(fd: int, rx: re.Pattern[str], shown: str, room: int) -> list[str]:
+def _grep(fd: int, rx: Pattern, shown: str, room: int) -> list[str]:
     out: list[str] = []
     try:
         with os.fdopen(os.dup(fd), encoding="utf-8", errors="strict") as fh:
+            if hasattr(rx, "lines_matching"):  # Python's re: the whole file searched in a bounded worker
+                lines = fh.readlines()
+                hits = rx.lines_matching(lines)[:room]
+                return [f"{shown}:{n + 1}:{lines[n].rstrip()[:300]}" for n in hits]
             for n, line in enumerate(fh, 1):
                 if rx.search(line):
                     out.append(f"{shown}:{n}:{line.rstrip()[:300]}")
