@@ -146,6 +146,7 @@ class Dispatcher:
         proc = spawn_python(
             argv,
             cwd=c.home or grove_home(),
+            keep=_key_envs(),
             stdin=subprocess.DEVNULL,
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -174,3 +175,15 @@ class Dispatcher:
                 on_tick(report)
             if not stop.is_set():
                 self.board.wait(tick_s)
+
+
+def _key_envs() -> set[str]:
+    """The providers' key variables workers need (a broken config.yaml is the worker's to report)."""
+    from grove.config import load_settings
+    from grove.errors import GroveError
+    from grove.runtime.background import key_envs
+
+    try:
+        return key_envs(load_settings())
+    except GroveError:
+        return set()

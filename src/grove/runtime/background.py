@@ -28,18 +28,23 @@ def spawn_curator(settings: Any, model: str | None) -> subprocess.Popen:
     return _detached(settings, cmd, "curator.log")
 
 
-def _detached(settings: Any, cmd: list[str], log_name: str) -> subprocess.Popen:
+def key_envs(settings: Any) -> set[str]:
+    """The key variables grove's own processes need beyond own_process's allow-list: each provider's key_env."""
     from grove.config import KEY_ENVS
+
+    return {
+        *KEY_ENVS.values(),
+        *(p.key_env for p in getattr(settings, "providers", {}).values() if p.key_env),
+    }
+
+
+def _detached(settings: Any, cmd: list[str], log_name: str) -> subprocess.Popen:
     from grove.own_process import spawn_python
 
     home = Path(settings.home)
     logs = home / "logs"
     logs.mkdir(parents=True, exist_ok=True)
-    # a provider's own key variable (providers.NAME.key_env) passes too; nothing else the parent had set
-    keep = {
-        *KEY_ENVS.values(),
-        *(p.key_env for p in getattr(settings, "providers", {}).values() if p.key_env),
-    }
+    keep = key_envs(settings)  # a provider's own key_env passes too; nothing else the parent had set
     with open(logs / log_name, "ab") as log:
         # isolated Python in grove's home: the workspace (cwd of `grove run`) is never on its sys.path
         return spawn_python(
