@@ -332,6 +332,9 @@ def build_router(state: ServeState) -> APIRouter:
             return to_login(request)
         if not csrf_ok(login, request, csrf):
             return refused(request)
+        everyones = {p.id for p in state.approvals.pending(everyone=True)}
+        if ident in everyones and ident not in {p.id for p in pending(login)}:  # another key's question
+            return not_found(request, "no such approval waiting for this key")
         if state.approvals.answer(ident, answer, login.key_name, everyone=login.admin):
             done = f"answered {answer}"
         else:

@@ -95,7 +95,8 @@ def test_a_plain_key_neither_sees_nor_answers_another_keys_approval(world: dict[
     assert "rm -rf .git" not in c.get("/approvals/list").text
     token = _csrf(c)
     for answer in ("always", "session", "once"):
-        c.post(f"/approvals/{ident}", data={"answer": answer, "csrf": token}, headers={"Origin": BASE})
+        r = c.post(f"/approvals/{ident}", data={"answer": answer, "csrf": token}, headers={"Origin": BASE})
+        assert r.status_code in (403, 404), f"answering another key's approval gave {r.status_code}"
     queue = world["app"].state.grove.approvals
     assert [p.id for p in queue.pending(everyone=True)] == [ident], "the attacker's answer was taken"
 
