@@ -41,7 +41,11 @@ def bwrap_argv(
     env: dict[str, str],
     seccomp_fd: int | None = None,
     gitconfig_fd: int | None = None,
+    hide: tuple[str, ...] = (),
+    read_only: tuple[str, ...] = (),
 ) -> list[str]:
+    """`hide` and `read_only`: workspace-relative paths shown as an empty read-only tmpfs (grove's home) or
+    bound read-only over themselves (what persists beyond the workspace, see grove.security.protected)."""
     a = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"]
     a += ["--cap-drop", "ALL", "--clearenv"]
     if network:
@@ -74,6 +78,19 @@ def bwrap_argv(
     a += ["--size", tmp_size, "--tmpfs", "/tmp"]
     # `source` differs from `workspace` when it was staged (see mountns): inside, it keeps its real path.
     a += ["--bind", str(source), str(workspace), "--chdir", str(workspace)]
+    for rel in read_only:
+        a += ["--ro-bind", str(source / rel), str(workspace / rel)]
+    for rel in hide:
+        a += [
+            "--perms",
+            "0500",
+            "--size",
+            "4096",
+            "--tmpfs",
+            str(workspace / rel),
+            "--remount-ro",
+            str(workspace / rel),
+        ]
     a += ["--remount-ro", "/"]  # the sandbox's own root (where /etc's mount points live) is not writable
     for key, value in env.items():
         a += ["--setenv", key, value]

@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from grove.sandbox import cgroups, landlock, seccomp
+from grove.sandbox import cgroups, landlock, seccomp, wall
 from grove.sandbox.backend import BackendInfo, resolve_backend
 from grove.sandbox.bwrap import bwrap_argv
 from grove.sandbox.diskwatch import POLL, DiskWatch
@@ -62,6 +62,7 @@ def _child_setup(
     landlock_for: str | None,
     network: bool,
     group: cgroups.RunGroup | None,
+    walls: tuple[list[str], list[str]] | None = None,
 ) -> object:
     cpu = limits.cpu_seconds or math.ceil(limits.timeout) + 1
     mem = limits.memory_mb * 1024 * 1024
@@ -74,6 +75,8 @@ def _child_setup(
             stage_workspace(stage)
         if expose is not None:
             expose_workspace(*expose)
+        if walls is not None:  # after the workspace is where it will be seen, before the uid drop
+            wall.build(*walls)
         resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu))
         resource.setrlimit(resource.RLIMIT_AS, (mem, mem))
         resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
@@ -97,6 +100,16 @@ def _child_setup(
     return apply
 
 
+def _inside(ws: Path, home: Path | None) -> str | None:
+    """`home` relative to the workspace when it lies inside it (or is it: "."), else None."""
+    if home is None:
+        return None
+    try:
+        return Path(os.path.realpath(home)).relative_to(ws).as_posix()
+    except ValueError:
+        return None
+
+
 def make_scratch(parent: Path | str | None = None, prefix: str = "grove-sbx-") -> Path:
     """A fresh private directory the sandbox may write (as root: owned by the sandbox group, setgid, so every
     run's uid can write what earlier runs left there)."""
@@ -118,11 +131,16 @@ def run(
     backend: str | None = None,
     unattended: bool = False,
     allow_unisolated: bool = False,
+    protect_home: Path | None = None,
+    read_only: Sequence[str] = (),
 ) -> Result:
     """Run `argv` in `workspace` (the only writable place) under the best available isolation.
 
     `unattended`: nobody can approve or watch this run; without isolation it is then refused (Result.refused)
     unless `allow_unisolated` says the user accepted that risk.
+    `protect_home`: grove's home; when it lies inside the workspace the command can neither read nor write it
+    (refused where no backend can hide it). `read_only`: workspace-relative paths that persist beyond the
+    workspace (the caller's grove.security.protected.existing_protected), bound read-only where a backend can.
     Never raises for what the command does (non-zero exit, timeout, limits hit): all of that is in the Result.
     """
     if isinstance(argv, str) or not argv or not all(isinstance(a, str) for a in argv):
@@ -138,6 +156,32 @@ def run(
         return Result(126, out, err, info.name, notes=["refused: no isolation"], refused=True)
     who = choose_identity(ws, info.name, limits.uid)
     notes: list[str] = []
+    home_rel = _inside(ws, protect_home)
+    ro = tuple(
+        r for r in read_only if os.path.lexists(ws / r) and not os.path.islink(ws / r) and r != home_rel
+    )
+    hide = (home_rel,) if home_rel is not None else ()
+    can_wall = info.name == "bwrap" or is_root() or wall.userns_available()
+    if home_rel is not None and (home_rel == "." or not can_wall):
+        why = (
+            "is the workspace itself" if home_rel == "." else
+            "lies inside the workspace and this machine can hide it from commands only with bubblewrap, root, "
+            "or unprivileged user namespaces (none available)"
+        )  # fmt: skip
+        msg = (
+            f"grove: refused to run the command: grove's home {protect_home} {why}, so a command could read "
+            "its keys or rewrite its config. To fix: run grove from a project folder (not your home), set "
+            "GROVE_HOME to a folder outside the workspace, or install bubblewrap"
+        )
+        out, err = (msg, "") if merge_stderr else ("", msg)
+        return Result(
+            126, out, err, info.name, notes=["refused: grove's home inside the workspace"], refused=True
+        )
+    if ro and not can_wall:
+        notes.append("protected paths (.git/config, hooks...) are not read-only here: no mount namespace")
+    walls = None
+    if info.name != "bwrap" and can_wall and (hide or ro):
+        walls = ([str(ws / r) for r in hide], [str(ws / r) for r in ro])
     if not info.isolated:
         notes.append("no isolation: only resource limits apply (install bubblewrap)")
     if not can_write(ws, who):
@@ -176,6 +220,8 @@ def run(
             env=run_env,
             seccomp_fd=bwrap_fds[1] if len(bwrap_fds) > 1 else None,
             gitconfig_fd=bwrap_fds[0],
+            hide=hide,
+            read_only=ro,
         )
         popen_env: dict[str, str] = {}  # bwrap's own environ is readable inside at /proc/1/environ
         cwd = "/"
@@ -194,7 +240,7 @@ def run(
     start = time.monotonic()
     try:
         return _supervise(cmd, cwd, popen_env, bwrap_fds, merge_stderr, limits, nproc, who, stage, expose, ws, info,
-                          network, group, watch, notes, unenforced, argv, start)  # fmt: skip
+                          network, group, watch, notes, unenforced, argv, start, walls)  # fmt: skip
     finally:
         for fd in bwrap_fds:
             os.close(fd)
@@ -222,6 +268,7 @@ def _supervise(
     unenforced: list[str],
     argv: Sequence[str],
     start: float,
+    walls: tuple[list[str], list[str]] | None = None,
 ) -> Result:
     try:
         proc = subprocess.Popen(
@@ -242,6 +289,7 @@ def _supervise(
                 str(ws) if info.name == "landlock" else None,
                 network,
                 group,
+                walls,
             ),
         )
     except (OSError, subprocess.SubprocessError) as e:  # SubprocessError: the child setup failed

@@ -22,6 +22,7 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
     if not command.strip():
         raise ToolError("the command is empty; pass a shell command line such as `ls -la`")
     from grove.sandbox import Limits, run
+    from grove.security.protected import existing_protected
     from grove.security.redact import redact
 
     policy = ctx.policy
@@ -34,6 +35,8 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
         backend=None if policy.sandbox == "auto" else policy.sandbox,
         unattended=policy.unattended,
         allow_unisolated=policy.allow_unisolated,
+        protect_home=ctx.settings.home if ctx.settings else None,
+        read_only=existing_protected(ctx.workspace),
     )
     text = redact(result.stdout)
     if len(text) > MAX_OUTPUT_CHARS:
