@@ -3,10 +3,12 @@ or `grove serve`). Creating or removing one needs approval: a job runs later, un
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from typing import Any, Literal
 
-from grove.tools.approval import approve_call
+from grove.security.command_base import CommandVerdict, Finding
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
@@ -86,8 +88,23 @@ def cronjob(
 
 
 def _approve(ctx: ToolContext, name: str, args: dict[str, Any]) -> str | None:
-    """Listing is free; creating or removing a job asks the session's policy (unattended: denied)."""
-    return None if args.get("action") == "list" else approve_call(ctx, name, args)
+    """Listing is free; creating or changing a job asks the session's policy (unattended: denied). The user sees
+    the whole job however long (schedule, prompt, name, delivery, workspace), and the rule id is a hash of it, so
+    an "always" answer covers that exact job only, never the next one."""
+    from grove.security.approval import decide_verdict
+
+    if args.get("action") == "list":
+        return None
+    job = {k: v for k, v in sorted(args.items()) if v is not None}
+    job["workspace"] = str(ctx.workspace)
+    shown = "\n".join(f"  {k}: {v}" for k, v in job.items())
+    digest = hashlib.sha256(json.dumps(job, ensure_ascii=False, sort_keys=True).encode()).hexdigest()[:16]
+    verdict = CommandVerdict(
+        f"{name} {args.get('action')}\n{shown}",
+        [Finding(f"tool:{name}:{digest}", "the cron job runs later, unattended, on its own authority")],
+    )
+    decision = decide_verdict(ctx.policy, verdict, session_id=ctx.session_id)
+    return None if decision.allowed else decision.reason
 
 
 def tools() -> list[Tool]:

@@ -10,6 +10,12 @@ from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
 STATE_KEY = "kanban"
+CREATED_KEY = "kanban.created"  # how many tasks this worker's session created so far
+DEPTH_KEY = (
+    "kanban.depth"  # how deep the worker's task sits in a chain of worker-created tasks (0 = a person's)
+)
+MAX_CREATED = 10  # tasks one worker (one task) may create: 1 task became 205 in 75 s without a cap
+MAX_DEPTH = 3  # a task created by a worker at this depth may not create more: growth stays bounded
 
 
 class KanbanHandle(Protocol):
@@ -81,7 +87,24 @@ def kanban_create(ctx: ToolContext, title: str, body: str = "", parents: list[in
         body: the details a worker needs
         parents: ids of tasks that must be done first
     """
-    return _handle(ctx).create(title, body, list(parents or []))
+    handle = _handle(ctx)
+    created = int(ctx.state.get(CREATED_KEY, 0))
+    limit = int(ctx.state.get("kanban.max_created", MAX_CREATED))
+    if created >= limit:
+        raise ToolError(
+            f"refused: this task already created {created} kanban tasks, the cap per task ({limit}); finish "
+            "this task or block it and say in a comment what further work you found"
+        )
+    depth = int(ctx.state.get(DEPTH_KEY, 0))
+    max_depth = int(ctx.state.get("kanban.max_depth", MAX_DEPTH))
+    if depth >= max_depth:
+        raise ToolError(
+            f"refused: this task is {depth} levels down a chain of worker-created kanban tasks (depth cap "
+            f"{max_depth}); it may not create more. Say in a comment what further work you found"
+        )
+    result = handle.create(title, body, list(parents or []))
+    ctx.state[CREATED_KEY] = created + 1
+    return result
 
 
 def tools() -> list[Tool]:
