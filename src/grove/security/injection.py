@@ -99,7 +99,9 @@ def scan_text(text: str, source: str = "unknown", kind: str | None = None) -> Sc
     whole = sum(WEIGHTS.get(name, 0.0) for name in ev.whole)
     best_z, best = BIAS + whole, None
     for w in ev.windows:
-        z = BIAS + whole + sum(WEIGHTS.get(s, 0.0) for s in w.signals)
+        # fsum: a set's order varies with the hash seed, and a float sum in another order can break a tie
+        # between windows the other way (another excerpt shown for the same verdict)
+        z = BIAS + whole + math.fsum(WEIGHTS.get(s, 0.0) for s in w.signals)
         if z > best_z:
             best_z, best = z, w
     # The learned model is a second opinion on the same scale: its log-odds less its shift (reached by 0.5% of
