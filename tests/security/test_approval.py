@@ -171,11 +171,21 @@ def test_unknown_is_denied_unattended_without_isolation_and_runs_in_an_isolating
     command = "$(cat cmd.txt) --all"  # the command's name is only known at run time
     rlimit = _policy(None, unattended=True, sandbox="rlimit").check_command(command)
     assert not rlimit.allowed and rlimit.decided_by == "unattended" and "does not isolate" in rlimit.reason
-    policy = _policy(None, unattended=True, sandbox="bwrap")
+    policy = _policy(None, unattended=True, sandbox="bwrap", checkpoint_ready=lambda: True)
     bwrap = policy.check_command(command)
     assert bwrap.allowed and bwrap.decided_by == "sandbox" and bwrap.verdict.unknown
     assert policy.decisions is not None
     assert [(r["level"], r["decision"]) for r in policy.decisions.log()] == [("unknown", "allow")]
+
+
+def test_unknown_is_denied_unattended_without_a_checkpoint() -> None:
+    command = "$(cat cmd.txt) --all"
+    for ready in (None, lambda: False, lambda: 1 / 0):
+        decision = _policy(None, unattended=True, sandbox="bwrap", checkpoint_ready=ready).check_command(
+            command
+        )
+        assert not decision.allowed and decision.decided_by == "unattended"
+        assert "no checkpoint" in decision.reason
 
 
 def test_unknown_asks_when_someone_can_be_asked() -> None:

@@ -1,5 +1,5 @@
 """The approval flow for dangerous acts, in order: rules → hard blocklist → mode off → remembered answers →
-nobody to ask (deny; unknown acts run only in an isolating sandbox) → smart judge → ask the user (no answer within
+nobody to ask (deny; unknown acts run only in an isolating sandbox with a workspace checkpoint) → smart judge → ask the user (no answer within
 the timeout = deny). Every decision is logged. Types live in approval_types (re-exported here)."""
 
 from __future__ import annotations
@@ -62,14 +62,19 @@ def _decide(policy: PolicyView, verdict: CommandVerdict, session_id: str | None)
     if policy.decisions is not None and patterns <= (policy.decisions.always() | policy.session_approved):
         return Decision(True, "approved always by the user", "always", verdict)
     if policy.unattended or (policy.approver is None and policy.judge is None):
-        if verdict.level == "safe" and policy.sandbox_isolates():
+        # what the classifier cannot read runs unattended only where both hold: the sandbox confines what it
+        # does outside the workspace, and a checkpoint can undo what it does inside
+        isolates = verdict.level == "safe" and policy.sandbox_isolates()
+        if isolates and policy.can_undo():
             return Decision(
                 True,
-                f"not resolvable before it runs ({why}); runs confined by the sandbox",
+                f"not resolvable before it runs ({why}); runs confined by the sandbox, the workspace checkpointed",
                 "sandbox",
                 verdict,
             )
-        if verdict.level == "safe":
+        if isolates:
+            why += " — and no checkpoint of the workspace exists to undo what it changes"
+        elif verdict.level == "safe":
             why += " — and the sandbox here does not isolate (rlimit only)"
         return Decision(
             False,

@@ -7,6 +7,7 @@ toolsets, and the callables the front end supplies: `approver` asks the user, `j
 from __future__ import annotations
 
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
@@ -33,6 +34,9 @@ class SafetyPolicy:
     decisions: DecisionStore | None = field(default=None, repr=False)  # the log and the "always" answers
     approval_timeout: float = 300.0  # seconds to wait for an answer; no answer = deny
     session_approved: set[str] = field(default_factory=set)  # rule ids answered "this session"
+    # whether a checkpoint of the workspace exists (the runtime wires ctx.checkpoints.ready); None = none: an
+    # unknown command unattended then runs nowhere, since what it changes in the workspace could not be undone
+    checkpoint_ready: Callable[[], bool] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
         if self.approval_mode not in APPROVAL_MODES:
@@ -77,6 +81,15 @@ class SafetyPolicy:
         if self.sandbox in ("bwrap", "landlock"):
             return True
         return _detected_isolation()
+
+    def can_undo(self) -> bool:
+        """Whether a checkpoint of the workspace exists now (a failing check counts as none)."""
+        if self.checkpoint_ready is None:
+            return False
+        try:
+            return bool(self.checkpoint_ready())
+        except Exception:  # a broken checkpoint store must not let an unknown command run unattended
+            return False
 
     def unattended_copy(self) -> SafetyPolicy:
         """The same policy for a background job: nobody to ask, so whatever needs approval is denied."""
