@@ -99,6 +99,13 @@ def _redact(text: str, depth: int) -> str:
     return _apply(text, spans) if spans else text
 
 
+def secret_values(text: str) -> list[str]:
+    """The secret values `redact` would mask in `text` (longest first): the terminal learns them from the files
+    a command names, to mask them in output that prints them bare, without the name that gave them away."""
+    values = {text[a:b] for a, b, _ in _spans(text, 0)}
+    return sorted((v for v in values if len(v) >= 6), key=len, reverse=True)
+
+
 def redact(text: str, environ: dict[str, str] | None = None) -> str:
     """The text with every secret it contains masked. Safe to call on anything; idempotent."""
     if not text:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+import shlex
+from pathlib import Path
 from typing import Any
 
 from grove.tools.context import ToolContext
@@ -22,6 +25,7 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
     if not command.strip():
         raise ToolError("the command is empty; pass a shell command line such as `ls -la`")
     from grove.sandbox import Limits, run
+    from grove.security.injection import screen
     from grove.security.protected import existing_protected
     from grove.security.redact import redact
 
@@ -38,12 +42,60 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
         protect_home=ctx.settings.home if ctx.settings else None,
         read_only=existing_protected(ctx.workspace),
     )
-    text = redact(result.stdout)
+    text = _mask_learned(redact(result.stdout), _named_secrets(ctx.workspace, command))
     if len(text) > MAX_OUTPUT_CHARS:
         half = MAX_OUTPUT_CHARS // 2
         text = f"{text[:half]}\n[... {len(text) - MAX_OUTPUT_CHARS} chars cut ...]\n{text[-half:]}"
     notes = "".join(f"\n[{n}]" for n in result.notes)
-    return f"exit={result.exit_code}{notes}\n{text}"
+    # terminal output is untrusted: planted instructions come back quoted as data, as read_file does
+    return f"exit={result.exit_code}{notes}\n{screen(text, source=f'terminal output of {command[:80]!r}')}"
+
+
+LEARN_MAX_FILES = 16
+LEARN_MAX_BYTES = 4 * 1024 * 1024  # total read from the named files to learn their secret values
+_PIECE = re.compile(r"[^\s\"'`,;:=()\[\]{}<>|&]{8,}")
+
+
+def _named_secrets(workspace: Path, command: str) -> list[str]:
+    """The secret values in the workspace files the command's words name (bounded): output that prints them
+    bare (grep -o, cut -c, awk substr) has lost the name redact would recognise them by."""
+    from grove.security.redact import secret_values
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    root = workspace.resolve()
+    values: set[str] = set()
+    budget, files = LEARN_MAX_BYTES, 0
+    for word in dict.fromkeys(p for w in words for p in (w, w.partition("=")[2]) if p):
+        if files >= LEARN_MAX_FILES or budget <= 0:
+            break
+        try:
+            path = (root / word).resolve()
+            if not path.is_relative_to(root) or not path.is_file():
+                continue
+            size = path.stat().st_size
+            if size > budget:
+                continue
+            data = path.read_bytes()
+        except (OSError, ValueError):
+            continue
+        files += 1
+        budget -= size
+        values.update(secret_values(data.decode("utf-8", errors="replace")))
+    return sorted(values, key=len, reverse=True)
+
+
+def _mask_learned(text: str, values: list[str]) -> str:
+    """`text` with those values masked, and any run of 8+ characters cut out of one (cut -c, substr)."""
+    from grove.security.redact import mask
+
+    if not values:
+        return text
+    for value in values:
+        text = text.replace(value, mask(value))
+    return _PIECE.sub(lambda m: "***" if any(m.group() in v for v in values) else m.group(), text)
 
 
 def approve_command(ctx: ToolContext, _name: str, args: dict[str, Any]) -> str | None:
