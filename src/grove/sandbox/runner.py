@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from grove.sandbox import cgroups, landlock, seccomp, wall
+from grove.sandbox import cgroups, landlock, lifeline, seccomp, wall
 from grove.sandbox.backend import BackendInfo, resolve_backend
 from grove.sandbox.bwrap import bwrap_argv
 from grove.sandbox.diskwatch import POLL, DiskWatch
@@ -63,6 +63,7 @@ def _child_setup(
     network: bool,
     group: cgroups.RunGroup | None,
     walls: tuple[list[str], list[str]] | None = None,
+    lifeline_fd: int | None = None,
 ) -> object:
     cpu = limits.cpu_seconds or math.ceil(limits.timeout) + 1
     mem = limits.memory_mb * 1024 * 1024
@@ -90,6 +91,8 @@ def _child_setup(
             os.setresgid(who.gid, who.gid, who.gid)
             os.setresuid(who.uid, who.uid, who.uid)
             os.umask(0o002)  # files stay writable by the next run's uid, which shares the group
+        if lifeline_fd is not None:  # same uid as the run, outside its Landlock domain: it may signal it
+            lifeline.start_watcher(lifeline_fd)
         if landlock_for is not None:  # seccomp forbids what the steps before may need
             landlock.restrict(fds, network)
             seccomp.install(network)
@@ -270,6 +273,40 @@ def _supervise(
     start: float,
     walls: tuple[list[str], list[str]] | None = None,
 ) -> Result:
+    line = (
+        lifeline.open_lifeline() if info.name != "bwrap" else None
+    )  # bwrap: --die-with-parent, pid namespace
+    try:
+        return _supervise_with(cmd, cwd, popen_env, bwrap_fds, merge_stderr, limits, nproc, who, stage, expose, ws,
+                               info, network, group, watch, notes, unenforced, argv, start, walls, line)  # fmt: skip
+    finally:
+        for fd in line or ():
+            os.close(fd)  # the watcher sees EOF and kills what the run left behind
+
+
+def _supervise_with(
+    cmd: list[str],
+    cwd: str,
+    popen_env: dict[str, str],
+    bwrap_fds: list[int],
+    merge_stderr: bool,
+    limits: Limits,
+    nproc: int,
+    who: Identity | None,
+    stage: bool,
+    expose: tuple[str, str] | None,
+    ws: Path,
+    info: BackendInfo,
+    network: bool,
+    group: cgroups.RunGroup | None,
+    watch: DiskWatch,
+    notes: list[str],
+    unenforced: list[str],
+    argv: Sequence[str],
+    start: float,
+    walls: tuple[list[str], list[str]] | None,
+    line: tuple[int, int] | None,
+) -> Result:
     try:
         proc = subprocess.Popen(
             cmd,
@@ -290,6 +327,7 @@ def _supervise(
                 network,
                 group,
                 walls,
+                line[0] if line else None,
             ),
         )
     except (OSError, subprocess.SubprocessError) as e:  # SubprocessError: the child setup failed
