@@ -175,6 +175,11 @@ class Agent:
         return batches
 
     def _record_tool(self, call: ToolCall, outcome: ToolResult, result: TurnResult) -> None:
+        tool = self.tools.get(call.name)
+        if (
+            tool is not None and tool.untrusted_output
+        ):  # the one place untrusted output enters the conversation
+            self.ctx.policy.taint.mark(f"output of {call.name}")
         self.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": outcome.content})
         result.tool_calls.append(ToolCallRecord(call.name, _parse_args(call.arguments), outcome.ok))
         self.events.on_tool_end(call, ToolResult(self.messages[-1]["content"], outcome.ok))

@@ -183,12 +183,19 @@ class McpTools:
         servers = self.servers_line()
         # needs_approval only when some server is not trusted: sub-agents (which drop such tools) keep trusted ones
         gated = any(s.trust != "trusted" for s in self.servers.values())
-        call = make_tool(mcp_call, toolset=TOOLSET, mutating=True, needs_approval=gated, approve=approve_call)
+        call = make_tool(
+            mcp_call,
+            toolset=TOOLSET,
+            mutating=True,
+            needs_approval=gated,
+            approve=approve_call,
+            untrusted_output=True,
+        )
         call.description += f" Servers: {servers}."
         return [
             make_tool(mcp_list, toolset=TOOLSET),
             call,
-            make_tool(mcp_read, toolset=TOOLSET),
+            make_tool(mcp_read, toolset=TOOLSET, untrusted_output=True),
         ]
 
     # --- eager servers: one grove tool per server tool ---
@@ -230,6 +237,7 @@ class McpTool(Tool):
             toolset=TOOLSET,
             mutating=not tool.get("read_only"),
             needs_approval=server.trust != "trusted",
+            untrusted_output=True,  # a server's results are outside content: they taint the session
             owner=owner,
             server=server,
             remote_name=tool["name"],

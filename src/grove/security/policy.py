@@ -11,6 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
+from grove.security.taint import Taint
+
 if TYPE_CHECKING:
     from grove.security.approval_types import Approver, Decision, Judge
     from grove.security.decisions import DecisionStore
@@ -37,6 +39,7 @@ class SafetyPolicy:
     # whether a checkpoint of the workspace exists (the runtime wires ctx.checkpoints.ready); None = none: an
     # unknown command unattended then runs nowhere, since what it changes in the workspace could not be undone
     checkpoint_ready: Callable[[], bool] | None = field(default=None, repr=False)
+    taint: Taint = field(default_factory=Taint)  # untrusted sources already in the conversation
 
     def __post_init__(self) -> None:
         if self.approval_mode not in APPROVAL_MODES:
@@ -93,7 +96,13 @@ class SafetyPolicy:
 
     def unattended_copy(self) -> SafetyPolicy:
         """The same policy for a background job: nobody to ask, so whatever needs approval is denied."""
-        return replace(self, unattended=True, approver=None, session_approved=set(self.session_approved))
+        return replace(
+            self,
+            unattended=True,
+            approver=None,
+            session_approved=set(self.session_approved),
+            taint=Taint(list(self.taint.sources)),
+        )
 
 
 @functools.cache

@@ -95,6 +95,9 @@ class Tool:
     subagent_ok: bool = True  # whether a child agent may be given this tool
     # the tool's own approval check (args -> None or the refusal); None = the generic one for the whole call
     approve: Approve | None = None
+    untrusted_output: bool = (
+        False  # what it returns comes from outside (a shell, a server): it taints the session
+    )
 
     @cached_property
     def args_model(self) -> type[BaseModel]:
@@ -206,6 +209,7 @@ def make_tool(
     needs_approval: bool = False,
     subagent_ok: bool = True,
     approve: Approve | None = None,
+    untrusted_output: bool = False,
 ) -> Tool:
     """Build a Tool from `fn(ctx, **typed_args) -> str`; the docstring gives the descriptions."""
     description, param_docs = _parse_docstring(fn.__doc__ or "")
@@ -226,6 +230,7 @@ def make_tool(
         needs_approval=needs_approval,
         subagent_ok=subagent_ok,
         approve=approve,
+        untrusted_output=untrusted_output,
     )
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 import shlex
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
+
+if TYPE_CHECKING:
+    from grove.security.command_base import Finding
 
 MAX_OUTPUT_CHARS = 20_000
 MAX_TIMEOUT = 600
@@ -107,8 +110,28 @@ def approve_command(ctx: ToolContext, _name: str, args: dict[str, Any]) -> str |
     command = str(args.get("command") or "")
     if not command.strip():
         return None  # the handler says what is wrong
-    decision = ctx.policy.check_command(command, session_id=ctx.session_id, workspace=str(ctx.workspace))
+    egress = _egress(ctx, command)
+    if egress is None:
+        decision = ctx.policy.check_command(command, session_id=ctx.session_id, workspace=str(ctx.workspace))
+    else:  # one question naming both what the classifier found and the untrusted source in context
+        from grove.security.approval import decide_verdict
+        from grove.security.commands import classify_command
+
+        verdict = classify_command(command, str(ctx.workspace))
+        verdict.findings.append(egress)
+        decision = decide_verdict(ctx.policy, verdict, session_id=ctx.session_id)
     return None if decision.allowed else decision.reason
+
+
+def _egress(ctx: ToolContext, command: str) -> Finding | None:
+    """With untrusted content in context, a command that can reach the network needs approval of its own."""
+    from grove.security.taint import egress_finding, reaches_network
+
+    policy = ctx.policy
+    if not policy.taint or not (policy.network or reaches_network(command)):
+        return None
+    why = "the sandbox lets commands reach the network" if policy.network else "it reaches the network"
+    return egress_finding(policy.taint, why)
 
 
 def tools() -> list[Tool]:
@@ -120,5 +143,6 @@ def tools() -> list[Tool]:
             needs_approval=True,
             subagent_ok=False,
             approve=approve_command,
+            untrusted_output=True,
         )
     ]

@@ -1,0 +1,52 @@
+"""Taint: once untrusted content (terminal output, MCP results, files from outside the workspace) is in the
+conversation, acts that send data out or reach beyond the workspace need approval, naming the source."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+from grove.security.command_base import FETCHERS, NETWORK, Finding
+
+MAX_SOURCES = 8  # the first few sources are named to the user; the rest only counted
+
+
+@dataclass
+class Taint:
+    """Which untrusted sources entered this session's conversation (marked where tool results enter it)."""
+
+    sources: list[str] = field(default_factory=list)
+
+    def mark(self, source: str) -> None:
+        if source not in self.sources:
+            self.sources.append(source)
+
+    def __bool__(self) -> bool:
+        return bool(self.sources)
+
+    def describe(self) -> str:
+        shown = ", ".join(self.sources[:MAX_SOURCES])
+        more = len(self.sources) - MAX_SOURCES
+        return shown + (f" and {more} more" if more > 0 else "")
+
+
+def reaches_network(command: str) -> bool:
+    """Whether a command names a network program (the classifier's lists) in any of its words."""
+    try:
+        words = shlex.split(command, comments=False)
+    except ValueError:
+        words = command.split()
+    names = {w.rsplit("/", 1)[-1] for w in words}
+    return bool(names & (NETWORK | FETCHERS))
+
+
+def egress_finding(taint: Taint, why: str) -> Finding:
+    """What makes an act that may send data out need approval while untrusted content is in context: asked
+    attended, denied unattended (the rule id names the sources, so an answer covers this taint only)."""
+    sources = taint.describe()
+    return Finding(
+        f"taint-egress:{sources}",
+        f"{why}, and untrusted content is in this conversation ({sources}): it may be following instructions "
+        "planted there",
+        effect="exfiltrate",
+    )
