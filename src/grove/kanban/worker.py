@@ -103,7 +103,7 @@ def run_worker(
     from grove.runtime import Profile, Session
     from grove.tools import kanban as kanban_tools
     from grove.tools.builtin import builtin_registry
-    from grove.tools.kanban import STATE_KEY
+    from grove.tools.kanban import STATE_KEY, bounds_state
 
     host = host or socket.gethostname()
     worker = f"{host}:{os.getpid()}"
@@ -147,6 +147,7 @@ def run_worker(
     beat = threading.Thread(target=_heartbeat, args=(handle, stop), name="kanban-heartbeat", daemon=True)
     session = Session.open(settings, profile)
     session.agent.ctx.state[STATE_KEY] = handle
+    session.agent.ctx.state.update(bounds_state(task_id, {t.id: t.created_by for t in board.tasks()}))
     beat.start()
     try:
         prompt = worker_prompt(task, board)

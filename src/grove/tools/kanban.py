@@ -34,6 +34,16 @@ class KanbanHandle(Protocol):
     def create(self, title: str, body: str, parents: list[int]) -> str: ...
 
 
+def bounds_state(task_id: int, created_by: dict[int, int | None]) -> dict[str, int]:
+    """What the worker puts in the session state for the caps, from the board's task -> creator map: how many
+    tasks this task created already (earlier attempts count) and how deep it sits in a chain of created tasks."""
+    depth, seen, at = 0, {task_id}, created_by.get(task_id)
+    while at is not None and at not in seen:  # a cycle cannot happen on the board; bounded all the same
+        seen.add(at)
+        depth, at = depth + 1, created_by.get(at)
+    return {CREATED_KEY: sum(1 for c in created_by.values() if c == task_id), DEPTH_KEY: depth}
+
+
 def _handle(ctx: ToolContext) -> KanbanHandle:
     handle = ctx.state.get(STATE_KEY)
     if handle is None:

@@ -131,3 +131,17 @@ def test_kanban_depth_cap(workspace: Path) -> None:
     with pytest.raises(ToolError, match="depth"):
         kanban_create(ctx, "one level deeper")
     assert board.created == [], "escape: a task at the depth cap created a child"
+
+
+def test_kanban_bounds_count_earlier_attempts_and_depth(workspace: Path) -> None:
+    from grove.tools.kanban import CREATED_KEY, DEPTH_KEY, bounds_state
+
+    # task 1 (a person's) created 2, 3; task 3 created 4; 4 created 5; 3 created ten more (an earlier attempt)
+    created_by: dict[int, int | None] = {1: None, 2: 1, 3: 1, 4: 3, 5: 4, **{i: 3 for i in range(6, 16)}}
+    assert bounds_state(5, created_by) == {CREATED_KEY: 0, DEPTH_KEY: 3}
+    state = bounds_state(3, created_by)
+    assert state == {CREATED_KEY: 11, DEPTH_KEY: 1}
+    board = _Board()
+    with pytest.raises(ToolError, match="cap"):
+        kanban_create(_ctx(workspace, board, **state), "one more after a retry")
+    assert board.created == [], "escape: a retried worker got a fresh cap"
