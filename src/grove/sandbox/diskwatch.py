@@ -2,7 +2,8 @@
 
 Every poll costs one statvfs of the workspace's filesystem. Only when that filesystem has lost more than the
 cap since the start does a walk count what the run itself wrote (files of the workspace modified since the
-start), so other writers on the same disk never get a run killed. Polling means a fast writer can overshoot by
+start, directories included, plus files of the workspace deleted while still held open, found through /proc),
+so other writers on the same disk never get a run killed. Polling means a fast writer can overshoot by
 what it writes between two polls (tens of MB at ~1 GB/s); the per-file RLIMIT_FSIZE still bounds each file.
 """
 
@@ -41,8 +42,9 @@ class DiskWatch:
         return False
 
     def measure(self) -> int:
-        """Bytes on disk of workspace files created or changed since the run started."""
-        total = 0
+        """Bytes on disk of workspace files and directories created or changed since the run started, and of
+        workspace files deleted but still open (their blocks stay used until the last close)."""
+        total = self._deleted_open()
         stack = [str(self.workspace)]
         while stack:
             try:
@@ -52,12 +54,37 @@ class DiskWatch:
             with entries:
                 for entry in entries:
                     try:
-                        if entry.is_dir(follow_symlinks=False):
-                            stack.append(entry.path)
-                            continue
                         st = entry.stat(follow_symlinks=False)
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)  # and its own blocks count: many dirs cost real disk
                     except OSError:
                         continue
                     if st.st_mtime_ns >= self.start_ns or st.st_ctime_ns >= self.start_ns:
                         total += st.st_blocks * 512
+        return total
+
+    def _deleted_open(self) -> int:
+        """Blocks of unlinked files under the workspace that some process still holds open."""
+        prefix = str(self.workspace).rstrip("/") + "/"
+        seen: set[tuple[int, int]] = set()
+        total = 0
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            fd_dir = f"/proc/{pid}/fd"
+            try:
+                fds = os.listdir(fd_dir)
+            except OSError:
+                continue  # gone, or not ours to read
+            for fd in fds:
+                try:
+                    target = os.readlink(f"{fd_dir}/{fd}")
+                    if not (target.startswith(prefix) and target.endswith(" (deleted)")):
+                        continue
+                    st = os.stat(f"{fd_dir}/{fd}")
+                except OSError:
+                    continue
+                if st.st_nlink == 0 and (st.st_dev, st.st_ino) not in seen:
+                    seen.add((st.st_dev, st.st_ino))
+                    total += st.st_blocks * 512
         return total
