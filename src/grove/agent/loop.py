@@ -176,10 +176,13 @@ class Agent:
 
     def _record_tool(self, call: ToolCall, outcome: ToolResult, result: TurnResult) -> None:
         tool = self.tools.get(call.name)
-        if (
-            tool is not None and tool.untrusted_output
-        ):  # the one place untrusted output enters the conversation
-            self.ctx.policy.taint.mark(f"output of {call.name}")
+        if tool is not None:  # the one place tool output enters the conversation: mark what is untrusted
+            from grove.security.taint import result_source
+
+            args = _parse_args(call.arguments)
+            source = result_source(call.name, tool.toolset, tool.untrusted_output, args, self.ctx.workspace)
+            if source is not None:
+                self.ctx.policy.taint.mark(source)
         self.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": outcome.content})
         result.tool_calls.append(ToolCallRecord(call.name, _parse_args(call.arguments), outcome.ok))
         self.events.on_tool_end(call, ToolResult(self.messages[-1]["content"], outcome.ok))

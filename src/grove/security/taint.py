@@ -3,8 +3,11 @@ conversation, acts that send data out or reach beyond the workspace need approva
 
 from __future__ import annotations
 
+import os
 import shlex
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 from grove.security.command_base import FETCHERS, NETWORK, Finding
 
@@ -28,6 +31,20 @@ class Taint:
         shown = ", ".join(self.sources[:MAX_SOURCES])
         more = len(self.sources) - MAX_SOURCES
         return shown + (f" and {more} more" if more > 0 else "")
+
+
+def result_source(name: str, toolset: str, untrusted_output: bool, args: Any, workspace: Path) -> str | None:
+    """The untrusted source a tool result brings into the conversation, or None: a tool that declares its
+    output untrusted (terminal, MCP), or a file tool whose `path` lies outside the workspace."""
+    if untrusted_output:
+        return f"output of {name}"
+    path = args.get("path") if isinstance(args, dict) and toolset == "files" else None
+    if not isinstance(path, str) or not path:
+        return None
+    root = os.path.realpath(workspace)
+    where = os.path.realpath(os.path.join(root, os.path.expanduser(path)))
+    inside = where == root or where.startswith(root.rstrip(os.sep) + os.sep)
+    return None if inside else f"{name} of {path} (outside the workspace)"
 
 
 def reaches_network(command: str) -> bool:

@@ -96,3 +96,30 @@ def test_tainted_egress_needs_approval(name: str, tmp_path: Path) -> None:
         approve_command(ToolContext(workspace=tmp_path, policy=clean), "terminal", {"command": EXFIL[name]})
         or ""
     )
+
+
+def test_read_file_outside_the_workspace_taints(settings: Settings, workspace: Path, tmp_path: Path) -> None:
+    page = tmp_path / "download.html"
+    page.write_text(PAGE)
+    steps = [
+        {"tool_calls": [{"name": "read_file", "arguments": {"path": str(page)}}]},
+        {"tool_calls": [{"name": "terminal", "arguments": {"command": EXFIL["curl -d @file"]}}]},
+        "done",
+    ]
+    session = Session.open(
+        settings,
+        Profile(
+            source="test",
+            toolsets=["files", "terminal"],
+            workspace=workspace,
+            allow_terminal=True,
+            allow_unisolated=True,
+            approver=lambda r: "once",
+            model_override=ScriptModel(steps),
+        ),
+    )
+    session.run_turn("read it")
+    session.close()
+    assert any("outside the workspace" in s for s in session.agent.ctx.policy.taint.sources), (
+        f"escape: a file from outside the workspace did not taint: {session.agent.ctx.policy.taint.sources}"
+    )
