@@ -1,6 +1,6 @@
 """A seccomp filter for the Landlock backend (x86_64): no inet/inet6/netlink/packet sockets (Landlock does not
 cover UDP or DNS), no AF_UNIX sockets (Landlock ABI <= 7 does not govern connecting to a pathname socket, so
-docker.sock or an ssh-agent would be reachable; socketpair() stays allowed), no setsid/setpgid (so one process-group kill reaches everything), no ptrace, mount, namespaces,
+docker.sock or an ssh-agent would be reachable; socketpair() stays allowed), no setsid/setpgid (so one process-group kill reaches everything), no setuid/setgid chmod, no ptrace, mount, namespaces,
 bpf, keyrings, io_uring or module loading. Everything else is allowed."""
 
 from __future__ import annotations
@@ -23,6 +23,9 @@ _DENY = {
     "fsconfig": 431, "fsmount": 432, "fspick": 433, "mount_setattr": 442,
 }  # fmt: skip
 _SOCKET, _CLONE, _CLONE3 = 41, 56, 435
+# chmod(path, mode), fchmod(fd, mode), fchmodat(dirfd, path, mode): the mode's argument index
+_CHMODS = {90: 1, 91: 1, 268: 2}
+_S_ISUID_ISGID = 0o6000
 _AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK, _AF_PACKET = 1, 2, 10, 16, 17
 _CLONE_NAMESPACES = 0x7E020000  # NEWNS|NEWCGROUP|NEWUTS|NEWIPC|NEWUSER|NEWPID|NEWNET
 _RET_ALLOW, _RET_ERRNO, _RET_KILL = 0x7FFF0000, 0x00050000, 0x80000000
@@ -55,6 +58,7 @@ def build(network: bool) -> bytes:
     prog += [_jump(_JEQ_K, _CLONE, 0, 3), _stmt(_LD_W_ABS, 16), _jump(_JSET_K, _CLONE_NAMESPACES, 0, 1)]
     prog += [_stmt(_RET_K, _RET_ERRNO | errno.EPERM), _stmt(_LD_W_ABS, 0)]
     families = (_AF_UNIX,) if network else (_AF_UNIX, _AF_INET, _AF_INET6, _AF_NETLINK, _AF_PACKET)
+    prog += _deny_setid_chmod()
     prog += _deny_families(families)
     prog.append(_stmt(_RET_K, _RET_ALLOW))
     return b"".join(prog)
@@ -73,9 +77,21 @@ def build_unix_only() -> bytes:
     abstract one of the host when the network is shared, stays out of reach; socketpair() still works."""
     prog = [_stmt(_LD_W_ABS, 4), _jump(_JEQ_K, _AUDIT_ARCH_X86_64, 1, 0), _stmt(_RET_K, _RET_KILL)]
     prog += [_stmt(_LD_W_ABS, 0), _jump(_JSET_K, _X32_BIT, 0, 1), _stmt(_RET_K, _RET_ERRNO | errno.EPERM)]
+    prog += _deny_setid_chmod()
     prog += _deny_families((_AF_UNIX,))
     prog.append(_stmt(_RET_K, _RET_ALLOW))
     return b"".join(prog)
+
+
+def _deny_setid_chmod() -> list[bytes]:
+    """chmod/fchmod/fchmodat setting S_ISUID or S_ISGID fail with EPERM: no setuid/setgid program is left in
+    the workspace for someone outside to run. Expects the syscall number loaded, and leaves it loaded."""
+    prog: list[bytes] = []
+    for nr, arg in _CHMODS.items():
+        prog += [_jump(_JEQ_K, nr, 0, 4), _stmt(_LD_W_ABS, 16 + 8 * arg)]
+        prog += [_jump(_JSET_K, _S_ISUID_ISGID, 0, 1), _stmt(_RET_K, _RET_ERRNO | errno.EPERM)]
+        prog += [_stmt(_LD_W_ABS, 0)]
+    return prog
 
 
 def install(network: bool) -> None:

@@ -129,3 +129,28 @@ def backend(request: pytest.FixtureRequest) -> str:
     if name == "landlock" and landlock_info() is None:
         pytest.skip("no Landlock ABI, or not x86_64")
     return name
+
+
+SETID = {
+    "chmod u+s": "cp /bin/true t && chmod u+s t",
+    "chmod g+s": "cp /bin/true t && chmod g+s t",
+    "chmod 6755": "cp /bin/true t && chmod 6755 t",
+    "python os.chmod": "cp /bin/true t && python3 -c \"import os; os.chmod('t', 0o4755)\"",
+    "python fchmod": "cp /bin/true t && python3 -c \"import os; f=os.open('t',os.O_RDONLY); os.fchmod(f, 0o2755)\"",
+    "mkdir g+s": "mkdir -p dd && chmod 2775 dd && cp /bin/true dd/t && chmod 2755 dd/t",
+}
+ATTEMPTS += [f"setid bit: {k}" for k in SETID]
+
+
+def test_no_setuid_or_setgid_file_is_left(backend: str, tmp_path: Path) -> None:
+    if backend == "rlimit":
+        pytest.skip("rlimit has no seccomp filter: unattended runs are refused there")
+    escapes = []
+    for name, cmd in SETID.items():
+        (tmp_path / str(len(escapes))).mkdir(exist_ok=True)
+        ws = make_scratch(tmp_path / str(len(escapes)))
+        run(["/bin/bash", "-c", cmd], ws, backend=backend)
+        for p in ws.rglob("t"):
+            if p.stat().st_mode & 0o6000:
+                escapes.append(name)
+    assert escapes == [], f"{backend}: {len(escapes)} escapes: {escapes}"
