@@ -25,17 +25,17 @@ def _roles(db: Path) -> list[str]:
 
 
 def test_sigkill_mid_tool_call_keeps_every_earlier_message(tmp_path: Path, grove_home: Path) -> None:
-    # a search that backtracks for ever (file tools refuse FIFOs now): a tool call that is surely "in the middle"
-    (tmp_path / "slow.txt").write_text("a" * 64 + "!\n")
+    # a command that sleeps: a tool call that is surely "in the middle" (search patterns run in linear time now)
     steps = tmp_path / "s.yaml"
     steps.write_text(
         "- tool_calls: [{name: write_file, arguments: {path: done.txt, content: first step}}]\n"
-        "- tool_calls: [{name: search_files, arguments: {pattern: '^(a+)+$', glob: slow.txt}}]\n"
+        "- tool_calls: [{name: terminal, arguments: {command: 'sleep 60'}}]\n"
         "- text: never reached\n"
     )
     env = {**os.environ, "GROVE_HOME": str(grove_home)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "grove", "run", "do two steps", "-m", f"script:{steps}"],
+        [sys.executable, "-m", "grove", "run", "do two steps", "-m", f"script:{steps}", "-t", "files,terminal"]
+        + ["--allow-terminal"],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,
@@ -54,7 +54,7 @@ def test_sigkill_mid_tool_call_keeps_every_earlier_message(tmp_path: Path, grove
     messages = store.messages(sid)
     assert [m["role"] for m in messages] == ["user", "assistant", "tool", "assistant"]
     assert messages[2]["content"] == "wrote 10 bytes to done.txt"
-    assert messages[3]["tool_calls"][0]["function"]["name"] == "search_files"
+    assert messages[3]["tool_calls"][0]["function"]["name"] == "terminal"
     assert (tmp_path / "done.txt").read_text() == "first step"
 
     # resuming answers the lost call with a warning instead of leaving the conversation broken
