@@ -33,9 +33,9 @@ def test_sigkill_mid_tool_call_keeps_every_earlier_message(tmp_path: Path, grove
         "- text: never reached\n"
     )
     env = {**os.environ, "GROVE_HOME": str(grove_home)}
+    argv = [sys.executable, "-m", "grove", "run", "do two steps", "-m", f"script:{steps}"]
     proc = subprocess.Popen(
-        [sys.executable, "-m", "grove", "run", "do two steps", "-m", f"script:{steps}", "-t", "files,terminal"]
-        + ["--allow-terminal"],
+        [*argv, "-t", "files,terminal", "--allow-terminal"],
         cwd=tmp_path,
         env=env,
         stdout=subprocess.PIPE,
