@@ -48,7 +48,8 @@ def artifacts(tmp_path: Path) -> Path:
 
 def test_click_through_in_chromium(settings: Settings, seeded: dict[str, str], tmp_path: Path) -> None:
     app = make_app(settings)
-    key = app.state.grove.keys.add("operator")
+    key = app.state.grove.keys.add("operator", admin=True)  # sees every session and the pages about grove itself
+    guest = app.state.grove.keys.add("guest")  # sees only the sessions it started
     queue = app.state.grove.approvals
     running = start_in_thread(app)
     base = f"http://{running.host}:{running.port}"
@@ -77,6 +78,15 @@ def test_click_through_in_chromium(settings: Settings, seeded: dict[str, str], t
             page.screenshot(path=str(shots / "evolve-run.png"), full_page=True)
             page.goto(f"{base}/sessions?q=fixup")
             assert page.locator(f"a[href='/sessions/{seeded['session']}']").count() >= 1
+            guest_page = browser.new_context().new_page()
+            guest_page.goto(f"{base}/sessions")
+            guest_page.fill("input[name=key]", guest)
+            guest_page.click("button[type=submit]")
+            guest_page.wait_for_url(f"{base}/sessions")
+            guest_page.goto(f"{base}/sessions?q=fixup")
+            assert guest_page.locator(f"a[href='/sessions/{seeded['session']}']").count() == 0
+            assert guest_page.goto(f"{base}/sessions/{seeded['session']}").status == 404  # type: ignore[union-attr]
+            guest_page.close()
 
             # the board is live: a task added now shows up without a reload
             page.goto(f"{base}/kanban")
