@@ -48,7 +48,8 @@ def artifacts(tmp_path: Path) -> Path:
 
 def test_click_through_in_chromium(settings: Settings, seeded: dict[str, str], tmp_path: Path) -> None:
     app = make_app(settings)
-    key = app.state.grove.keys.add("operator", admin=True)  # sees every session and the pages about grove itself
+    # the operator sees every session and the pages about grove itself
+    key = app.state.grove.keys.add("operator", admin=True)
     guest = app.state.grove.keys.add("guest")  # sees only the sessions it started
     queue = app.state.grove.approvals
     running = start_in_thread(app)
