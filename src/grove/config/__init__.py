@@ -22,6 +22,7 @@ from grove.config.gateway import GatewayPlatformConfig
 from grove.config.learning import LearningConfig
 from grove.config.mcp import McpConfig
 from grove.config.memory import MemoryConfig
+from grove.config.web import WebConfig
 from grove.dataclass_io import STRICT_KEYS, InvalidData, from_dict, to_jsonable, validate_as
 from grove.errors import GroveError
 from grove.providers_table import auto_models, key_envs
@@ -210,6 +211,7 @@ class Settings:
         default_factory=dict, metadata={"values": GatewayPlatformConfig}
     )
     mcp: McpConfig = field(default_factory=McpConfig)
+    web: WebConfig = field(default_factory=WebConfig)
 
     @property
     def config_path(self) -> Path:
