@@ -48,28 +48,10 @@ def test_second_turn_of_a_conversation_sees_the_first(client: TestClient) -> Non
     assert r.json()["choices"][0]["message"]["content"] == "heard 2: my name is Ada | what is my name?"
 
 
-def test_the_user_field_and_metadata_name_a_conversation(client: TestClient) -> None:
-    client.post("/v1/chat/completions", json=chat("one", user="u-7"))
-    r = client.post("/v1/chat/completions", json=chat("two", user="u-7"))
-    assert r.json()["choices"][0]["message"]["content"] == "heard 2: one | two"
+def test_metadata_names_a_conversation(client: TestClient) -> None:
     client.post("/v1/chat/completions", json=chat("a", metadata={"conversation_id": "m1"}))
     r = client.post("/v1/chat/completions", json=chat("b", metadata={"conversation_id": "m1"}))
     assert r.json()["choices"][0]["message"]["content"] == "heard 2: a | b"
-
-
-def test_without_a_conversation_each_request_is_new_and_client_history_comes_along(
-    client: TestClient,
-) -> None:
-    history = [
-        {"role": "system", "content": "be brief"},
-        {"role": "user", "content": "first"},
-        {"role": "assistant", "content": "ok"},
-        {"role": "user", "content": "second"},
-    ]
-    answer = client.post("/v1/chat/completions", json={"model": "grove", "messages": history}).json()
-    text = answer["choices"][0]["message"]["content"]
-    assert text.startswith("heard 1: ") and "user: first" in text and "system: be brief" in text
-    assert text.endswith("second")
 
 
 def test_streaming_sends_deltas_then_done(client: TestClient) -> None:
@@ -161,7 +143,7 @@ def test_one_key_cannot_continue_another_keys_conversation(app: Any, client: Tes
 
 @pytest.mark.parametrize("conversation", ["../../etc", "a" * 129, "a b", "é"])
 def test_bad_conversation_ids_are_refused(client: TestClient, conversation: str) -> None:
-    r = client.post("/v1/chat/completions", json=chat("hi", user=conversation))
+    r = client.post("/v1/chat/completions", json=chat("hi", metadata={"conversation_id": conversation}))
     assert r.status_code == 400
     assert "conversation id" in r.json()["error"]["message"]
 

@@ -1,12 +1,9 @@
 """The FastAPI app of `grove serve`: OpenAI-compatible /v1/models, /v1/chat/completions (streamed or not) and
-/v1/responses over grove sessions, behind client keys and per-key rate limits; the dashboard router at `/`."""
+/v1/responses (grove.serve.responses_api) over grove sessions, behind client keys and per-key rate limits; the dashboard router at `/`."""
 
-import asyncio
 import json
 import logging
-import re
 import secrets
-import threading
 import time
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
@@ -19,25 +16,33 @@ from fastapi.middleware.trustedhost import TrustedHostMiddleware
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from grove.serve.errors import ApiError, refuse
+from grove.serve.fields import check_extras, check_parts
+from grove.serve.identity import (
+    HISTORY_PREFIX,
+    history_digest,
+    named_conversation,
+    new_conversation,
+    normal_role,
+)
 from grove.serve.keys import ClientKey, KeyStore
 from grove.serve.limits import BodyLimit
+from grove.serve.live import run_turn, streamed_turn
 from grove.serve.ratelimit import RateLimiter
+from grove.serve.responses_api import responses_router
 from grove.serve.schemas import (
     ChatCompletion,
     ChatCompletionRequest,
-    ChatMessage,
     ErrorResponse,
     ModelCard,
     ModelList,
-    ResponsesRequest,
     error,
 )
 from grove.serve.state import ServeState
-from grove.serve.turns import TurnOptions, TurnOutcome, TurnRunner
+from grove.serve.turns import TurnOptions, TurnOutcome, TurnRequest, TurnRunner
 
 log = logging.getLogger("grove.serve")
 CONVERSATION_HEADER = "X-Grove-Conversation"
-CONVERSATION = re.compile(r"^[A-Za-z0-9_.:@-]{1,128}$")
 DEFAULT_MODEL = "grove"
 ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorResponse} for code in (400, 401, 404, 409, 429, 502)
@@ -56,14 +61,6 @@ class ServeOptions:
     # GET /openapi.json, behind a key; off by default. Never a docs page: FastAPI's loads its code from a CDN
     openapi: bool = False
     turns: TurnOptions = field(default_factory=TurnOptions)
-
-
-class ApiError(Exception):
-    def __init__(
-        self, status: int, message: str, type_: str, code: str | None = None, **headers: str
-    ) -> None:
-        super().__init__(message)
-        self.status, self.message, self.type, self.code, self.headers = status, message, type_, code, headers
 
 
 def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI:
@@ -91,14 +88,17 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         app.add_middleware(
             CORSMiddleware,
             allow_origins=options.cors_origins,
-            allow_methods=["GET", "POST", "OPTIONS"],
-            allow_headers=["Authorization", "Content-Type", CONVERSATION_HEADER],
+            allow_methods=["GET", "POST", "DELETE", "OPTIONS"],
+            # the official SDKs send headers of their own (x-stainless-*, openai-*); a key is still required
+            allow_headers=["*"],
             expose_headers=[CONVERSATION_HEADER, "X-Grove-Session"],
         )
 
     @app.exception_handler(ApiError)
     async def api_error(_: Request, exc: ApiError) -> JSONResponse:
-        return JSONResponse(error(exc.message, exc.type, exc.code), exc.status, headers=exc.headers)
+        body = error(exc.message, exc.type, exc.code)
+        body["error"]["param"] = exc.param
+        return JSONResponse(body, exc.status, headers=exc.headers)
 
     @app.exception_handler(RequestValidationError)
     async def bad_request(_: Request, exc: RequestValidationError) -> JSONResponse:
@@ -176,6 +176,12 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         cards += [ModelCard(id=m, description="grove with this model") for m in models()[1:]]
         return ModelList(data=cards)
 
+    @app.get("/v1/models/{model_id}", responses=ERRORS)
+    async def get_model(model_id: str, key: Client) -> ModelCard:
+        """One model of GET /v1/models; 404 for one not served here."""
+        model_spec(model_id)
+        return next(card for card in (await list_models(key)).data if card.id == model_id)
+
     @app.post("/v1/chat/completions", response_model=ChatCompletion, responses=ERRORS)
     async def chat_completions(
         body: ChatCompletionRequest,
@@ -183,74 +189,36 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         request: Request,
         x_grove_conversation: Annotated[str | None, Header(max_length=128)] = None,
     ) -> Any:
-        """One turn of a grove session. The conversation (header X-Grove-Conversation, else metadata
-        conversation_id, else `user`) picks the session it continues; without one, a new session each time
-        (its id comes back in the X-Grove-Conversation header). Tools run inside grove; only text comes back."""
+        """One turn of a grove session. The conversation it continues: header X-Grove-Conversation, else
+        metadata conversation_id, else the history the client resends (when it extends one it was sent);
+        else a new session (its id comes back in the X-Grove-Conversation header). `user` is attribution.
+        Tools run inside grove; only text comes back."""
         spec = model_spec(body.model)
-        conversation = _conversation(x_grove_conversation, body.metadata, body.user)
-        _prompt(body.messages, resumed=True)  # a bad request is refused before anything starts
-
-        def text(resumed: bool) -> str:
-            return _prompt(body.messages, resumed=resumed)
-
+        check_extras(body.model_extra)
+        check_parts(body.messages)
+        if body.stream_options and set(body.stream_options) - {"include_usage", "include_obfuscation"}:
+            raise refuse("stream_options takes include_usage only", "stream_options")
+        conversation, turn, prior = chat_turn(runner, key.name, x_grove_conversation, body)
         reply_id = f"chatcmpl-{secrets.token_hex(12)}"
-        headers = {CONVERSATION_HEADER: conversation}
+        headers = {} if conversation.startswith(HISTORY_PREFIX) else {CONVERSATION_HEADER: conversation}
+
+        def remember(outcome: TurnOutcome) -> None:  # a stateless client's next request names this history
+            for answer in {outcome.result.answer, outcome.streamed} - {""}:
+                digest = history_digest([*prior, ("user", turn.text), ("assistant", answer)])
+                runner.conversations.set(key.name, digest, outcome.session_id)
+
         if body.stream:
-            include_usage = bool((getattr(body, "stream_options", None) or {}).get("include_usage"))
-            stream = _stream(
-                runner, key.name, conversation, text, spec, reply_id, body.model, include_usage, request
-            )
+            include_usage = bool((body.stream_options or {}).get("include_usage"))
+            events = streamed_turn(runner, key.name, conversation, turn, spec, request)
+            stream = _chat_stream(events, reply_id, body.model, include_usage, remember)
             return StreamingResponse(stream, media_type="text/event-stream", headers=headers)
-        outcome = await _run(runner, key.name, conversation, text, spec, None, request)
+        outcome = await run_turn(runner, key.name, conversation, turn, spec, None, request)
+        remember(outcome)
         headers["X-Grove-Session"] = outcome.session_id
         payload = _completion(outcome, reply_id, body.model)
         return JSONResponse(payload, headers=headers)
 
-    @app.post("/v1/responses", responses=ERRORS)
-    async def responses(body: ResponsesRequest, key: Client, request: Request) -> dict[str, Any]:
-        """The Responses API, without streaming: `previous_response_id` continues that response's session."""
-        spec = model_spec(body.model)
-        if body.previous_response_id is not None:
-            conversation = body.previous_response_id
-            if not CONVERSATION.match(conversation) or not runner.has_history(key.name, conversation):
-                raise ApiError(
-                    404, f"no response {conversation!r} to continue", "invalid_request_error", "not_found"
-                )
-        else:
-            conversation = f"resp_{secrets.token_hex(12)}"
-        messages = (
-            [ChatMessage(role="user", content=body.input)] if isinstance(body.input, str) else body.input
-        )
-        if body.instructions:
-            messages = [ChatMessage(role="system", content=body.instructions), *messages]
-        text = _prompt(messages, resumed=body.previous_response_id is not None)
-        outcome = await _run(runner, key.name, conversation, text, spec, None, request)
-        response_id = f"resp_{secrets.token_hex(12)}"
-        runner.conversations.set(key.name, response_id, outcome.session_id)  # the next call names this one
-        usage = outcome.result.usage
-        return {
-            "id": response_id,
-            "object": "response",
-            "created_at": int(time.time()),
-            "status": "completed",
-            "model": body.model,
-            "output": [
-                {
-                    "type": "message",
-                    "id": f"msg_{secrets.token_hex(12)}",
-                    "status": "completed",
-                    "role": "assistant",
-                    "content": [{"type": "output_text", "text": outcome.result.answer, "annotations": []}],
-                }
-            ],
-            "output_text": outcome.result.answer,
-            "usage": {
-                "input_tokens": usage.prompt_tokens,
-                "output_tokens": usage.completion_tokens,
-                "total_tokens": usage.prompt_tokens + usage.completion_tokens,
-            },
-        }
-
+    app.include_router(responses_router(runner, Client, model_spec))
     _mount_dashboard(app, state)
     return app
 
@@ -263,26 +231,12 @@ def _mount_dashboard(app: FastAPI, state: ServeState) -> None:
     app.include_router(build_router(state))
 
 
-def _conversation(header: str | None, metadata: dict[str, str] | None, user: str | None) -> str:
-    given = header or (metadata or {}).get("conversation_id") or user
-    if given is None:
-        return f"conv_{secrets.token_hex(12)}"
-    if not CONVERSATION.match(given):
-        raise ApiError(
-            400,
-            "conversation id must be 1-128 letters, digits or . _ : @ - (header X-Grove-Conversation, "
-            "metadata.conversation_id or user)",
-            "invalid_request_error",
-            "invalid_conversation",
-        )
-    return given
-
-
-def _prompt(messages: list[ChatMessage], *, resumed: bool) -> str:
-    """The text of this turn: the last user message. A conversation grove has not seen yet may arrive with
-    earlier messages (a client that keeps its own history): they come along as a transcript, once."""
-    last = messages[-1] if messages else None
-    if last is None or last.role != "user" or not last.text().strip():
+def chat_turn(
+    runner: TurnRunner, key: str, header: str | None, body: ChatCompletionRequest
+) -> tuple[str, TurnRequest, list[tuple[str, str]]]:
+    """The conversation a chat request continues, the turn it asks for, and the history before it."""
+    *earlier, last = body.messages
+    if last.role != "user" or not last.text().strip():
         raise ApiError(
             400,
             "the last message must be a user message with text (grove runs tools itself; tool and assistant "
@@ -290,46 +244,27 @@ def _prompt(messages: list[ChatMessage], *, resumed: bool) -> str:
             "invalid_request_error",
             "invalid_messages",
         )
-    if resumed or len(messages) == 1:
-        return last.text()
-    earlier = "\n\n".join(f"{m.role}: {m.text()}" for m in messages[:-1] if m.text().strip())
-    if not earlier:
-        return last.text()
-    return f"[Earlier in this conversation, from the client]\n{earlier}\n\n[The user now says]\n{last.text()}"
-
-
-async def _run(
-    runner: TurnRunner,
-    key: str,
-    conversation: str,
-    text: str | Callable[[bool], str],
-    spec: str | None,
-    on_text: Any,
-    request: Request,
-    stop: threading.Event | None = None,
-) -> TurnOutcome:
-    """Runs the turn; if the client hangs up meanwhile, the turn stops at its next step (what it did is kept)."""
-    from grove.errors import GroveError
-    from grove.llm.errors import ModelError
-
-    stop = stop or threading.Event()
-    watcher = asyncio.create_task(_until_disconnect(request, stop))
+    kept = [m for m in earlier if m.role in ("system", "developer", "user", "assistant") and m.text().strip()]
+    prior = [(normal_role(m.role), m.text()) for m in kept]
+    turn = TurnRequest(
+        text=last.text(),
+        history=[{"role": role, "content": text} for role, text in prior],
+        system=[text for role, text in prior if role == "system"],
+        max_tokens=body.max_completion_tokens or body.max_tokens,
+        temperature=body.temperature,
+        seed=body.seed,
+    )
     try:
-        return await runner.run(key, conversation, text, spec, on_text, stop)
-    except ModelError as exc:
-        raise ApiError(502, f"the model failed: {exc}", "api_error", "model_error") from exc
-    except GroveError as exc:  # a configuration problem (no model configured, a bad spec): the operator's
-        raise ApiError(502, f"grove could not run the turn: {exc}", "api_error", "grove_error") from exc
-    finally:
-        watcher.cancel()
-
-
-async def _until_disconnect(request: Request, stop: threading.Event) -> None:
-    """Sets `stop` when the client hangs up. The body is read already, so the next ASGI message is the
-    disconnect; under ASGI 2.4 (uvicorn) nothing else tells a streaming response the client has gone."""
-    while (await request.receive())["type"] != "http.disconnect":
-        pass
-    stop.set()
+        named = named_conversation(header, body.metadata)
+    except ValueError as exc:
+        raise ApiError(400, str(exc), "invalid_request_error", "invalid_conversation") from exc
+    if named is not None:
+        return named, turn, prior
+    if any(role != "system" for role, _ in prior):
+        digest = history_digest(prior)
+        if runner.has_history(key, digest):  # it extends a conversation grove answered: that session goes on
+            return digest, turn, prior
+    return new_conversation(), turn, prior
 
 
 def _completion(outcome: TurnOutcome, reply_id: str, model: str) -> dict[str, Any]:
@@ -370,44 +305,22 @@ def _chunk(reply_id: str, model: str, delta: dict[str, Any], finish: str | None 
     return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
 
-async def _stream(
-    runner: TurnRunner,
-    key: str,
-    conversation: str,
-    text: str | Callable[[bool], str],
-    spec: str | None,
+async def _chat_stream(
+    events: AsyncIterator[str | TurnOutcome],
     reply_id: str,
     model: str,
     include_usage: bool,
-    request: Request,
+    remember: Callable[[TurnOutcome], None],
 ) -> AsyncIterator[str]:
-    """Server-sent events: deltas as the worker thread produces them (through a queue), then the end."""
-    loop = asyncio.get_running_loop()
-    queue: asyncio.Queue[str | None] = asyncio.Queue()
-
-    def on_text(delta: str) -> None:  # in the worker thread
-        loop.call_soon_threadsafe(queue.put_nowait, delta)
-
-    stop = threading.Event()
-    task = asyncio.create_task(_run(runner, key, conversation, text, spec, on_text, request, stop))
-    task.add_done_callback(lambda _: queue.put_nowait(None))
+    """Server-sent chunks: the role, each delta as it is produced, the finish, usage when asked, [DONE]."""
+    yield _chunk(reply_id, model, {"role": "assistant", "content": ""})
     try:
-        yield _chunk(reply_id, model, {"role": "assistant", "content": ""})
-        while (delta := await queue.get()) is not None:
-            yield _chunk(reply_id, model, {"content": delta})
-        while not queue.empty():  # deltas scheduled just before the turn ended
-            delta = queue.get_nowait()
-            if delta:
-                yield _chunk(reply_id, model, {"content": delta})
-        try:
-            outcome = task.result()
-        except ApiError as exc:
-            yield f"data: {json.dumps(error(exc.message, exc.type, exc.code))}\n\n"
-        except Exception as exc:  # the status line is sent already: the failure goes in the stream
-            log.exception("streamed turn failed")
-            yield f"data: {json.dumps(error(f'the turn failed ({type(exc).__name__})', 'api_error'))}\n\n"
-        else:
-            finish = "length" if outcome.result.budget_exhausted else "stop"
+        async for event in events:
+            if isinstance(event, str):
+                yield _chunk(reply_id, model, {"content": event})
+                continue
+            remember(event)
+            finish = "length" if event.result.budget_exhausted else "stop"
             yield _chunk(reply_id, model, {}, finish)
             if include_usage:
                 payload = {
@@ -416,11 +329,12 @@ async def _stream(
                     "created": int(time.time()),
                     "model": model,
                     "choices": [],
-                    "usage": _usage(outcome),
+                    "usage": _usage(event),
                 }
                 yield f"data: {json.dumps(payload)}\n\n"
-        yield "data: [DONE]\n\n"
-    finally:
-        if not task.done():  # the client went away: the turn stops at its next step; what it did is kept
-            stop.set()
-            task.add_done_callback(lambda t: t.cancelled() or t.exception())
+    except ApiError as exc:
+        yield f"data: {json.dumps(error(exc.message, exc.type, exc.code))}\n\n"
+    except Exception as exc:  # the status line is sent already: the failure goes in the stream
+        log.exception("streamed turn failed")
+        yield f"data: {json.dumps(error(f'the turn failed ({type(exc).__name__})', 'api_error'))}\n\n"
+    yield "data: [DONE]\n\n"

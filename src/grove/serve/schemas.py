@@ -1,5 +1,5 @@
-"""The request and response shapes of the OpenAI-compatible endpoints (the subset grove honours; other fields
-clients send are accepted and ignored)."""
+"""The request and response shapes of the OpenAI-compatible endpoints. Fields beyond these are kept (extra) so
+grove.serve.fields can honour or refuse each one by name, never ignore it silently."""
 
 from __future__ import annotations
 
@@ -25,7 +25,16 @@ class ChatMessage(BaseModel):
             return ""
         if isinstance(self.content, str):
             return self.content
-        return "\n".join(p.text for p in self.content if p.type in ("text", "input_text") and p.text)
+        return "\n".join(p.text for p in self.content if p.type in TEXT_PARTS and p.text)
+
+    def other_parts(self) -> list[str]:
+        """The types of content parts that are not text (images, audio, files)."""
+        if not isinstance(self.content, list):
+            return []
+        return [p.type for p in self.content if p.type not in TEXT_PARTS]
+
+
+TEXT_PARTS = ("text", "input_text", "output_text")
 
 
 class ChatCompletionRequest(BaseModel):
@@ -33,19 +42,41 @@ class ChatCompletionRequest(BaseModel):
     model: str = Field(max_length=256, examples=["grove"])
     messages: list[ChatMessage] = Field(min_length=1, max_length=10_000)
     stream: bool = False
-    user: str | None = Field(None, max_length=256)
+    stream_options: dict[str, Any] | None = None
+    user: str | None = Field(None, max_length=256)  # attribution only, never the conversation
     metadata: dict[str, str] | None = None
+    max_tokens: int | None = Field(None, ge=1)
+    max_completion_tokens: int | None = Field(None, ge=1)
+    temperature: float | None = Field(None, ge=0, le=2)
+    seed: int | None = None
+
+
+class InputItem(BaseModel):
+    """One item of a Responses `input`: a message (with or without `type: message`) or another item type."""
+
+    model_config = ConfigDict(extra="allow")
+    type: str | None = Field(None, max_length=64)
+    role: Literal["system", "developer", "user", "assistant"] | None = None
+    content: str | list[TextPart] | None = Field(None, max_length=1_000_000)
+
+    def message(self) -> ChatMessage | None:
+        if self.type not in (None, "message") or self.role is None:
+            return None
+        return ChatMessage(role=self.role, content=self.content)
 
 
 class ResponsesRequest(BaseModel):
     model_config = ConfigDict(extra="allow")
     model: str = Field(max_length=256, examples=["grove"])
-    input: str | list[ChatMessage] = Field(min_length=1, max_length=1_000_000)
+    input: str | list[InputItem] = Field(min_length=1, max_length=1_000_000)
     instructions: str | None = Field(None, max_length=1_000_000)
     previous_response_id: str | None = Field(None, max_length=256)
     user: str | None = Field(None, max_length=256)
     metadata: dict[str, str] | None = None
-    stream: Literal[False] = False
+    stream: bool = False
+    store: bool = True
+    max_output_tokens: int | None = Field(None, ge=1)
+    temperature: float | None = Field(None, ge=0, le=2)
 
 
 class UsageOut(BaseModel):

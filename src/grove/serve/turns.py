@@ -1,5 +1,6 @@
-"""One API request = one turn of a grove session: open (resuming the conversation's session), run, close, in a
-worker thread. One turn at a time per conversation; many conversations at once. Text deltas go to a callback."""
+"""One API request = one turn of a grove session: open (resuming the conversation's session, or a copy of it
+cut at an older response, or a new one seeded with the client's history), run, close, in a worker thread. One
+turn at a time per conversation; many conversations at once. Text deltas go to a callback."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from grove.agent.events import AgentEvents
 
 if TYPE_CHECKING:
     from grove.agent.loop import TurnResult
-    from grove.llm.types import Model
+    from grove.llm.types import Message, Model
     from grove.serve.state import ServeState
     from grove.store.sessions import SessionStore
 
@@ -32,10 +33,27 @@ class TurnOptions:
 
 
 @dataclass
+class TurnRequest:
+    """What a client asks of one turn."""
+
+    text: str  # the user's message of this turn
+    history: list[Message] = dataclasses.field(
+        default_factory=list
+    )  # seeds a new session; system stays system
+    system: list[str] = dataclasses.field(default_factory=list)  # the client's system texts, added once
+    max_tokens: int | None = None
+    temperature: float | None = None
+    seed: int | None = None
+    upto: int | None = None  # continue the session as it was at this message id (an older response: a copy)
+
+
+@dataclass
 class TurnOutcome:
     result: TurnResult
     session_id: str
     model: str
+    streamed: str = ""  # the text the client was sent as deltas (it holds this, not `result.answer`)
+    last_message_id: int = 0
 
 
 class DeltaSink(AgentEvents):
@@ -46,6 +64,7 @@ class DeltaSink(AgentEvents):
         self.forward = on_text
         self.streaming = on_text is not None
         self.sent = False
+        self.text = ""
         self._since_break = False
         self.stop = stop or threading.Event()
 
@@ -55,12 +74,14 @@ class DeltaSink(AgentEvents):
     def on_text(self, delta: str) -> None:
         if self.forward and delta:
             self.forward(delta)
+            self.text += delta
             self.sent = True
             self._since_break = True
 
     def on_model_done(self, has_tool_calls: bool) -> None:
         if self.forward and has_tool_calls and self._since_break:
             self.forward("\n\n")
+            self.text += "\n\n"
             self._since_break = False
 
 
@@ -79,7 +100,7 @@ class TurnRunner:
         self,
         key_name: str,
         conversation: str,
-        text: str | Callable[[bool], str],
+        request: TurnRequest,
         model: str | None,
         on_text: Callable[[str], None] | None,
         stop: threading.Event | None = None,
@@ -91,7 +112,9 @@ class TurnRunner:
         self._locks[ident] = (lock, users + 1)
         try:
             async with lock:
-                return await asyncio.to_thread(self._turn, key_name, conversation, text, model, on_text, stop)
+                return await asyncio.to_thread(
+                    self._turn, key_name, conversation, request, model, on_text, stop
+                )
         finally:
             lock, users = self._locks[ident]
             if users <= 1:
@@ -103,7 +126,7 @@ class TurnRunner:
         self,
         key_name: str,
         conversation: str,
-        text: str | Callable[[bool], str],
+        request: TurnRequest,
         model: str | None,
         on_text: Callable[[str], None] | None,
         stop: threading.Event | None = None,
@@ -127,8 +150,8 @@ class TurnRunner:
             title=f"api {key_name}: {conversation}"[:80],
         )
         previous = self.conversations.get(key_name, conversation)
-        if callable(text):  # decided under the conversation's lock: has grove seen this conversation yet?
-            text = text(previous is not None)
+        if previous and request.upto is not None and self._last_id(previous) > request.upto:
+            previous = self._copy(previous, request.upto, label)  # later turns of that session stay out
         session: Session | None = None
         if previous:
             try:
@@ -139,14 +162,50 @@ class TurnRunner:
                 session = None
         if session is None:
             session = Session.open(self.state.settings, profile, sink, store=self.store)
+            for message in request.history:
+                session.agent.append(message)
+        else:
+            known = {str(m.get("content")) for m in session.agent.messages if m["role"] == "system"}
+            for text in request.system:
+                if text not in known:
+                    session.agent.append({"role": "system", "content": text})
+        asked = {k: getattr(request, k) for k in ("max_tokens", "temperature", "seed")}
+        session.agent.settings = dataclasses.replace(
+            session.agent.settings, **{k: v for k, v in asked.items() if v is not None}
+        )
         try:
             self.conversations.set(key_name, conversation, session.id)
-            result = session.run_turn(text)
+            result = session.run_turn(request.text)
             if on_text is not None and not sink.sent and result.answer:
                 on_text(result.answer)  # a provider that does not stream: the whole answer at once
-            return TurnOutcome(result, session.id, session.agent.model.name)
+                sink.text = result.answer
+            return TurnOutcome(
+                result, session.id, session.agent.model.name, sink.text, self._last_id(session.id)
+            )
         finally:
             session.close()
+
+    def _last_id(self, session_id: str) -> int:
+        with self.store.db.lock:
+            row = self.store.db.conn.execute(
+                "SELECT max(id) FROM messages WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return int(row[0] or 0)
+
+    def _copy(self, session_id: str, upto: int, title: str) -> str:
+        """A new session holding `session_id`'s messages up to `upto` (a client continuing an older response)."""
+        info = self.store.get_session(session_id)
+        copy = self.store.create_session(
+            info.model,
+            title=title[:80],
+            parent_id=session_id,
+            source="api",
+            system_prompt=self.store.system_prompt(session_id),
+        )
+        for message_id, message in self.store.messages_with_ids(session_id):
+            if message_id <= upto:
+                self.store.add_message(copy, message)
+        return copy
 
     def has_history(self, key_name: str, conversation: str) -> bool:
         return self.conversations.get(key_name, conversation) is not None
