@@ -7,31 +7,28 @@ import threading
 
 from grove.agent.events import AgentEvents
 from grove.llm.types import ToolCall
+from grove.runtime.holdback import Holdback
 from grove.security.redact import redact
 from grove.tools.registry import ToolResult
 
 
 class EventStream(AgentEvents):
-    """Forwards every event to `sink` with secrets masked. Streamed text goes on in whole lines: a secret (or
-    the "password:" before one) can arrive split over several deltas. Notices are also kept in `notices`."""
+    """Forwards every event to `sink` with secrets masked. Streamed text goes on as soon as it cannot be part
+    of a secret (grove.runtime.holdback): one can arrive split over several deltas, or after the "password:"
+    that names it. Notices are also kept in `notices`."""
 
     def __init__(self, sink: AgentEvents | None = None) -> None:
         self.sink = sink or AgentEvents()
         self.streaming = self.sink.streaming
         self.notices: list[str] = []
-        self._pending = ""  # streamed text after the last newline, held back until its line is complete
+        self._text = Holdback(self.sink.on_text, redact)
         self._lock = threading.Lock()  # background loops (reviews, the curator) report from their threads
 
     def on_text(self, delta: str) -> None:
-        self._pending += delta
-        lines, newline, self._pending = self._pending.rpartition("\n")
-        if newline:
-            self.sink.on_text(redact(lines + newline))
+        self._text.feed(delta)
 
     def on_model_done(self, has_tool_calls: bool) -> None:
-        if self._pending:
-            self.sink.on_text(redact(self._pending))
-            self._pending = ""
+        self._text.flush()
         self.sink.on_model_done(has_tool_calls)
 
     def on_tool_start(self, call: ToolCall) -> None:
