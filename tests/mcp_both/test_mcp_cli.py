@@ -50,3 +50,15 @@ def test_a_server_that_cannot_start_fails_with_where_to_look(capsys: pytest.Capt
     assert grove(capsys, "mcp", "add", "broken", "--timeout", "20", "--", "false")[0] == 0
     code, _, err = grove(capsys, "mcp", "test", "broken")
     assert code == 1 and "broken" in err and "mcp-broken.log" in err
+
+
+def test_mcp_http_on_a_busy_port_is_one_grove_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 33: a busy port ended `grove mcp serve --http` in a traceback (exit 3)."""
+    pytest.importorskip("uvicorn", reason="the MCP HTTP transport needs uvicorn")
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        code, _, err = grove(capsys, "mcp", "serve", "--http", "--port", str(taken.getsockname()[1]))
+    assert code in (1, 2) and err.startswith("grove: ") and "in use" in err and "Traceback" not in err

@@ -94,3 +94,18 @@ def test_model_option_sets_the_model_of_api_sessions(
     code, _, err = grove(capsys, "serve", "--port", "0", "-m", "openai:gpt-test")
     assert code == 0, err
     assert seen == ["openai:gpt-test"]
+
+
+def test_a_busy_port_is_one_grove_line(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 33: a busy port ended `grove serve` in a traceback (exit 3)."""
+    pytest.importorskip("uvicorn", reason="grove serve needs the serve extra")
+    import socket
+
+    assert grove(capsys, "serve", "keys", "add", "laptop")[0] == 0
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        code, _, err = grove(capsys, "serve", "--port", str(port))
+    assert code in (1, 2) and err.startswith("grove: ") and "in use" in err and "Traceback" not in err
+    assert len(err.strip().splitlines()) == 1

@@ -41,17 +41,19 @@ def serve_http(server: Any, port: int, token: str, ready: Any = None) -> None:
     import anyio
     import uvicorn
 
+    from grove.serve.bind import listen
+
+    sock = listen("127.0.0.1", port)  # a busy port: one grove: line, before anything starts
     app = guarded(server.streamable_http_app(streamable_http_path=PATH, host="127.0.0.1"), token)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     userver = uvicorn.Server(config)
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(userver.serve)
+            tg.start_soon(lambda: userver.serve(sockets=[sock]))
             while not userver.started:
                 await anyio.sleep(0.02)
             if ready is not None:
-                sock = userver.servers[0].sockets[0]
-                ready(sock.getsockname()[1])
+                ready(userver.servers[0].sockets[0].getsockname()[1])
 
     anyio.run(main)

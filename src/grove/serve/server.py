@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+GRACE_SECONDS = 3
+
 
 def is_loopback(host: str) -> bool:
     if host == "localhost":
@@ -43,7 +45,15 @@ def _server(app: Any, host: str, port: int, log_level: str) -> Any:
     import uvicorn
 
     config = uvicorn.Config(
-        app, host=host, port=port, log_level=log_level, access_log=False, lifespan="on", server_header=False
+        app,
+        host=host,
+        port=port,
+        log_level=log_level,
+        access_log=False,
+        lifespan="on",
+        server_header=False,
+        # Ctrl-C: open streams get this long, then are cancelled (their turns told to stop), not waited out
+        timeout_graceful_shutdown=GRACE_SECONDS,
     )
     return uvicorn.Server(config)
 
@@ -68,13 +78,17 @@ def start_in_thread(app: Any, host: str = "127.0.0.1", port: int = 0, log_level:
 def run_foreground(
     app: Any, host: str, port: int, on_ready: Callable[[int], None], log_level: str = "info"
 ) -> None:
-    """Serves until SIGINT/SIGTERM (uvicorn's handlers); `on_ready(port)` once listening."""
+    """Serves until SIGINT/SIGTERM (uvicorn's handlers); `on_ready(port)` once listening. A port that cannot
+    be bound is a GroveError before anything starts."""
     import asyncio
 
+    from grove.serve.bind import listen
+
+    sock = listen(host, port)
     server = _server(app, host, port, log_level)
 
     async def main() -> None:
-        task = asyncio.create_task(server.serve())
+        task = asyncio.create_task(server.serve(sockets=[sock]))
         while not server.started and not task.done():
             await asyncio.sleep(0.02)
         if server.started:

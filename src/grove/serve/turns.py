@@ -56,6 +56,12 @@ class TurnOutcome:
     last_message_id: int = 0
 
 
+class ClientGone(KeyboardInterrupt):
+    """Raised in the model's text callback once the turn should stop: a generation nobody will read ends now.
+    A KeyboardInterrupt, so no provider's `except Exception` turns it into a model error (and a retry); the
+    agent ends the turn as interrupted, its work kept."""
+
+
 class DeltaSink(AgentEvents):
     """Passes streamed text on; a model call that ended in tool calls is followed by a blank line, so the text
     of the next call does not run into it."""
@@ -72,6 +78,10 @@ class DeltaSink(AgentEvents):
         return self.stop.is_set()
 
     def on_text(self, delta: str) -> None:
+        if (
+            self.stop.is_set()
+        ):  # the client hung up or the server stops: end the model call, not just the turn
+            raise ClientGone
         if self.forward and delta:
             self.forward(delta)
             self.text += delta
