@@ -200,6 +200,11 @@ class Agent:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        # what tools opened for this session (a browser) ends with it
+        for value in list(self.ctx.state.values()):
+            closer = getattr(value, "close_with_session", None)
+            if callable(closer):
+                closer()
 
 
 class StopRequested(Exception):

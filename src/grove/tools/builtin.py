@@ -2,7 +2,19 @@
 
 from __future__ import annotations
 
-from grove.tools import code_skills, cron, delegate, files, memory, sessions, skills, terminal, todo, web
+from grove.tools import (
+    browser,
+    code_skills,
+    cron,
+    delegate,
+    files,
+    memory,
+    sessions,
+    skills,
+    terminal,
+    todo,
+    web,
+)
 from grove.tools.plugin_tools import plugin_toolsets
 from grove.tools.registry import ToolRegistry
 
@@ -19,7 +31,9 @@ def builtin_registry() -> ToolRegistry:
             *code_skills.tools(),
             *delegate.tools(),
             *cron.tools(),
-            *web.tools(),  # opt-in: not among the default toolsets, so no prompt tokens until enabled
+            # opt-in: not among the default toolsets, so no prompt tokens until enabled
+            *web.tools(),
+            *browser.tools(),
         ]
     )
     # plugins (entry-point group grove.tools): one toolset per plugin; a broken one is skipped

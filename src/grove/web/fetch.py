@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from grove.errors import GroveError
-from grove.web.guard import SCHEMES, BlockedAddress, Guard, Target
+from grove.web.guard import SCHEMES, BlockedAddress, Guard
 
 if TYPE_CHECKING:
     import httpx
@@ -32,6 +32,11 @@ class Page:
     body: bytes
     truncated: bool = False
     hops: list[str] = field(default_factory=list)  # the URLs visited before `url`
+    headers: list[tuple[str, str]] = field(default_factory=list)
+
+    def header(self, name: str) -> str | None:
+        name = name.lower()
+        return next((v for k, v in self.headers if k.lower() == name), None)
 
     @property
     def mime(self) -> str:
@@ -64,34 +69,39 @@ class Fetcher:
         body: bytes | None = None,
     ) -> Page:
         """The page at `url` (a POST with `body` for APIs that want one; a redirect then turns it into a GET)."""
-        import httpx
-
         deadline = time.monotonic() + self.timeout
         hops: list[str] = []
-        # trust_env=False: a proxy from the environment would do the lookup itself, out of the guard's sight
-        with httpx.Client(trust_env=False, follow_redirects=False, timeout=self.timeout) as client:
+        with _client(self.timeout) as client:
             for _ in range(self.max_redirects + 1):
-                target = self.guard.check(url)
-                page_or_next = self._one(client, target, headers or {}, deadline, method, body)
-                if isinstance(page_or_next, Page):
-                    page_or_next.hops = hops
-                    return page_or_next
+                page = self._one(client, url, headers or {}, deadline, method, body)
+                location = page.header("location")
+                if page.status not in REDIRECTS or not location:
+                    page.hops = hops
+                    return page
                 hops.append(url)
-                url, method, body = page_or_next, "GET", None
+                url, method, body = urljoin(url, location), "GET", None
             raise FetchError(f"more than {self.max_redirects} redirects (last: {url}); fetch the final URL")
+
+    def once(
+        self, url: str, headers: dict[str, str], *, method: str = "GET", body: bytes | None = None
+    ) -> Page:
+        """One guarded request, a redirect returned as it is (the browser follows it, through the guard again)."""
+        with _client(self.timeout) as client:
+            return self._one(client, url, headers, time.monotonic() + self.timeout, method, body)
 
     def _one(
         self,
         client: httpx.Client,
-        target: Target,
+        url: str,
         headers: dict[str, str],
         deadline: float,
         method: str,
         body: bytes | None,
-    ) -> Page | str:
-        """One request to the checked address: the Page, or the next URL of a redirect."""
+    ) -> Page:
+        """One request to the address the guard checked for `url` (never a second lookup of the name)."""
         import httpx
 
+        target = self.guard.check(url)
         left = deadline - time.monotonic()
         if left <= 0:
             raise FetchError(f"timed out after {self.timeout:g} s")
@@ -104,13 +114,8 @@ class Fetcher:
         ext: dict[str, Any] = {"timeout": {"connect": left, "read": left, "write": left, "pool": left}}
         if target.scheme == "https":
             ext["sni_hostname"] = target.host  # the certificate is checked against the name, not the address
-        request = client.build_request(
-            method,
-            by_ip,
-            content=body,
-            headers={"Host": host, "User-Agent": USER_AGENT, "Accept": "*/*", **headers},
-            extensions=ext,
-        )
+        sent = {"User-Agent": USER_AGENT, "Accept": "*/*", **headers, "Host": host}
+        request = client.build_request(method, by_ip, content=body, headers=sent, extensions=ext)
         try:
             response = client.send(request, stream=True)
         except httpx.TimeoutException as e:
@@ -118,13 +123,17 @@ class Fetcher:
         except httpx.HTTPError as e:
             raise FetchError(f"cannot reach {target.host}: {type(e).__name__}: {e}") from e
         try:
-            if response.status_code in REDIRECTS and response.headers.get("location"):
-                return urljoin(target.url, response.headers["location"])
-            data, truncated = self._read(response, deadline)
+            redirect = response.status_code in REDIRECTS
+            data, truncated = (b"", False) if redirect else self._read(response, deadline)
         finally:
             response.close()
         return Page(
-            target.url, response.status_code, response.headers.get("content-type", ""), data, truncated
+            target.url,
+            response.status_code,
+            response.headers.get("content-type", ""),
+            data,
+            truncated,
+            headers=list(response.headers.multi_items()),
         )
 
     def _read(self, response: httpx.Response, deadline: float) -> tuple[bytes, bool]:
@@ -146,6 +155,14 @@ class Fetcher:
         except httpx.HTTPError as e:
             raise FetchError(f"the connection broke while reading: {e}") from e
         return b"".join(chunks), False
+
+
+def _client(timeout: float) -> httpx.Client:
+    """A fresh client: no cookie or connection outlives the call. trust_env=False, because a proxy from the
+    environment would resolve names itself, out of the guard's sight."""
+    import httpx
+
+    return httpx.Client(trust_env=False, follow_redirects=False, timeout=timeout)
 
 
 def fetcher_for(settings: Any, resolver: Any = None) -> Fetcher:
