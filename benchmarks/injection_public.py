@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "src"))
 
-from grove.security.injection import scan_text  # noqa: E402
+from grove.security.injection.scan import scan_text  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "benchmarks"))
 from skills_scan_real import REPOS  # noqa: E402

@@ -1,4 +1,4 @@
-"""Trains the learned injection signal (src/grove/security/injection_model_weights.json) on public corpora that
+"""Trains the learned injection signal (src/grove/security/injection/model_weights.json) on public corpora that
 benchmarks/injection_public.py does NOT evaluate on, plus grove's own tuning corpora and source. Reads fetched
 mirrors (never commits their text); needs numpy and scipy (training only). Tensor Trust, NotInject, WildGuard,
 deepset, Giskard and BIPIA texts are read only to drop their exact and near copies from the training set.
@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT / "src"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import injection_public as pub  # noqa: E402
-from grove.security import injection_model as im  # noqa: E402
-from grove.security.normalize import normalize  # noqa: E402
+from grove.security.injection import model as im  # noqa: E402
+from grove.security.injection.normalize import normalize  # noqa: E402
 
 PARAPET = "Parapet-Tech+parapet"
 # Parapet's eval YAMLs: attacks and benign prompts gathered from public data sets (deepset and Giskard are left

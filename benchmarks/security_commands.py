@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.policy import SafetyPolicy
 
 REDTEAM = Path(__file__).resolve().parent.parent / "tests" / "security" / "redteam"
 WORKSPACE = "/work/proj"

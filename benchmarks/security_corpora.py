@@ -19,10 +19,10 @@ sys.path.insert(0, str(ROOT / "tests" / "security"))
 
 from corpora import CORPORA, jsonl, lines  # noqa: E402
 
-from grove.security.commands import classify_command  # noqa: E402
-from grove.security.injection import scan_text  # noqa: E402
-from grove.security.redact import redact  # noqa: E402
-from grove.security.skill_scan import scan_skill_dir  # noqa: E402
+from grove.security.commands.classify import classify_command  # noqa: E402
+from grove.security.injection.scan import scan_text  # noqa: E402
+from grove.security.secrets.redact import redact  # noqa: E402
+from grove.security.skill_scan.scan import scan_skill_dir  # noqa: E402
 
 
 def rate(items: list[object], hit: Callable[[object], bool]) -> tuple[float, int]:

@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "secur
 import files_harness as fh
 
 from grove.config import Settings
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.policy import SafetyPolicy
 from grove.tools import files
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolError

@@ -25,7 +25,7 @@ sys.path.insert(0, str(ROOT / "tests" / "security"))
 
 from secret_corpus import lookalikes, secrets  # noqa: E402
 
-from grove.security.redact import redact  # noqa: E402
+from grove.security.secrets.redact import redact  # noqa: E402
 
 
 def _stdlib_sources(packages: tuple[str, ...]) -> list[str]:

@@ -18,7 +18,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grove.security.skill_scan import scan_skill_dir
+from grove.security.skill_scan.scan import scan_skill_dir
 
 MIRROR = Path("/work/.mirror")
 # owner+name folders; each a public collection of Agent Skills (SKILL.md folders)

@@ -9,8 +9,8 @@ from grove.agent.loop import Agent
 from grove.config import Settings
 from grove.llm.script import ScriptModel
 from grove.runtime.assemble import build_policy
-from grove.security.approval import ApprovalRequest
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.flow import ApprovalRequest
+from grove.security.approval.policy import SafetyPolicy
 from grove.store.sessions import SessionStore
 from grove.tools.builtin import builtin_registry
 from grove.tools.context import ToolContext
@@ -102,7 +102,7 @@ def test_planted_instruction_in_a_file_is_quarantined(store: SessionStore, works
 
 
 def test_ordinary_variables_that_look_secret_are_not_masked(monkeypatch) -> None:
-    from grove.security.redact import redact
+    from grove.security.secrets.redact import redact
 
     monkeypatch.setenv("PWD", "/tmp/my-workspace")
     monkeypatch.setenv("DEPLOY_TOKEN", "tok-1234567890abcdef")

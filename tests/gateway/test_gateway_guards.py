@@ -15,8 +15,8 @@ from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.adapter import Choice
 from grove.gateway.approvals import ApprovalBox
 from grove.gateway.workspace import changed, save_inbound, snapshot
-from grove.security.approval_types import ApprovalRequest
-from grove.security.command_base import CommandVerdict
+from grove.security.approval.base import ApprovalRequest
+from grove.security.commands.base import CommandVerdict
 
 KEY = "ghp_" + "Zq9" * 12
 

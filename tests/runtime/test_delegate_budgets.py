@@ -14,7 +14,7 @@ from grove.config.delegation import DelegationConfig
 from grove.llm.script import ScriptModel, Step
 from grove.llm.types import Completion, Message, ToolCall, ToolSchema, Usage
 from grove.runtime import Profile, Session
-from grove.security.approval import ApprovalRequest
+from grove.security.approval.flow import ApprovalRequest
 from grove.tools.builtin import builtin_registry
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolRegistry, make_tool

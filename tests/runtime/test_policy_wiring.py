@@ -10,8 +10,8 @@ import pytest
 from grove.config import Settings
 from grove.llm.script import ScriptModel
 from grove.runtime import Profile, Session
-from grove.security.approval import ApprovalRequest
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.flow import ApprovalRequest
+from grove.security.approval.policy import SafetyPolicy
 from grove.tools.builtin import builtin_registry
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolRegistry, make_tool

@@ -266,7 +266,7 @@ def test_system_gitconfig_is_readable(backend: str, workspace: Path) -> None:
 
 
 def test_terminal_tool_refuses_unattended_without_isolation(workspace: Path) -> None:
-    from grove.security.policy import SafetyPolicy
+    from grove.security.approval.policy import SafetyPolicy
     from grove.tools.context import ToolContext
     from grove.tools.terminal import terminal
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from grove.security.approval import ApprovalRequest, parse_judge_reply
-from grove.security.decisions import DecisionStore
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.decisions import DecisionStore
+from grove.security.approval.flow import ApprovalRequest, parse_judge_reply
+from grove.security.approval.policy import SafetyPolicy
 from grove.store.db import Database
 
 
@@ -152,9 +152,9 @@ def test_check_terminal_still_gates_the_tool() -> None:
 def test_tty_approver_reads_an_answer_and_times_out() -> None:
     import os
 
-    from grove.security.approval import ApprovalRequest
-    from grove.security.commands import classify_command
-    from grove.security.prompt import parse_answer, tty_approver
+    from grove.security.approval.flow import ApprovalRequest
+    from grove.security.approval.prompt import parse_answer, tty_approver
+    from grove.security.commands.classify import classify_command
 
     req = ApprovalRequest("rm -rf ~/p", classify_command("rm -rf ~/p"), None, 0.05)
     r, w = os.pipe()
@@ -201,8 +201,8 @@ def test_known_danger_is_denied_unattended_even_in_an_isolating_sandbox() -> Non
 
 
 def test_decide_verdict_runs_the_flow_for_other_acts_and_logs_it() -> None:
-    from grove.security.approval import decide_verdict
-    from grove.security.command_base import CommandVerdict, Finding
+    from grove.security.approval.flow import decide_verdict
+    from grove.security.commands.base import CommandVerdict, Finding
 
     store = DecisionStore()
     act = CommandVerdict("write_file /etc/x", [Finding("file-outside", "writes outside the workspace")])
@@ -223,15 +223,24 @@ def test_policy_approval_and_decisions_import_no_cycle() -> None:
     import grove.security as sec
 
     root = Path(sec.__file__).parent
-    names = ("policy", "approval", "decisions", "approval_types", "prompt", "commands", "command_base")
+    names = (
+        "approval.policy",
+        "approval.flow",
+        "approval.decisions",
+        "approval.base",
+        "approval.prompt",
+        "commands.classify",
+        "commands.base",
+    )
     graph: dict[str, set[str]] = {}
     for name in names:
-        tree = ast.parse((root / f"{name}.py").read_text())
-        graph[name] = {
-            n.module.rsplit(".", 1)[1]
-            for n in ast.walk(tree)
-            if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("grove.security.")
-        } & set(names)
+        tree = ast.parse((root / f"{name.replace('.', '/')}.py").read_text())
+        imported: set[str] = set()
+        for n in ast.walk(tree):
+            if isinstance(n, ast.ImportFrom) and n.module and n.module.startswith("grove.security."):
+                module = n.module.removeprefix("grove.security.")
+                imported |= {module} | {f"{module}.{alias.name}" for alias in n.names}
+        graph[name] = imported & set(names)
     seen: set[str] = set()
 
     def visit(node: str, path: tuple[str, ...]) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from grove.security.caseless import ASCII_FOLDS, Caseless, lowercase_safe
-from grove.security.injection_rules import SIGNALS
+from grove.security.fast.caseless import ASCII_FOLDS, Caseless, lowercase_safe
+from grove.security.injection.rules import SIGNALS
 
 
 def test_the_unsafe_characters_are_all_that_fold_onto_ascii_letters() -> None:

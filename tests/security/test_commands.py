@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from corpora import lines
 
-from grove.security.commands import classify_command
+from grove.security.commands.classify import classify_command
 
 DANGEROUS = lines("commands_dangerous.txt")
 BENIGN = lines("commands_benign.txt")
@@ -92,7 +92,7 @@ def test_unbalanced_quotes_still_classified() -> None:
 
 from pathlib import Path  # noqa: E402
 
-from grove.security.policy import SafetyPolicy  # noqa: E402
+from grove.security.approval.policy import SafetyPolicy  # noqa: E402
 
 REDTEAM = Path(__file__).parent / "redteam"
 WS = "/work/proj"

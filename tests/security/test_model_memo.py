@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from grove.security import injection_model as im
-from grove.security.normalize import normalize
+from grove.security.injection import model as im
+from grove.security.injection.normalize import normalize
 
 
 def _plain(norm: str, m: im.Model) -> tuple[float, int, int]:

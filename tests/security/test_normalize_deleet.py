@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from grove.security import normalize as N
+from grove.security.injection import normalize as N
 
 
 def _per_run(lowered: str) -> str:

@@ -9,7 +9,7 @@ import unicodedata
 
 import pytest
 
-from grove.security import normalize as N
+from grove.security.injection import normalize as N
 
 
 def _plain(text: str) -> tuple[str, str, int, int, int]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from grove.security.normalize import _LATIN, _OTHER_SCRIPTS, _mixed_script
+from grove.security.injection.normalize import _LATIN, _OTHER_SCRIPTS, _mixed_script
 
 
 def _reference(text: str) -> int:

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from grove.security import skill_file as sf
+from grove.security.skill_scan import file as sf
 
 _WORDS = [
     "exec", "EVAL", "eval(", "exec (", "base64.b64decode(", "codecs.decode", "zlib.decompress", "bytes.fromhex",

@@ -1,10 +1,10 @@
-"""The text patterns' needed words (skill_file._NEEDS) skip only texts a pattern cannot match."""
+"""The text patterns' needed words (skill_scan.file._NEEDS) skip only texts a pattern cannot match."""
 
 from __future__ import annotations
 
 import pytest
 
-from grove.security.skill_file import (
+from grove.security.skill_scan.file import (
     _NEEDS,
     _TEXT_PATTERNS,
     folded_lower,

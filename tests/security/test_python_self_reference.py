@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from grove.security.skill_python import python_hits
-from grove.security.skill_scan import scan_skill_file
+from grove.security.skill_scan.python_code import python_hits
+from grove.security.skill_scan.scan import scan_skill_file
 
 
 def test_a_name_resolved_through_itself_ends() -> None:

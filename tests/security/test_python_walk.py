@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from grove.security import skill_python
-from grove.security.skill_python import _walk, python_hits
+from grove.security.skill_scan import python_code as skill_python
+from grove.security.skill_scan.python_code import _walk, python_hits
 
 _SOURCES = sorted((Path(skill_python.__file__).parent).glob("*.py"))
 

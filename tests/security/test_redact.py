@@ -7,7 +7,7 @@ import random
 
 from corpora import jsonl
 
-from grove.security.redact import env_secrets, mask, redact
+from grove.security.secrets.redact import env_secrets, mask, redact
 
 SECRETS = jsonl("secrets.jsonl")
 NON_SECRETS = jsonl("non_secrets.jsonl")

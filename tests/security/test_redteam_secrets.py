@@ -8,7 +8,7 @@ from collections import Counter
 
 from secret_corpus import lookalikes, secrets
 
-from grove.security.redact import redact
+from grove.security.secrets.redact import redact
 
 DEV, HELDOUT = secrets(), secrets(heldout=True)
 BENIGN, BENIGN_HELDOUT = lookalikes(), lookalikes(heldout=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 from re import _parser as sre_parse
 
-from grove.security.injection_signals import _CUT, _FAST
-from grove.security.regex_prune import Pruned, _required
+from grove.security.fast.regex_prune import Pruned, _required
+from grove.security.injection.signals import _CUT, _FAST
 
 
 def _spans(pattern: re.Pattern[str] | None, text: str) -> list[tuple[int, int]]:

@@ -10,10 +10,10 @@ import re
 
 import pytest
 
-from grove.security import injection_signals
-from grove.security.caseless import _UNSAFE_TEXT, lowercase_safe
-from grove.security.injection_signals import MAX_SENTENCE, sentence_spans, windows_of
-from grove.security.token_floods import _FLOOD, flood_starts
+from grove.security.fast.caseless import _UNSAFE_TEXT, lowercase_safe
+from grove.security.injection import signals as injection_signals
+from grove.security.injection.signals import MAX_SENTENCE, sentence_spans, windows_of
+from grove.security.injection.token_floods import _FLOOD, flood_starts
 
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 
@@ -111,7 +111,7 @@ def test_lowercase_safe_is_the_capital_search() -> None:
 
 
 def test_normalize_counts_bidi_controls_among_the_invisible_ones() -> None:
-    from grove.security.normalize import _BIDI, _INVISIBLE, normalize
+    from grove.security.injection.normalize import _BIDI, _INVISIBLE, normalize
 
     rng = random.Random(9)
     alphabet = "aé \u200b\u200e\u200f\u202a\u202e\u2066\u2069\u2060\ufeff\U000e0041"

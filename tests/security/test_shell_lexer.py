@@ -8,7 +8,7 @@ import shlex
 
 import pytest
 
-from grove.security import shell
+from grove.security.commands import shell
 
 
 def _shlex_tokens(text: str) -> list[str] | None:

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from grove.security import shortcuts
-from grove.security.commands import classify_command
-from grove.security.injection import scan_text
-from grove.security.skill_scan import scan_skill_text
+from grove.security.commands.classify import classify_command
+from grove.security.fast import shortcuts
+from grove.security.injection.scan import scan_text
+from grove.security.skill_scan.scan import scan_skill_text
 
 HERE = Path(__file__).resolve().parent
 SNAPSHOT = HERE / "snapshots" / "scan_verdicts.jsonl"
@@ -129,7 +129,7 @@ def test_recorded_verdicts_hold(mode: str) -> None:
 
 def test_off_switch_reaches_the_gate() -> None:
     """With the shortcuts off the RE2 gate answers "every pattern may match" and reads no text."""
-    from grove.security.signal_gate import Gate
+    from grove.security.fast.signal_gate import Gate
 
     gate = Gate([None])
     with shortcuts.off():

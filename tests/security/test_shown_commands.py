@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 
-from grove.security.approval import ApprovalRequest
-from grove.security.commands import classify_command
-from grove.security.decisions import DecisionStore
-from grove.security.policy import SafetyPolicy
-from grove.security.skill_scan import scan_skill_files, scan_skill_text
+from grove.security.approval.decisions import DecisionStore
+from grove.security.approval.flow import ApprovalRequest
+from grove.security.approval.policy import SafetyPolicy
+from grove.security.commands.classify import classify_command
+from grove.security.skill_scan.scan import scan_skill_files, scan_skill_text
 
 
 def _md(command: str) -> str:

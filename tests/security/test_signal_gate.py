@@ -11,17 +11,17 @@ import sys
 import pytest
 from corpora import lines
 
-from grove.security import injection_signals
-from grove.security.injection_signals import (
+from grove.security.fast.signal_gate import Gate, encode, superset
+from grove.security.injection import signals as injection_signals
+from grove.security.injection.normalize import normalize
+from grove.security.injection.signals import (
     _COMMAND,
     _FAST,
     _PAYLOAD_GATE_OF,
     gather,
     windows_of,
 )
-from grove.security.normalize import normalize
-from grove.security.signal_gate import Gate, encode, superset
-from grove.security.token_floods import _FLOOD, _floods, flood_starts
+from grove.security.injection.token_floods import _FLOOD, _floods, flood_starts
 
 # Pieces that sit on the edges the widening reasons about: Unicode word characters and spaces next to ASCII words
 # (\b, \w, \s), characters past Latin-1 (read as 0xFF), case (the twins), anchors and empty lines.

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from corpora import CORPORA
 
-from grove.security.skill_scan import ScanResult, file_kind, scan_skill_dir, scan_skill_text, view_text
+from grove.security.skill_scan.scan import ScanResult, file_kind, scan_skill_dir, scan_skill_text, view_text
 
 MALICIOUS = sorted((CORPORA / "skills" / "malicious").iterdir())
 BENIGN = sorted((CORPORA / "skills" / "benign").iterdir())

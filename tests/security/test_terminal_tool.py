@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from grove.sandbox import make_scratch
-from grove.security.approval import ApprovalRequest
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.flow import ApprovalRequest
+from grove.security.approval.policy import SafetyPolicy
 from grove.tools.context import ToolContext
 from grove.tools.terminal import tools
 

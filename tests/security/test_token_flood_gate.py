@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from grove.security.token_floods import _FLOOD, flood_starts, token_flood
+from grove.security.injection.token_floods import _FLOOD, flood_starts, token_flood
 
 CASES = [
     "ab" * 30,  # the shortest flood of a 2-character unit

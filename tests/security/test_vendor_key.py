@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from grove.security.commands import classify_command
-from grove.security.skill_scan import scan_skill_text
+from grove.security.commands.classify import classify_command
+from grove.security.skill_scan.scan import scan_skill_text
 
 TG = "https://api.telegram.org/bot$TELEGRAM_BOT_TOKEN/sendMessage"
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import threading
 
-from grove.security.approval_types import ApprovalRequest
-from grove.security.command_base import CommandVerdict
+from grove.security.approval.base import ApprovalRequest
+from grove.security.commands.base import CommandVerdict
 from grove.serve.approvals import ApprovalQueue
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from skillkit import skill_text, write_skill
 
-from grove.security.skill_scan import scan_skill_dir
+from grove.security.skill_scan.scan import scan_skill_dir
 from grove.skills.importer import import_skills, import_with_summary
 
 PLANTED = (
@@ -45,7 +45,7 @@ def test_only_a_supporting_files_injection_finding_lets_the_skill_in(home: Path,
 
 
 def test_the_file_is_still_flagged_when_read(home: Path, tmp_path: Path) -> None:
-    from grove.security.skill_scan import scan_skill_file, view_text
+    from grove.security.skill_scan.scan import scan_skill_file, view_text
 
     _collection(tmp_path / "src")
     import_skills(tmp_path / "src", home / "skills")

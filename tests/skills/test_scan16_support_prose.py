@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from skillkit import skill_text, write_skill
 
-from grove.security.skill_scan import folder_result, scan_skill_file
+from grove.security.skill_scan.scan import folder_result, scan_skill_file
 from grove.skills.importer import import_skills
 from grove.skills.scan_cache import file_key, scan_many
 

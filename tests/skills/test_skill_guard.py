@@ -1,4 +1,4 @@
-"""The skill guard (grove.security.skill_scan behind grove.skills.guard): safe text passes; dangerous code is
+"""The skill guard (grove.security.skill_scan.scan behind grove.skills.guard): safe text passes; dangerous code is
 refused; suspicious text is caution (quarantined); commands that approval checks at run time are only notes."""
 
 from __future__ import annotations

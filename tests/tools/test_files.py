@@ -11,9 +11,9 @@ import pytest
 from grove.atomic_files import NotRegularFileError, atomic_write_bytes
 from grove.config import Settings
 from grove.sandbox.users import SANDBOX_GID
-from grove.security.approval_types import Decision
-from grove.security.fs_identity import identity_for
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.base import Decision
+from grove.security.approval.policy import SafetyPolicy
+from grove.security.files.identity import identity_for
 from grove.tools import files
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolError

@@ -98,7 +98,7 @@ def _lean_skills(settings: Settings, workspace: Path) -> str:
     """A small library shown whole (each skill's steps, not only its name): a 1.5B model rarely loads a skill
     with skill_view, and one call less per task is what a learned procedure should save. '' when it does not
     fit LEAN_SECTION_CHARS, and the index is shown instead."""
-    from grove.security.injection import screen
+    from grove.security.injection.scan import screen
     from grove.skills.code_meta import is_code_skill
     from grove.skills.discover import discover
     from grove.skills.stale import stale_names
@@ -131,7 +131,7 @@ def _project_context(workspace: Path) -> str:
             text = path.read_text(encoding="utf-8", errors="replace")
             if len(text) > MAX_PROJECT_CHARS:
                 text = text[:MAX_PROJECT_CHARS] + f"\n[... {name} cut at {MAX_PROJECT_CHARS} characters]"
-            from grove.security.injection import screen
+            from grove.security.injection.scan import screen
 
             text = screen(text, source=name)  # a cloned repo's AGENTS.md is not the user speaking
             return f"Project instructions from {name} (the user's project; follow them):\n\n{text}"

@@ -20,7 +20,7 @@ def show() -> None:
 
     from grove.config import KEY_ENVS
     from grove.dataclass_io import to_jsonable
-    from grove.security.redact import mask
+    from grove.security.secrets.redact import mask
 
     settings = load()
     data = to_jsonable(settings)

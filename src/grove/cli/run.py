@@ -12,7 +12,7 @@ from grove.cli.common import fail, load, split_csv
 from grove.providers_table import spec_syntaxes
 
 if TYPE_CHECKING:
-    from grove.security.approval import Approver
+    from grove.security.approval.flow import Approver
 
 
 def run(
@@ -144,6 +144,6 @@ def terminal_approver(interactive: bool) -> Approver | None:
     """Who answers approval questions: the user at this terminal, or nobody (a script: denied at once)."""
     if not interactive:
         return None
-    from grove.security.prompt import tty_approver
+    from grove.security.approval.prompt import tty_approver
 
     return tty_approver()

@@ -19,9 +19,9 @@ from grove.codeskills.sandboxed import RUN_LIMITS, CallOutcome, call_solve
 from grove.config import grove_home
 from grove.sandbox import Limits, make_scratch
 from grove.sandbox.users import SANDBOX_GID, is_root
-from grove.security.fs_acts import read_place, write_place
-from grove.security.fs_confine import Confinement, Refused, Roots
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.policy import SafetyPolicy
+from grove.security.files.acts import read_place, write_place
+from grove.security.files.confine import Confinement, Refused, Roots
 
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 MAX_OUTPUT_FILES = 100

@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from grove.config import grove_home
-from grove.security.fs_acts import write_place
-from grove.security.fs_confine import Confinement, Refused, Roots
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.policy import SafetyPolicy
+from grove.security.files.acts import write_place
+from grove.security.files.confine import Confinement, Refused, Roots
 
 PREVIEW_CHARS = 200
 

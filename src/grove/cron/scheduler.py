@@ -141,7 +141,7 @@ class CronScheduler:
 
     # ----------------------------------------------------------------------------------------------------------
     def _run(self, claim: Claim) -> RunResult:
-        from grove.security.redact import redact
+        from grove.security.secrets.redact import redact
 
         try:
             outcome = self.runner(claim.job)

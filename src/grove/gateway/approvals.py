@@ -10,8 +10,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 
 from grove.gateway.adapter import Choice, Pressed
-from grove.security.approval_types import ApprovalRequest, Approver
-from grove.security.redact import redact
+from grove.security.approval.base import ApprovalRequest, Approver
+from grove.security.secrets.redact import redact
 
 PREFIX = "grove"
 CHOICES = (("Allow once", "once"), ("Allow for session", "session"), ("Deny", "deny"))

@@ -15,7 +15,7 @@ from grove.goals.judge_tools import judge_context, judge_registry
 from grove.goals.store import VERDICTS, Goal, Verdict
 from grove.llm.errors import ModelError
 from grove.llm.types import Completion, Message, Model, ModelSettings
-from grove.security.boundary import redact_message
+from grove.security.secrets.boundary import redact_message
 
 SYSTEM = """You judge whether an AI agent has reached a goal. You get the goal, its acceptance criteria and the \
 history of the agent's work toward it (older turns may be folded to their facts).{tools}

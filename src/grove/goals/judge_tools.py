@@ -9,7 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.policy import SafetyPolicy
 from grove.tools import files
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, ToolRegistry, make_tool

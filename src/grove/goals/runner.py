@@ -15,7 +15,7 @@ from grove.goals.judge import Judge, JudgeError
 from grove.goals.store import ACTIVE, BLOCKED, DONE, EXHAUSTED, PAUSED, Goal, GoalStore
 from grove.llm.errors import ModelError
 from grove.llm.types import Completion, Message
-from grove.security.boundary import redact_message
+from grove.security.secrets.boundary import redact_message
 
 CONTINUE = "[grove goal {id} · turn {turn}] Continuing toward the goal: {reason}"
 CUT_OFF = (

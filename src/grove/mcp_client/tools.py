@@ -16,7 +16,7 @@ from grove.mcp_client.cache import ToolList, load_tool_list
 from grove.mcp_client.connection import McpUnavailable
 from grove.mcp_client.manager import McpManager
 from grove.mcp_client.render import prompt_text, resource_text, tool_result_text
-from grove.security.command_base import CommandVerdict, Finding
+from grove.security.commands.base import CommandVerdict, Finding
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, ToolResult, make_tool, parse_arguments
 
@@ -31,7 +31,7 @@ def approve_mcp(ctx: ToolContext, server: McpServerConfig, tool: str, args: dict
     untrusted: the policy decides with no remembered answer honoured or kept: every call is asked."""
     if server.trust == "trusted":
         return None
-    from grove.security.approval import decide_verdict
+    from grove.security.approval.flow import decide_verdict
 
     shown = json.dumps(args, ensure_ascii=False, sort_keys=True)
     act = f"{server.name}{SEP}{tool} {shown if len(shown) <= 300 else shown[:300] + '…'}"
@@ -51,7 +51,7 @@ def approve_mcp(ctx: ToolContext, server: McpServerConfig, tool: str, args: dict
 
 def screened(text: str, server: McpServerConfig, what: str) -> str:
     """Output as the model may see it: scanned like any outside text; an untrusted server's always quoted."""
-    from grove.security.injection import ScanFinding, quarantine, scan_text
+    from grove.security.injection.scan import ScanFinding, quarantine, scan_text
 
     source = f"mcp {server.name}/{what}"
     result = scan_text(text, source)

@@ -11,7 +11,7 @@ from typing import Any
 from grove.config import Settings
 from grove.runtime import Profile, Session
 from grove.runtime.assemble import build_policy, open_store
-from grove.security.redact import redact
+from grove.security.secrets.redact import redact
 from grove.tools.builtin import builtin_registry
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolRegistry

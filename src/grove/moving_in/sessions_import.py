@@ -174,7 +174,7 @@ def read_sessions(fmt: str, paths: list[Path]) -> Iterator[Past | tuple[str, str
 def import_sessions(
     db: Database | None, agent: str, fmt: str, paths: list[Path], report: Report, apply: bool
 ) -> None:
-    from grove.security.redact import redact
+    from grove.security.secrets.redact import redact
 
     done: set[str] = set()
     if db is not None:

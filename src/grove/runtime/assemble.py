@@ -16,15 +16,15 @@ from grove.llm.router import RetryPolicy, Router, RouterEvent
 from grove.llm.spec import build_model
 from grove.llm.types import Message, Model, ModelSettings
 from grove.runtime.profile import Profile
-from grove.security.policy import SafetyPolicy
-from grove.security.redact import redact
+from grove.security.approval.policy import SafetyPolicy
+from grove.security.secrets.redact import redact
 from grove.store.sessions import SessionStore
 from grove.tools.builtin import builtin_registry
 from grove.tools.context import ToolContext
 from grove.tools.schema_cache import prime_schemas
 
 if TYPE_CHECKING:
-    from grove.security.approval import ApprovalRequest, Approver
+    from grove.security.approval.flow import ApprovalRequest, Approver
 
 LOST_RESULT = (
     "[grove] The process stopped before this tool call finished; its effect is unknown. "
@@ -58,7 +58,7 @@ def build_policy(
 ) -> SafetyPolicy:
     """The session's safety policy from settings and the entrance's flags; with no approver nothing is asked.
     Smart mode gets a judge: `security.approval_model`, else `judge_model` (the session's own model)."""
-    from grove.security.decisions import DecisionStore
+    from grove.security.approval.decisions import DecisionStore
 
     sec = settings.security
     judge = None
@@ -82,7 +82,7 @@ def build_policy(
 
 def model_judge(model: Model):  # type: ignore[no-untyped-def]
     """Smart approval's judge: one short text-only call; anything but a clear approve/deny escalates."""
-    from grove.security.approval import judge_prompt, parse_judge_reply
+    from grove.security.approval.flow import judge_prompt, parse_judge_reply
 
     def judge(request: ApprovalRequest) -> str:
         messages: list[Message] = [{"role": "user", "content": judge_prompt(request)}]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
     from grove.llm.types import Model
-    from grove.security.approval import Approver
+    from grove.security.approval.flow import Approver
     from grove.tools.registry import ToolRegistry
 
 # How self-reviews run after a turn: in a thread of this process, in a detached process (a one-shot run exits

@@ -8,7 +8,7 @@ import threading
 from grove.agent.events import AgentEvents
 from grove.llm.types import ToolCall
 from grove.runtime.holdback import Holdback
-from grove.security.redact import redact
+from grove.security.secrets.redact import redact
 from grove.tools.registry import ToolResult
 
 

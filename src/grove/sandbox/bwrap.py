@@ -45,7 +45,7 @@ def bwrap_argv(
     read_only: tuple[str, ...] = (),
 ) -> list[str]:
     """`hide` and `read_only`: workspace-relative paths shown as an empty read-only tmpfs (grove's home) or
-    bound read-only over themselves (what persists beyond the workspace, see grove.security.protected)."""
+    bound read-only over themselves (what persists beyond the workspace, see grove.security.files.protected)."""
     a = [bwrap, "--unshare-all", "--unshare-user", "--disable-userns", "--die-with-parent", "--new-session"]
     a += ["--cap-drop", "ALL", "--clearenv"]
     if network:

@@ -143,7 +143,7 @@ def run(
     unless `allow_unisolated` says the user accepted that risk.
     `protect_home`: grove's home; when it lies inside the workspace the command can neither read nor write it
     (refused where no backend can hide it). `read_only`: workspace-relative paths that persist beyond the
-    workspace (the caller's grove.security.protected.existing_protected), bound read-only where a backend can.
+    workspace (the caller's grove.security.files.protected.existing_protected), bound read-only where a backend can.
     Never raises for what the command does (non-zero exit, timeout, limits hit): all of that is in the Result.
     """
     if isinstance(argv, str) or not argv or not all(isinstance(a, str) for a in argv):

@@ -1,1 +1,1 @@
-"""Safety: the per-session policy object (and, later, approvals, redaction and scanning)."""
+"""Safety, by concern: approval, commands, files, secrets, injection, skill_scan, and fast (the scan's shortcuts)."""

@@ -8,8 +8,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from grove.security.approval_types import ANSWERS, ApprovalRequest, Approver
-from grove.security.redact import redact
+from grove.security.approval.base import ANSWERS, ApprovalRequest, Approver
+from grove.security.secrets.redact import redact
 
 
 @dataclass(frozen=True)

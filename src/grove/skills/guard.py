@@ -1,8 +1,8 @@
-"""The skill guard: one scanner (grove.security.skill_scan) for every skill create, patch, import and view.
+"""The skill guard: one scanner (grove.security.skill_scan.scan) for every skill create, patch, import and view.
 
 Kept as the skills package's entry point so callers need not know where the rules live.
 """
 
-from grove.security.skill_scan import ScanResult, Verdict, scan_skill_dir, scan_skill_text
+from grove.security.skill_scan.scan import ScanResult, Verdict, scan_skill_dir, scan_skill_text
 
 __all__ = ["ScanResult", "Verdict", "scan_skill_dir", "scan_skill_text"]

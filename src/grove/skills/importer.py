@@ -284,7 +284,7 @@ def _import(
 
 
 def _install(p: Prepared, scan: object, skills_root: Path, allow_flagged: bool) -> ImportOutcome:
-    from grove.security.skill_scan import ScanResult
+    from grove.security.skill_scan.scan import ScanResult
 
     assert isinstance(scan, ScanResult)
     folder, name = p.found.folder, p.name

@@ -2,7 +2,7 @@
 
 The cache key is the file's path inside its skill (its kind depends on it), the scan mode and its bytes; the
 scanner version is a hash of grove.security's source, so a changed scanner never reuses an old verdict. The scan
-itself is grove.security.skill_scan's: SKILL.md in full, a supporting file with SUPPORT_PROSE (its prose scanned
+itself is grove.security.skill_scan.scan's: SKILL.md in full, a supporting file with SUPPORT_PROSE (its prose scanned
 only if its code is flagged; its verdict cannot depend on it, and every read scans it in full).
 """
 
@@ -20,7 +20,7 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from grove.security.skill_scan import SUPPORT_PROSE, Prose, ScanResult, folder_result, scan_skill_file
+from grove.security.skill_scan.scan import SUPPORT_PROSE, Prose, ScanResult, folder_result, scan_skill_file
 
 if TYPE_CHECKING:
     from grove.store.db import Database
@@ -35,8 +35,8 @@ def scanner_version() -> str:
 
     digest = hashlib.sha256()
     folder = Path(security.__file__).parent
-    for path in sorted(folder.glob("*.py")) + sorted(folder.glob("*.json")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in sorted(folder.rglob("*.py")) + sorted(folder.rglob("*.json")):
+        digest.update(path.relative_to(folder).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()[:16]
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from grove.security.command_base import CommandVerdict, Finding
+from grove.security.commands.base import CommandVerdict, Finding
 from grove.tools.context import ToolContext
 
 
 def approve_call(ctx: ToolContext, name: str, args: dict[str, Any]) -> str | None:
     """None when the policy lets this call run, else the refusal the model sees."""
-    from grove.security.approval import decide_verdict
+    from grove.security.approval.flow import decide_verdict
 
     shown = json.dumps(args, ensure_ascii=False, sort_keys=True)
     act = f"{name} {shown if len(shown) <= 300 else shown[:300] + '…'}"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.policy import SafetyPolicy
 
 if TYPE_CHECKING:
     from grove.config import Settings

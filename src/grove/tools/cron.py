@@ -8,7 +8,7 @@ import json
 import time
 from typing import Any, Literal
 
-from grove.security.command_base import CommandVerdict, Finding
+from grove.security.commands.base import CommandVerdict, Finding
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
@@ -91,7 +91,7 @@ def _approve(ctx: ToolContext, name: str, args: dict[str, Any]) -> str | None:
     """Listing is free; creating or changing a job asks the session's policy (unattended: denied). The user sees
     the whole job however long (schedule, prompt, name, delivery, workspace), and the rule id is a hash of it, so
     an "always" answer covers that exact job only, never the next one."""
-    from grove.security.approval import decide_verdict
+    from grove.security.approval.flow import decide_verdict
 
     if args.get("action") == "list":
         return None

@@ -1,6 +1,6 @@
 """The `files` toolset: read_file, write_file, patch, search_files (names and arguments shared with other agents).
 
-Every path goes through grove.security.fs_confine: the workspace and declared roots are free, anything else is
+Every path goes through grove.security.files.confine: the workspace and declared roots are free, anything else is
 asked about, grove's own home is never changed; as root the acts use the sandbox uid's rights."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from grove.security.fs_acts import open_file, read_place, write_place
-from grove.security.fs_confine import Confinement, Place, Refused, Roots
+from grove.security.files.acts import open_file, read_place, write_place
+from grove.security.files.confine import Confinement, Place, Refused, Roots
 from grove.textmatch import closest_hint
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
@@ -51,7 +51,7 @@ def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int = 500) ->
         return f"[{path} is empty]"
     if not body:
         return f"[{path} has {len(lines)} lines; offset {offset} is past the end]"
-    from grove.security.injection import screen
+    from grove.security.injection.scan import screen
 
     return screen(body, source=f"file {path}")  # planted instructions come back as quoted data
 
@@ -61,7 +61,7 @@ def _redacted(lines: list[str]) -> list[str]:
     (a table's header, the command above a token) that tells a secret from other text. Masked block by block
     (blocks end at blank lines); a block whose line count masking changes (a private key becomes one line) is
     left as it is, so the numbers never lie, and the conversation's own redaction sees it numbered."""
-    from grove.security.redact import redact
+    from grove.security.secrets.redact import redact
 
     out: list[str] = []
     block: list[str] = []
@@ -169,8 +169,8 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str, replace
 
 def _screened(text: str, source: str) -> str:
     """A file's lines as a tool result shows them: secrets redacted, planted instructions quoted as data."""
-    from grove.security.injection import screen
-    from grove.security.redact import redact
+    from grove.security.injection.scan import screen
+    from grove.security.secrets.redact import redact
 
     return screen(redact(text), source=source)
 

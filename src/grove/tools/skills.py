@@ -81,7 +81,7 @@ def skill_view(ctx: ToolContext, name: str, file_path: str | None = None) -> str
 def _screened(text: str, path: Path, source: str) -> str:
     """Skill content as the model may see it: the skill scan for this file's kind, then as is, quoted as untrusted
     data (caution) or withheld (dangerous): skills in project or external folders were never scanned on import."""
-    from grove.security.skill_scan import scan_skill_file, view_text
+    from grove.security.skill_scan.scan import scan_skill_file, view_text
 
     return view_text(text, scan_skill_file(path.name, text, source), source)
 
@@ -89,7 +89,7 @@ def _screened(text: str, path: Path, source: str) -> str:
 def _flag(path: Path) -> str:
     """' (flagged ...)' for a bundled script the scan flags, so the model knows before it asks for it (prose is
     scanned when it is viewed)."""
-    from grove.security.skill_scan import file_kind, scan_skill_file
+    from grove.security.skill_scan.scan import file_kind, scan_skill_file
 
     if file_kind(path) in ("markdown", "text") and path.suffix:
         return ""

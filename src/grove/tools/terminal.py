@@ -11,7 +11,7 @@ from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
 if TYPE_CHECKING:
-    from grove.security.command_base import Finding
+    from grove.security.commands.base import Finding
 
 MAX_OUTPUT_CHARS = 20_000
 MAX_TIMEOUT = 600
@@ -28,9 +28,9 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
     if not command.strip():
         raise ToolError("the command is empty; pass a shell command line such as `ls -la`")
     from grove.sandbox import Limits, run
-    from grove.security.injection import screen
-    from grove.security.protected import existing_protected
-    from grove.security.redact import redact
+    from grove.security.files.protected import existing_protected
+    from grove.security.injection.scan import screen
+    from grove.security.secrets.redact import redact
 
     policy = ctx.policy
     result = run(
@@ -62,7 +62,7 @@ _PIECE = re.compile(r"[^\s\"'`,;:=()\[\]{}<>|&]{8,}")
 def _named_secrets(workspace: Path, command: str) -> list[str]:
     """The secret values in the workspace files the command's words name (bounded): output that prints them
     bare (grep -o, cut -c, awk substr) has lost the name redact would recognise them by."""
-    from grove.security.redact import secret_values
+    from grove.security.secrets.redact import secret_values
 
     try:
         words = shlex.split(command)
@@ -92,7 +92,7 @@ def _named_secrets(workspace: Path, command: str) -> list[str]:
 
 def _mask_learned(text: str, values: list[str]) -> str:
     """`text` with those values masked, and any run of 8+ characters cut out of one (cut -c, substr)."""
-    from grove.security.redact import mask
+    from grove.security.secrets.redact import mask
 
     if not values:
         return text
@@ -114,8 +114,8 @@ def approve_command(ctx: ToolContext, _name: str, args: dict[str, Any]) -> str |
     if egress is None:
         decision = ctx.policy.check_command(command, session_id=ctx.session_id, workspace=str(ctx.workspace))
     else:  # one question naming both what the classifier found and the untrusted source in context
-        from grove.security.approval import decide_verdict
-        from grove.security.commands import classify_command
+        from grove.security.approval.flow import decide_verdict
+        from grove.security.commands.classify import classify_command
 
         verdict = classify_command(command, str(ctx.workspace))
         verdict.findings.append(egress)
@@ -125,7 +125,7 @@ def approve_command(ctx: ToolContext, _name: str, args: dict[str, Any]) -> str |
 
 def _egress(ctx: ToolContext, command: str) -> Finding | None:
     """With untrusted content in context, a command that can reach the network needs approval of its own."""
-    from grove.security.taint import egress_finding, reaches_network
+    from grove.security.approval.taint import egress_finding, reaches_network
 
     policy = ctx.policy
     if not policy.taint or not (policy.network or reaches_network(command)):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from grove.config import Settings
-from grove.security.redact import is_secret_name, mask, redact
+from grove.security.secrets.redact import is_secret_name, mask, redact
 from grove.store.sessions import SessionStore
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.policy import SafetyPolicy
 from grove.tools import files
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolError, ToolRegistry
@@ -87,7 +87,7 @@ def test_catastrophic_regex_is_bounded(ws: Path, regex: str) -> None:
     # bounded worker must answer (matches, no matches or a clear error)
     proc = subprocess.run(
         [sys.executable, "-c", "import sys, json; from grove.tools import files; from grove.tools.context import "
-         "ToolContext; from grove.security.policy import SafetyPolicy; from grove.tools.registry import ToolError\n"
+         "ToolContext; from grove.security.approval.policy import SafetyPolicy; from grove.tools.registry import ToolError\n"
          "try: print(files.search_files(ToolContext(workspace=sys.argv[1], policy=SafetyPolicy(unattended=True)),"
          " sys.argv[2]))\nexcept ToolError as e: print('error:', e)", str(ws), regex],
         capture_output=True, text=True, timeout=100,

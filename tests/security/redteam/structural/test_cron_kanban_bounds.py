@@ -10,7 +10,7 @@ import pytest
 from grove.config import Settings
 from grove.llm.script import ScriptModel
 from grove.runtime import Profile, Session
-from grove.security.approval_types import ApprovalRequest
+from grove.security.approval.base import ApprovalRequest
 from grove.store.cron_jobs import CronJobs
 from grove.store.db import Database
 from grove.tools.context import ToolContext

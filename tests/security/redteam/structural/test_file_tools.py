@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from grove.config import Settings
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.policy import SafetyPolicy
 from grove.tools import files
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolError

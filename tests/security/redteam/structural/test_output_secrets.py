@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from grove.sandbox.runner import make_scratch
-from grove.security.policy import SafetyPolicy
-from grove.security.redact import redact
+from grove.security.approval.policy import SafetyPolicy
+from grove.security.secrets.redact import redact
 from grove.tools.context import ToolContext
 from grove.tools.terminal import terminal
 

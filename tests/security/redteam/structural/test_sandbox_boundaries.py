@@ -10,7 +10,7 @@ import pytest
 
 from grove.sandbox import run
 from grove.sandbox.runner import make_scratch
-from grove.security.protected import existing_protected
+from grove.security.files.protected import existing_protected
 
 SECRET = "api_key: sk-grove-home-secret\n"
 HOME_WRITES = {

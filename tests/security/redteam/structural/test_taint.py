@@ -11,9 +11,9 @@ import pytest
 from grove.config import Settings
 from grove.llm.script import ScriptModel
 from grove.runtime import Profile, Session
-from grove.security.approval_types import ApprovalRequest
-from grove.security.policy import SafetyPolicy
-from grove.security.taint import Taint, reaches_network
+from grove.security.approval.base import ApprovalRequest
+from grove.security.approval.policy import SafetyPolicy
+from grove.security.approval.taint import Taint, reaches_network
 from grove.tools.context import ToolContext
 from grove.tools.terminal import approve_command
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from grove.sandbox.runner import make_scratch
-from grove.security.commands import classify_command
-from grove.security.policy import SafetyPolicy
+from grove.security.approval.policy import SafetyPolicy
+from grove.security.commands.classify import classify_command
 from grove.tools.context import ToolContext
 from grove.tools.terminal import approve_command, terminal
 

@@ -1,0 +1,1 @@
+"""Approvals: the session's safety policy, the approval flow and its question, the decision log, and taint."""

@@ -1,0 +1,1 @@
+"""Prompt-injection scanning: normalised text, weighed signals and a small learned model."""
