@@ -14,8 +14,8 @@ from grove.agent.events import AgentEvents
 from grove.context.compressor import Compressor
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.types import Completion, Message, Model, ModelSettings, ToolCall, ToolSchema, Usage
-from grove.security.boundary import redact_message
-from grove.security.redact import redact
+from grove.security.secrets.boundary import redact_message
+from grove.security.secrets.redact import redact
 from grove.store.sessions import SessionStore
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolRegistry, ToolResult
@@ -177,7 +177,7 @@ class Agent:
     def _record_tool(self, call: ToolCall, outcome: ToolResult, result: TurnResult) -> None:
         tool = self.tools.get(call.name)
         if tool is not None:  # the one place tool output enters the conversation: mark what is untrusted
-            from grove.security.taint import result_source
+            from grove.security.approval.taint import result_source
 
             args = _parse_args(call.arguments)
             source = result_source(call.name, tool.toolset, tool.untrusted_output, args, self.ctx.workspace)
