@@ -3,6 +3,7 @@ are read, binary is refused, huge and slow bodies stop at their caps, redirects 
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,23 @@ def test_a_fetch_shares_no_cookies(web: FakeWeb) -> None:
     fetcher.get(web.url("/plain.txt"))
     fetcher.get(web.url("/plain.txt"))
     assert all("Cookie" not in r[2] for r in web.requests)
+
+
+def test_without_the_extra_the_error_says_what_to_install(
+    web: FakeWeb, web_settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "trafilatura", None)  # as on a base install
+    with pytest.raises(ToolError, match=r"pip install 'grove-agent\[web\]'"):
+        web_fetch(_ctx(web_settings, tmp_path), web.url("/article/night-trains"))
+
+
+def test_web_toolsets_are_opt_in(settings: Settings, workspace: Path) -> None:
+    from grove.llm.script import ScriptModel
+    from grove.runtime import Profile, Session
+
+    session = Session.open(
+        settings, Profile(source="test", workspace=workspace, model_override=ScriptModel(["ok"]))
+    )
+    names = session.agent.tools.names()
+    session.close()
+    assert not [n for n in names if n.startswith(("web_", "browser_"))], names

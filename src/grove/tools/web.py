@@ -7,6 +7,7 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
+from grove.errors import GroveError
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
@@ -62,9 +63,8 @@ def web_fetch(ctx: ToolContext, url: str, max_chars: int | None = None) -> str:
         url: the address, e.g. https://example.com/article
         max_chars: cut the text here (default: the configured web.max_chars)
     """
-    from grove.web.extract import NotText, extract
-    from grove.web.fetch import FetchError, fetcher_for
-    from grove.web.guard import BlockedAddress
+    from grove.web.extract import extract
+    from grove.web.fetch import fetcher_for
 
     refusal = approve_egress(ctx, "web_fetch", url)
     if refusal:
@@ -73,7 +73,7 @@ def web_fetch(ctx: ToolContext, url: str, max_chars: int | None = None) -> str:
     try:
         page = fetcher_for(ctx.settings).get(url, {"Accept": "text/html,application/xhtml+xml,*/*;q=0.8"})
         doc = extract(page)
-    except (BlockedAddress, FetchError, NotText) as e:
+    except GroveError as e:  # blocked, failed, not text, or the extra not installed: the model is told why
         raise ToolError(str(e)) from e
     limit = max_chars or cfg.max_chars
     text = doc.text
@@ -98,9 +98,8 @@ def web_search(ctx: ToolContext, query: str, limit: int = 8) -> str:
         query: what to look for
         limit: how many results (1-20)
     """
-    from grove.web.fetch import FetchError, fetcher_for
-    from grove.web.guard import BlockedAddress
-    from grove.web.search import SearchError, backend_for, lines
+    from grove.web.fetch import fetcher_for
+    from grove.web.search import backend_for, lines
 
     if not query.strip():
         raise ToolError("the query is empty")
@@ -108,7 +107,7 @@ def web_search(ctx: ToolContext, query: str, limit: int = 8) -> str:
     try:
         backend = backend_for(cfg)
         results = backend.search(fetcher_for(ctx.settings), query, max(1, min(limit, 20)))
-    except (SearchError, BlockedAddress, FetchError) as e:
+    except GroveError as e:
         raise ToolError(str(e)) from e
     out = lines(results)
     remember_urls(ctx, out)
