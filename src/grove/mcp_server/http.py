@@ -15,18 +15,24 @@ def new_token() -> str:
 
 
 def guarded(app: Any, token: str) -> Any:
-    """The ASGI app behind a bearer-token check; anything else is answered 401 before the app sees it."""
-    expected = f"Bearer {token}".encode()
+    """The ASGI app behind a bearer-token check; anything else is answered 401 before the app sees it. The scheme
+    is case-insensitive (RFC 9110); the 401 names it (WWW-Authenticate), so a client reports a wrong token, not
+    an OAuth failure."""
+    expected = token.encode()
 
     async def asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
-            if not hmac.compare_digest(given, expected):
+            scheme, _, value = given.partition(b" ")
+            if not (scheme.lower() == b"bearer" and hmac.compare_digest(value.strip(), expected)):
                 await send(
                     {
                         "type": "http.response.start",
                         "status": 401,
-                        "headers": [(b"content-type", b"text/plain")],
+                        "headers": [
+                            (b"content-type", b"text/plain"),
+                            (b"www-authenticate", b'Bearer realm="grove", error="invalid_token"'),
+                        ],
                     }
                 )
                 await send({"type": "http.response.body", "body": b"missing or wrong bearer token\n"})
@@ -34,6 +40,16 @@ def guarded(app: Any, token: str) -> Any:
         await app(scope, receive, send)
 
     return asgi
+
+
+def http_app(server: Any) -> Any:
+    """The SDK's streamable-HTTP app with an event store: a priming event and `retry:` on each stream, and
+    resumption by Last-Event-ID."""
+    from grove.mcp_server.events import event_store
+
+    return server.streamable_http_app(
+        streamable_http_path=PATH, host="127.0.0.1", event_store=event_store(), retry_interval=1000
+    )
 
 
 def serve_http(server: Any, port: int, token: str, ready: Any = None) -> None:
@@ -44,7 +60,7 @@ def serve_http(server: Any, port: int, token: str, ready: Any = None) -> None:
     from grove.serve.bind import listen
 
     sock = listen("127.0.0.1", port)  # a busy port: one grove: line, before anything starts
-    app = guarded(server.streamable_http_app(streamable_http_path=PATH, host="127.0.0.1"), token)
+    app = guarded(http_app(server), token)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     userver = uvicorn.Server(config)
 

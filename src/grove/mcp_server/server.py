@@ -113,7 +113,11 @@ def build_server(service: GroveService) -> Any:
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
-    server = MCPServer("grove", instructions=INSTRUCTIONS)
+    from grove import __version__
+    from grove.mcp_server.protocol import add_protocol_handlers
+
+    server = MCPServer("grove", instructions=INSTRUCTIONS, version=__version__)
+    add_protocol_handlers(server)
 
     async def run(fn: Any, *args: Any) -> str:
         try:
