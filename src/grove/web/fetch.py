@@ -59,6 +59,7 @@ class Fetcher:
     timeout: float = 20.0
     max_bytes: int = 5_000_000
     max_redirects: int = 5
+    verify: Any = True  # certificate check: True = the system's CAs; an ssl.SSLContext (tests: their own CA)
 
     def get(
         self,
@@ -71,7 +72,7 @@ class Fetcher:
         """The page at `url` (a POST with `body` for APIs that want one; a redirect then turns it into a GET)."""
         deadline = time.monotonic() + self.timeout
         hops: list[str] = []
-        with _client(self.timeout) as client:
+        with _client(self.timeout, self.verify) as client:
             for _ in range(self.max_redirects + 1):
                 page = self._one(client, url, headers or {}, deadline, method, body)
                 location = page.header("location")
@@ -86,7 +87,7 @@ class Fetcher:
         self, url: str, headers: dict[str, str], *, method: str = "GET", body: bytes | None = None
     ) -> Page:
         """One guarded request, a redirect returned as it is (the browser follows it, through the guard again)."""
-        with _client(self.timeout) as client:
+        with _client(self.timeout, self.verify) as client:
             return self._one(client, url, headers, time.monotonic() + self.timeout, method, body)
 
     def _one(
@@ -157,12 +158,12 @@ class Fetcher:
         return b"".join(chunks), False
 
 
-def _client(timeout: float) -> httpx.Client:
+def _client(timeout: float, verify: Any = True) -> httpx.Client:
     """A fresh client: no cookie or connection outlives the call. trust_env=False, because a proxy from the
     environment would resolve names itself, out of the guard's sight."""
     import httpx
 
-    return httpx.Client(trust_env=False, follow_redirects=False, timeout=timeout)
+    return httpx.Client(trust_env=False, follow_redirects=False, timeout=timeout, verify=verify)
 
 
 def fetcher_for(settings: Any, resolver: Any = None) -> Fetcher:
