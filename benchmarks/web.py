@@ -1,6 +1,7 @@
 """What the web toolsets cost: tokens a page takes as web_fetch's markdown vs its HTML (article fixtures, local
-server), browser snapshot tokens per page, seconds per browser action (Debian's chromium), and the prompt tokens
-the web and browser tool schemas add once enabled. Tokens: cl100k_base, offline (benchmarks/tokens.py).
+server), browser snapshot tokens per page, seconds per browser action (Debian's chromium), the prompt tokens
+the web and browser tool schemas add once enabled, and model calls for a 20-file task with and without a tool
+script. Tokens: cl100k_base, offline (benchmarks/tokens.py).
 
     python benchmarks/web.py
 """
@@ -74,6 +75,58 @@ def browser_task(ctx: ToolContext, web: FakeWeb, count: Any) -> tuple[dict[str, 
     return seconds, tokens
 
 
+TWENTY_FILES = """
+total = 0
+for i in range(20):
+    text = tools.read_file(path=f"notes/n{i:02d}.txt")
+    total += sum(int(w) for w in text.split() if w.isdigit())
+tools.write_file(path="total.txt", content=f"{total}\\n")
+print(total)
+"""
+
+
+def twenty_files(tmp: Path) -> dict[str, int]:
+    """Model calls for one task (read 20 files, write their total): one call per tool call (as small models
+    work), all reads in one parallel batch, and one tool script. Each run checks the answer it wrote."""
+    from grove.llm.script import ScriptModel
+    from grove.runtime import Profile, Session
+
+    reads = [{"name": "read_file", "arguments": {"path": f"notes/n{i:02d}.txt"}} for i in range(20)]
+    write = {"name": "write_file", "arguments": {"path": "total.txt", "content": "760\n"}}
+    plans = {
+        "sequential": [{"tool_calls": [r]} for r in reads] + [{"tool_calls": [write]}, "done"],
+        "parallel": [{"tool_calls": reads}, {"tool_calls": [write]}, "done"],
+        "tool_script": [
+            {"tool_calls": [{"name": "run_tool_script", "arguments": {"code": TWENTY_FILES}}]},
+            "done",
+        ],
+    }
+    out: dict[str, int] = {}
+    for label, steps in plans.items():
+        ws = tmp / f"ws-{label}"
+        (ws / "notes").mkdir(parents=True)
+        for i in range(20):
+            (ws / "notes" / f"n{i:02d}.txt").write_text(f"day {i} sold {i * 3} cups\n")
+        model = ScriptModel(steps)
+        session = Session.open(
+            Settings(),
+            Profile(
+                source="bench",
+                toolsets=["files", "scripts"],
+                workspace=ws,
+                allow_terminal=True,
+                allow_unisolated=True,
+                model_override=model,
+            ),
+        )
+        session.run_turn("add up the cups sold in notes/ into total.txt")
+        session.close()
+        if (ws / "total.txt").read_text() != "760\n":
+            raise SystemExit(f"{label}: wrong total.txt")
+        out[label] = model.calls
+    return out
+
+
 def main() -> None:
     name, count = counter()
     with tempfile.TemporaryDirectory() as tmp, FakeWeb() as web:
@@ -136,6 +189,16 @@ def main() -> None:
                 "start_open_s": f"{medians['start+open']:.2f}",
                 "cold_start_open_s": f"{first:.2f}",
             }
+        calls = twenty_files(Path(tmp))
+        print("model calls for a 20-file task (read each, write the total)")
+        for label, n in calls.items():
+            print(f"  {label:24}{n:>7}")
+        figures |= {
+            "calls_sequential": calls["sequential"],
+            "calls_parallel": calls["parallel"],
+            "calls_tool_script": calls["tool_script"],
+            "script_fewer_x": f"{calls['sequential'] / calls['tool_script']:.1f}",
+        }
     print(" ".join(f"{k}={v}" for k, v in figures.items()))
 
 

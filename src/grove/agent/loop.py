@@ -81,6 +81,8 @@ class Agent:
         self.events = events or AgentEvents()
         self.compressor = compressor or Compressor(model, store, session_id, on_notice=self.events.on_notice)
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="grove-tool")
+        # what a tool script (tools/tool_script.py) may call: this agent's tools, through their own gates
+        ctx.state["tool_registry"] = tools
 
     def run_turn(self, text: str) -> TurnResult:
         result = TurnResult(answer="")

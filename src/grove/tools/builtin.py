@@ -13,6 +13,7 @@ from grove.tools import (
     skills,
     terminal,
     todo,
+    tool_script,
     web,
 )
 from grove.tools.plugin_tools import plugin_toolsets
@@ -34,6 +35,7 @@ def builtin_registry() -> ToolRegistry:
             # opt-in: not among the default toolsets, so no prompt tokens until enabled
             *web.tools(),
             *browser.tools(),
+            *tool_script.tools(),
         ]
     )
     # plugins (entry-point group grove.tools): one toolset per plugin; a broken one is skipped
