@@ -58,6 +58,16 @@ del _Tools
 '''
 
 
+def _share_with_sandbox(path: Path) -> None:
+    """As root the sandbox runs as its own group: the RPC folder and answers are shared with that group only, never
+    with other users (an answer holds what a tool read). Otherwise the sandbox is this same user: owner only."""
+    from grove.sandbox.users import SANDBOX_GID, is_root
+
+    if is_root():
+        os.chown(path, -1, SANDBOX_GID)
+        os.chmod(path, 0o2770 if path.is_dir() else 0o640)
+
+
 class _Server:
     """Answers the script's requests through the registry until stopped; counts the calls."""
 
@@ -101,7 +111,7 @@ class _Server:
                 out = {"ok": result.ok, "content": result.content}
         tmp = resp.with_suffix(".tmp")
         tmp.write_text(json.dumps(out), encoding="utf-8")
-        os.chmod(tmp, 0o644)
+        _share_with_sandbox(tmp)
         tmp.rename(resp)
 
 
@@ -126,11 +136,11 @@ def run_tool_script(ctx: ToolContext, code: str, timeout: int = 120) -> str:
     from grove.security.secrets.redact import redact
 
     rpc = ctx.workspace / f".grove-rpc-{secrets.token_hex(4)}"
-    rpc.mkdir()
-    os.chmod(rpc, 0o777)  # the sandbox may run as another uid; the folder lives only while the script runs
+    rpc.mkdir(mode=0o700)
+    _share_with_sandbox(rpc)
     script = rpc / "script.py"
     script.write_text(PRELUDE.format(rpc=str(rpc)) + "\n" + code, encoding="utf-8")
-    os.chmod(script, 0o644)
+    _share_with_sandbox(script)
     server = _Server(ctx, registry, rpc)
     server.thread.start()
     policy = ctx.policy
