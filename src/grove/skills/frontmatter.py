@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # the ASCII names grove makes itself (repairs, slugs)
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
@@ -177,6 +178,38 @@ def parse_skill_md(text: str, folder_name: str | None = None) -> ParsedSkillMd:
     return ParsedSkillMd(fm, body, warnings)
 
 
+def name_ok(name: str) -> bool:
+    """A name the Agent Skills rules allow, as the reference validator (skills-ref) reads them: after NFKC,
+    1-64 lowercase letters (any script) or digits in single-hyphen-separated runs."""
+    name = unicodedata.normalize("NFKC", name)
+    return (
+        0 < len(name) <= MAX_NAME
+        and name == name.lower()
+        and all(c.isalnum() or c == "-" for c in name)
+        and not name.startswith("-")
+        and not name.endswith("-")
+        and "--" not in name
+    )
+
+
+def same_name(name: str, folder_name: str) -> bool:
+    return unicodedata.normalize("NFKC", name) == unicodedata.normalize("NFKC", folder_name)
+
+
+def _duplicate_keys(yaml_text: str) -> list[str]:
+    """Top-level keys given twice (YAML readers keep the last silently; the reference validator refuses)."""
+    seen: set[str] = set()
+    twice: list[str] = []
+    for line in yaml_text.splitlines():
+        m = re.match(r"^([^\s#:][^:]*):(?:\s|$)", line)
+        if m:
+            key = m.group(1).strip().strip("\"'")
+            if key in seen and key not in twice:
+                twice.append(key)
+            seen.add(key)
+    return twice
+
+
 def check_frontmatter(fm: dict[str, Any], folder_name: str | None, body: str | None = None) -> list[str]:
     """Every way `fm` breaks the Agent Skills rules, each said as what is wrong and how to fix it."""
     problems: list[str] = []
@@ -186,12 +219,12 @@ def check_frontmatter(fm: dict[str, Any], folder_name: str | None, body: str | N
     else:
         if len(name) > MAX_NAME:
             problems.append(f"'name' is {len(name)} characters; at most {MAX_NAME} are allowed")
-        if not NAME_RE.match(name):
+        elif not name_ok(name):
             problems.append(
-                f"'name' {name!r} must use only lowercase a-z, 0-9 and single hyphens, "
+                f"'name' {name!r} must use only lowercase letters, digits and single hyphens, "
                 "not starting or ending with a hyphen (e.g. 'pdf-forms')"
             )
-        if folder_name is not None and name != folder_name:
+        if folder_name is not None and not same_name(name, folder_name):
             problems.append(
                 f"'name' {name!r} differs from its folder name {folder_name!r}; they must be equal"
             )
@@ -213,14 +246,19 @@ def check_frontmatter(fm: dict[str, Any], folder_name: str | None, body: str | N
         if not isinstance(meta, dict):
             problems.append("'metadata' must be a mapping of string keys to string values")
         else:
-            bad = [str(k) for k, v in meta.items() if not isinstance(v, str)]
+            # scalars are read as their text (the reference validator reads every value as a string)
+            bad = [str(k) for k, v in meta.items() if isinstance(v, dict | list) or v is None]
             if bad:
                 problems.append(
-                    f"'metadata' values must be strings; quote these: {', '.join(sorted(bad))} (e.g. \"true\")"
+                    f"'metadata' values must be strings; these are not: {', '.join(sorted(bad))} (e.g. \"true\")"
                 )
     tools = fm.get("allowed-tools")
-    if tools is not None and not isinstance(tools, str):
-        problems.append("'allowed-tools' must be one space-separated string, e.g. 'Bash(git:*) Read'")
+    if tools is not None and not (
+        isinstance(tools, str) or (isinstance(tools, list) and all(isinstance(t, str) for t in tools))
+    ):
+        problems.append(
+            "'allowed-tools' must be a space-separated string (or a list of them), e.g. 'Bash(git:*) Read'"
+        )
     if body is not None and len(body) > MAX_SKILL_MD_CHARS:
         problems.append(f"SKILL.md is {len(body)} characters; at most {MAX_SKILL_MD_CHARS} are allowed")
     return problems
@@ -243,7 +281,8 @@ def strict_problems(text: str, folder_name: str) -> list[str]:
         return [f"the frontmatter is not valid YAML{where}: {getattr(e, 'problem', None) or e}"]
     if not isinstance(data, dict):
         return ["the frontmatter must be a YAML mapping with at least 'name' and 'description'"]
-    return check_frontmatter({str(k): v for k, v in data.items()}, folder_name)
+    twice = [f"the frontmatter gives {key!r} more than once; keep one" for key in _duplicate_keys(yaml_text)]
+    return twice + check_frontmatter({str(k): v for k, v in data.items()}, folder_name)
 
 
 def validate_skill_md(text: str, folder_name: str) -> None:

@@ -22,9 +22,8 @@ from grove.skills.folder_read import (
     read_at_most,
 )
 from grove.skills.frontmatter import (
-    MAX_NAME,
-    NAME_RE,
     SkillFormatError,
+    name_ok,
     parse_skill_md,
     parsed_once,
     strict_problems,
@@ -233,7 +232,7 @@ def _read(f: Found, plan: ReadPlan, top: int) -> Prepared | ImportOutcome:
         skill, text = headless
         notes.append("it had no frontmatter: named after its folder, described by its first paragraph")
     name = skill.name
-    if not NAME_RE.match(name) or len(name) > MAX_NAME:
+    if not name_ok(name):  # a Unicode name the standard allows is kept as it is
         name = normalise_name(name)
         if not name:
             return verdict(folder, skill.name, "invalid", f"name {skill.name!r} cannot be made valid")

@@ -15,8 +15,8 @@ from grove.atomic_files import atomic_write_bytes, atomic_write_text
 from grove.skills import usage
 from grove.skills.frontmatter import (
     MAX_NAME,
-    NAME_RE,
     SkillFormatError,
+    name_ok,
     render_skill_md,
     split_frontmatter,
     strict_problems,
@@ -44,9 +44,9 @@ class ChangeResult:
 
 
 def check_name(name: str) -> None:
-    if not name or len(name) > MAX_NAME or not NAME_RE.match(name):
+    if not name or not name_ok(name):
         raise SkillError(
-            f"invalid skill name {name!r}: use 1-{MAX_NAME} characters of lowercase a-z, 0-9 and single hyphens, "
+            f"invalid skill name {name!r}: use 1-{MAX_NAME} lowercase letters, digits and single hyphens, "
             "not starting or ending with a hyphen (e.g. 'deploy-staging')"
         )
 
