@@ -57,5 +57,5 @@ def test_default_toolsets_stay_small() -> None:
         "todo",
     ]
     assert reg.select([]).schemas() == []
-    with pytest.raises(GroveError, match=r"known: code_skills, (cron, )?delegate, files"):
+    with pytest.raises(GroveError, match=r"known: (browser, )?code_skills, (cron, )?delegate, files"):
         reg.select(["nope"])
