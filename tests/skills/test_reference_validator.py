@@ -11,7 +11,9 @@ import pytest
 
 from grove.skills.frontmatter import strict_problems
 
-skills_ref = pytest.importorskip("skills_ref", reason="the reference validator is in the dev extra (skills-ref)")
+skills_ref = pytest.importorskip(
+    "skills_ref", reason="the reference validator is in the dev extra (skills-ref)"
+)
 
 CASES = {
     "plain": ("pdf-forms", "name: pdf-forms\ndescription: Fill PDF forms.\n"),
@@ -19,7 +21,10 @@ CASES = {
     "unicode-name": ("résumé-writer", "name: résumé-writer\ndescription: Write a résumé.\n"),
     "unicode-upper": ("Résumé", "name: Résumé\ndescription: Write a résumé.\n"),
     "metadata-scalars": ("meta", "name: meta\ndescription: M.\nmetadata:\n  version: 2\n  beta: true\n"),
-    "allowed-tools-list": ("tools", "name: tools\ndescription: T.\nallowed-tools:\n  - Read\n  - Bash(git:*)\n"),
+    "allowed-tools-list": (
+        "tools",
+        "name: tools\ndescription: T.\nallowed-tools:\n  - Read\n  - Bash(git:*)\n",
+    ),
     "double-hyphen": ("a--b", "name: a--b\ndescription: D.\n"),
     "folder-mismatch": ("other", "name: mine\ndescription: D.\n"),
     "no-description": ("nodesc", "name: nodesc\n"),
