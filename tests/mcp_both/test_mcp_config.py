@@ -115,3 +115,27 @@ def test_mcp_call_is_gated_unless_every_server_is_trusted() -> None:
 
     assert not gated("trusted", "trusted")  # sub-agents may then be given it
     assert gated("trusted", "ask") and gated("untrusted")
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [
+        ("GH", "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"),  # a GitHub token under a harmless name
+        ("OPENAI", "sk-proj-" + "Ab12Cd34Ef56Gh78Ij90Kl12Mn34Op56Qr78St90Uv12"),
+        ("DATABASE_URL", "postgres://app:S3cr3t-pw!@db.internal:5432/app"),
+    ],
+)
+def test_a_literal_secret_is_refused_by_its_shape_whatever_its_name(
+    grove_home: Path, name: str, value: str
+) -> None:
+    """Issue 33: `grove mcp add -e` wrote known-format secrets to config.yaml when the name looked harmless."""
+    with pytest.raises(ConfigError, match="secret"):
+        add_server(McpServerConfig(name="s", command="x", env={name: value}))
+    assert not (grove_home / "config.yaml").exists() or value not in (grove_home / "config.yaml").read_text()
+    moved, names = secrets_as_references(McpServerConfig(name="s", command="x", env={name: value}))
+    assert value not in str(moved.env) and names
+
+
+def test_plain_values_under_harmless_names_are_kept(grove_home: Path) -> None:
+    add_server(McpServerConfig(name="s", command="x", env={"LOG_LEVEL": "debug", "REGION": "eu-west-1"}))
+    assert mcp_servers(load_settings())[0].env == {"LOG_LEVEL": "debug", "REGION": "eu-west-1"}

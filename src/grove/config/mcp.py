@@ -103,12 +103,24 @@ def looks_secret(name: str) -> bool:
     return any(w in low for w in SECRET_WORDS)
 
 
+def holds_secret(name: str, value: str) -> bool:
+    """A literal secret, by its name (API_KEY=...) or by its shape whatever the name (a token in a known
+    format, a URL with a password): what redaction would mask. A ${VAR} reference is not one."""
+    if not value or REF_RE.search(value):
+        return False
+    if looks_secret(name):
+        return True
+    from grove.security.secrets.redact import redact
+
+    return redact(value) != value
+
+
 def literal_secrets(server: McpServerConfig) -> list[str]:
     """Names of env variables / headers that hold a literal secret instead of a ${VAR} reference."""
     out = []
     for kind, values in (("env", server.env), ("headers", server.headers)):
         for k, v in values.items():
-            if looks_secret(k) and v and not REF_RE.search(v):
+            if holds_secret(k, v):
                 out.append(f"{kind}.{k}")
     return out
 
@@ -125,7 +137,7 @@ def secrets_as_references(server: McpServerConfig) -> tuple[McpServerConfig, dic
     env, headers = dict(server.env), dict(server.headers)
     for kind, values in (("env", env), ("headers", headers)):
         for k, v in values.items():
-            if looks_secret(k) and v and not REF_RE.search(v):
+            if holds_secret(k, v):
                 var = var_for(kind, k)
                 prefix = "Bearer " if kind == "headers" and v.lower().startswith("bearer ") else ""
                 values[k] = f"{prefix}${{{var}}}"
