@@ -142,7 +142,9 @@ def test(name: str = typer.Argument(..., help="The server's name.")) -> None:
     try:
         tools = manager.list_tools(name)
     except McpUnavailable as e:
-        fail(f"{e} (a stdio server's own errors are in {settings.home / 'logs' / f'mcp-{name}.log'})")
+        log = settings.home / "logs" / f"mcp-{name}.log"
+        # only a stdio server writes a log; an HTTP server's answer (401: check the token header) is in `e`
+        fail(f"{e} (the server's own errors are in {log})" if server.command and log.exists() else str(e))
     finally:
         manager.close()
     print(f"{name}: connected in {time.monotonic() - started:.2f}s, {len(tools)} tools")

@@ -21,10 +21,31 @@ def _block(block: Any) -> str:
     return f"[{kind or type(block).__name__} content, not shown]"
 
 
+_TEXT_MIMES = ("application/json", "application/xml", "application/yaml", "application/javascript")
+
+
+def _as_text(blob: str, mime: str | None) -> str | None:
+    """A blob whose MIME type says text, decoded (servers send text files as blobs too); None otherwise."""
+    import base64
+    import binascii
+
+    if not mime or not (
+        mime.startswith("text/") or mime.split(";")[0] in _TEXT_MIMES or mime.endswith("+json")
+    ):
+        return None
+    try:
+        return base64.b64decode(blob, validate=True).decode("utf-8")
+    except (binascii.Error, UnicodeDecodeError, ValueError):
+        return None
+
+
 def _contents(item: Any) -> str:
     text = getattr(item, "text", None)
     if isinstance(text, str):
         return text
+    decoded = _as_text(getattr(item, "blob", "") or "", getattr(item, "mime_type", None))
+    if decoded is not None:
+        return decoded
     mime = getattr(item, "mime_type", None) or "binary"
     return f"[{mime} resource {item.uri}, {len(getattr(item, 'blob', '')) * 3 // 4} bytes, not shown]"
 
