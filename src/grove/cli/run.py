@@ -112,6 +112,8 @@ def run(
             "interrupted": result.interrupted,
             "budget_exhausted": result.budget_exhausted,
             "notices": session.stream.notices,
+            # the untrusted sources in this conversation (pages read, terminal and MCP output, outside files)
+            "untrusted_sources": list(session.agent.ctx.policy.taint.sources),
         }
         print(json.dumps(payload, ensure_ascii=False))
     elif not events.streaming:

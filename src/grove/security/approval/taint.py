@@ -37,7 +37,9 @@ def result_source(name: str, toolset: str, untrusted_output: bool, args: Any, wo
     """The untrusted source a tool result brings into the conversation, or None: a tool that declares its
     output untrusted (terminal, MCP), or a file tool whose `path` lies outside the workspace."""
     if untrusted_output:
-        return f"output of {name}"
+        url = args.get("url") if isinstance(args, dict) else None
+        # a web tool names the page it read, so the question and `--json` say which source it was
+        return f"{name} of {url}" if isinstance(url, str) and url else f"output of {name}"
     path = args.get("path") if isinstance(args, dict) and toolset == "files" else None
     if not isinstance(path, str) or not path:
         return None
