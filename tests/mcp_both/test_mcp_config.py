@@ -126,13 +126,20 @@ def test_mcp_call_is_gated_unless_every_server_is_trusted() -> None:
     ],
 )
 def test_a_literal_secret_is_refused_by_its_shape_whatever_its_name(
-    grove_home: Path, name: str, value: str
+    grove_home: Path, capsys: pytest.CaptureFixture[str], name: str, value: str
 ) -> None:
     """Issue 33: `grove mcp add -e` wrote known-format secrets to config.yaml when the name looked harmless."""
-    with pytest.raises(ConfigError, match="secret"):
-        add_server(McpServerConfig(name="s", command="x", env={name: value}))
-    assert not (grove_home / "config.yaml").exists() or value not in (grove_home / "config.yaml").read_text()
-    moved, names = secrets_as_references(McpServerConfig(name="s", command="x", env={name: value}))
+    from tests.clirun import grove
+
+    from grove.cli.mcp import secret_shaped
+
+    code, _, err = grove(capsys, "mcp", "add", "s", "-e", f"{name}={value}", "--", "some-server")
+    assert code == 2 and "secret" in err
+    config = grove_home / "config.yaml"
+    assert not config.exists() or value not in config.read_text()
+    moved, names = secrets_as_references(
+        McpServerConfig(name="s", command="x", env={name: value}), secret_shaped
+    )
     assert value not in str(moved.env) and names
 
 

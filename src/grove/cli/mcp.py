@@ -85,7 +85,7 @@ def add(
         )
     except ValueError as e:
         fail(str(e), 2)
-    path = add_server(server, replace_existing=replace)
+    path = add_server(server, replace_existing=replace, shaped=secret_shaped)
     where = f"{server.command} {' '.join(server.args)}".strip() if server.command else server.url
     print(f"added MCP server '{name}' ({server.transport}: {where}; trust {server.trust}) to {path}")
     print(f"check it with: grove mcp test {name}")
@@ -154,6 +154,13 @@ def test(name: str = typer.Argument(..., help="The server's name.")) -> None:
         )
 
 
+def secret_shaped(value: str) -> bool:
+    """A value redaction would mask (a known token format, a URL with a password): a secret whatever its name."""
+    from grove.security.secrets.redact import redact
+
+    return redact(value) != value
+
+
 @app.command("serve")
 def serve(
     http: bool = typer.Option(False, "--http", help="Streamable HTTP on 127.0.0.1 instead of stdio."),
@@ -178,7 +185,9 @@ def serve(
     import os
 
     from grove.mcp_server.http import PATH, new_token, serve_http
+    from grove.serve.bind import listen
 
+    sock = listen("127.0.0.1", port)  # a busy port: one grove: line, before anything starts
     token = os.environ.get("GROVE_MCP_TOKEN") or new_token()
 
     def ready(bound: int) -> None:
@@ -190,4 +199,4 @@ def serve(
             )
         print("stop with Ctrl-C", file=sys.stderr, flush=True)
 
-    serve_http(server, port, token, ready)
+    serve_http(server, port, token, ready, sock=sock)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -103,29 +104,32 @@ def looks_secret(name: str) -> bool:
     return any(w in low for w in SECRET_WORDS)
 
 
-def holds_secret(name: str, value: str) -> bool:
-    """A literal secret, by its name (API_KEY=...) or by its shape whatever the name (a token in a known
-    format, a URL with a password): what redaction would mask. A ${VAR} reference is not one."""
+# Tells a secret by its shape (a token in a known format, a URL with a password), whatever its name: the callers
+# pass grove.security's redaction (config is the bottom layer and imports nothing of it).
+Shaped = Callable[[str], bool]
+
+
+def holds_secret(name: str, value: str, shaped: Shaped | None = None) -> bool:
+    """A literal secret, by its name (API_KEY=...) or, given `shaped`, by its shape. A ${VAR} reference is not
+    one."""
     if not value or REF_RE.search(value):
         return False
-    if looks_secret(name):
-        return True
-    from grove.security.secrets.redact import redact
-
-    return redact(value) != value
+    return looks_secret(name) or (shaped is not None and shaped(value))
 
 
-def literal_secrets(server: McpServerConfig) -> list[str]:
+def literal_secrets(server: McpServerConfig, shaped: Shaped | None = None) -> list[str]:
     """Names of env variables / headers that hold a literal secret instead of a ${VAR} reference."""
     out = []
     for kind, values in (("env", server.env), ("headers", server.headers)):
         for k, v in values.items():
-            if holds_secret(k, v):
+            if holds_secret(k, v, shaped):
                 out.append(f"{kind}.{k}")
     return out
 
 
-def secrets_as_references(server: McpServerConfig) -> tuple[McpServerConfig, dict[str, str]]:
+def secrets_as_references(
+    server: McpServerConfig, shaped: Shaped | None = None
+) -> tuple[McpServerConfig, dict[str, str]]:
     """A copy whose literal secrets are ${VAR} references, and {VAR: where it was} for the user to export.
     (Importers use it: the literal value is dropped, never written.)"""
     moved: dict[str, str] = {}
@@ -137,7 +141,7 @@ def secrets_as_references(server: McpServerConfig) -> tuple[McpServerConfig, dic
     env, headers = dict(server.env), dict(server.headers)
     for kind, values in (("env", env), ("headers", headers)):
         for k, v in values.items():
-            if holds_secret(k, v):
+            if holds_secret(k, v, shaped):
                 var = var_for(kind, k)
                 prefix = "Bearer " if kind == "headers" and v.lower().startswith("bearer ") else ""
                 values[k] = f"{prefix}${{{var}}}"

@@ -7,12 +7,15 @@ from pathlib import Path
 from typing import Any
 
 import grove.config as config
-from grove.config.mcp import McpServerConfig, literal_secrets, server_yaml
+from grove.config.mcp import McpServerConfig, Shaped, literal_secrets, server_yaml
 from grove.dataclass_io import InvalidData, to_jsonable, validate_as
 
 
-def add_server(server: McpServerConfig, *, replace_existing: bool = False) -> Path:
-    """Write `server` to mcp.servers in config.yaml (checked, atomic). Literal secrets are refused."""
+def add_server(
+    server: McpServerConfig, *, replace_existing: bool = False, shaped: Shaped | None = None
+) -> Path:
+    """Write `server` to mcp.servers in config.yaml (checked, atomic). Literal secrets are refused: by name, and
+    by shape when `shaped` tells them (the callers pass grove.security's redaction)."""
     ConfigError, grove_home, read_config_file = config.ConfigError, config.grove_home, config.read_config_file
 
     if not server.name:
@@ -21,7 +24,7 @@ def add_server(server: McpServerConfig, *, replace_existing: bool = False) -> Pa
         server = validate_as(McpServerConfig, to_jsonable(server))
     except InvalidData as e:
         raise ConfigError(f"MCP server '{server.name}' not added: {e}") from e
-    secrets = literal_secrets(server)
+    secrets = literal_secrets(server, shaped)
     if secrets:
         raise ConfigError(
             f"MCP server '{server.name}': {', '.join(secrets)} look like secrets; grove never writes them to "

@@ -52,21 +52,19 @@ def http_app(server: Any) -> Any:
     )
 
 
-def serve_http(server: Any, port: int, token: str, ready: Any = None) -> None:
+def serve_http(server: Any, port: int, token: str, ready: Any = None, sock: Any = None) -> None:
     """Run until interrupted. `ready(port)` is called once listening (the real port when 0 was asked)."""
     import anyio
     import uvicorn
 
-    from grove.serve.bind import listen
-
-    sock = listen("127.0.0.1", port)  # a busy port: one grove: line, before anything starts
     app = guarded(http_app(server), token)
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on")
     userver = uvicorn.Server(config)
 
     async def main() -> None:
         async with anyio.create_task_group() as tg:
-            tg.start_soon(lambda: userver.serve(sockets=[sock]))
+            # `sock`: bound by the CLI beforehand, so a busy port is its one-line error
+            tg.start_soon(lambda: userver.serve(sockets=[sock] if sock is not None else None))
             while not userver.started:
                 await anyio.sleep(0.02)
             if ready is not None:

@@ -47,10 +47,17 @@ def convert(name: str, raw: dict[str, Any]) -> tuple[Any, list[str]]:
     )
     if server.name != name:
         notes.append(f"renamed to '{server.name}' (grove's server names: letters, digits, '-', single '_')")
-    server, moved = secrets_as_references(server)
+    server, moved = secrets_as_references(server, _shaped)
     for var, where in moved.items():
         notes.append(f"the literal secret in {where} was left out: export {var}=... before using it")
     return server, notes
+
+
+def _shaped(value: str) -> bool:
+    """A literal secret by its shape, whatever its name (what redaction would mask)."""
+    from grove.security.secrets.redact import redact
+
+    return redact(value) != value
 
 
 def import_mcp(
