@@ -138,3 +138,13 @@ def test_cors_allows_the_official_sdks_own_headers(settings: Settings) -> None:
         )
         assert r.status_code == 200
         assert "x-stainless-retry-count" in r.headers["access-control-allow-headers"].lower()
+
+
+def test_docs_are_off_and_the_schema_is_behind_a_key(settings: Settings) -> None:
+    with TestClient(make_app(settings)) as c:
+        assert c.get("/docs").status_code == 404 and c.get("/openapi.json").status_code == 404
+    app = make_app(settings, openapi=True)
+    key = app.state.grove.keys.add("k")
+    with TestClient(app) as c:
+        assert c.get("/openapi.json").status_code == 401
+        assert c.get("/openapi.json", headers={"Authorization": f"Bearer {key}"}).status_code == 200
