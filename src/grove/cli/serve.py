@@ -105,7 +105,8 @@ def serve(
     """Start the API server. Make a client key first: grove serve keys add NAME
 
     Then point any OpenAI client at http://127.0.0.1:8765/v1 with that key; send a header
-    X-Grove-Conversation: <id> (or the `user` field) to continue a conversation with its memory."""
+    X-Grove-Conversation: <id> (or metadata.conversation_id), or resend the history, to continue a
+    conversation with its memory; `user` is attribution only."""
     if ctx.invoked_subcommand is not None:
         return
     if approvals not in ("dashboard", "deny"):
