@@ -89,6 +89,8 @@ class Agent:
         if not any(m["role"] == "user" for m in self.messages):
             self.store.set_title(self.session_id, redact(" ".join(text.split()))[:80])
         self.append({"role": "user", "content": text})
+        if self.ctx.checkpoints is not None:
+            self.ctx.checkpoints.start_turn(text)
         try:
             for _ in range(self.max_iterations):
                 if self.events.stop_requested():
@@ -108,6 +110,9 @@ class Agent:
         except (KeyboardInterrupt, StopRequested):
             result.interrupted = True
             return result
+        finally:
+            if self.ctx.checkpoints is not None:
+                self.ctx.checkpoints.end_turn()  # what the turn left: `grove undo` compares against it
 
     def call_model(
         self,
@@ -154,6 +159,8 @@ class Agent:
             for batch in self._batches(calls):
                 if done and self.events.stop_requested():
                     raise StopRequested
+                if self.ctx.checkpoints is not None and any(self._changes_workspace(c) for c in batch):
+                    self.ctx.checkpoints.before_change()  # once per turn: its changes can be undone
                 futures = [self._pool.submit(self.tools.call, self.ctx, c.name, c.arguments) for c in batch]
                 for call, future in zip(batch, futures, strict=True):
                     self._record_tool(call, future.result(), result)
@@ -161,6 +168,10 @@ class Agent:
         finally:
             for call in calls[done:]:
                 self._record_tool(call, ToolResult(INTERRUPTED, ok=False), result)
+
+    def _changes_workspace(self, call: ToolCall) -> bool:
+        tool = self.tools.get(call.name)
+        return tool is not None and tool.may_change_workspace
 
     def _batches(self, calls: list[ToolCall]) -> list[list[ToolCall]]:
         """Consecutive read-only calls share a batch; a mutating call (write, shell) runs alone, in call order."""
@@ -202,6 +213,8 @@ class Agent:
 
     def close(self) -> None:
         self._pool.shutdown(wait=False, cancel_futures=True)
+        if self.ctx.checkpoints is not None:
+            self.ctx.checkpoints.end_turn()  # a loop that drove tools without run_turn leaves it open
         # what tools opened for this session (a browser) ends with it
         for value in list(self.ctx.state.values()):
             closer = getattr(value, "close_with_session", None)

@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "config": ("config_cmd", "app", True),
     "skills": ("skills", "app", True),
     "memory": ("memory", "app", True),
+    "checkpoints": ("checkpoints", "checkpoints", False),
+    "undo": ("checkpoints", "undo", False),
     "review": ("review", "review", False),
     "curator": ("curator", "app", True),
     "evolve": ("evolve", "app", True),

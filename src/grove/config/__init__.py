@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from grove.config.checkpoints import CheckpointsConfig
 from grove.config.delegation import DelegationConfig
 from grove.config.gateway import GatewayPlatformConfig
 from grove.config.learning import LearningConfig
@@ -212,6 +213,7 @@ class Settings:
     )
     mcp: McpConfig = field(default_factory=McpConfig)
     web: WebConfig = field(default_factory=WebConfig)
+    checkpoints: CheckpointsConfig = field(default_factory=CheckpointsConfig)
 
     @property
     def config_path(self) -> Path:

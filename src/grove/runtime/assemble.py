@@ -200,6 +200,13 @@ def open_agent(
         session_id=session_id,
         notify=events.on_notice,
     )
+    if settings.checkpoints.enabled:
+        from grove.checkpoints.store import CheckpointStore
+        from grove.checkpoints.turn import TurnCheckpoints
+
+        store_of_workspace = CheckpointStore(settings.home, workspace, settings.checkpoints)
+        ctx.checkpoints = TurnCheckpoints(store_of_workspace, session_id, events.on_notice)
+        policy.checkpoint_ready = ctx.checkpoints.ready  # an unknown command unattended needs a way back
     if lean_for(spec):
         from grove.tools.files import READ_FIRST
 

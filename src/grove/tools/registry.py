@@ -98,6 +98,13 @@ class Tool:
     untrusted_output: bool = (
         False  # what it returns comes from outside (a shell, a server): it taints the session
     )
+    # whether a call may change the workspace: the turn's checkpoint is taken before the first such call
+    # (None = as `mutating`: a tool that changes anything is assumed to be able to change files)
+    changes_workspace: bool | None = None
+
+    @property
+    def may_change_workspace(self) -> bool:
+        return self.mutating if self.changes_workspace is None else self.changes_workspace
 
     @cached_property
     def args_model(self) -> type[BaseModel]:
@@ -210,6 +217,7 @@ def make_tool(
     subagent_ok: bool = True,
     approve: Approve | None = None,
     untrusted_output: bool = False,
+    changes_workspace: bool | None = None,
 ) -> Tool:
     """Build a Tool from `fn(ctx, **typed_args) -> str`; the docstring gives the descriptions."""
     description, param_docs = _parse_docstring(fn.__doc__ or "")
@@ -231,6 +239,7 @@ def make_tool(
         subagent_ok=subagent_ok,
         approve=approve,
         untrusted_output=untrusted_output,
+        changes_workspace=changes_workspace,
     )
 
 

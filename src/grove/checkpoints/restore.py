@@ -1,0 +1,186 @@
+"""Undo: put back the tree a checkpoint saw, touching only what the agent changed in the turns undone, and
+refusing (unless forced) where someone else changed a path since; the state replaced is kept as a checkpoint."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import stat
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from grove.checkpoints.store import Checkpoint, CheckpointStore, diff
+from grove.checkpoints.tree import Entry
+
+
+class UndoError(Exception):
+    """An undo that cannot go ahead; the message says why and what to do."""
+
+
+@dataclass
+class UndoPlan:
+    target: dict[str, Entry]
+    current: dict[str, Entry]
+    paths: list[str]  # what the undo changes, sorted
+    conflicts: list[str] = field(default_factory=list)  # changed by someone other than the agent since
+    skipped: list[str] = field(default_factory=list)  # too big to have been kept
+    undone: list[Checkpoint] = field(default_factory=list)
+    saved: Checkpoint | None = None  # the replaced state, for an undo of the undo
+
+
+def plan_undo(store: CheckpointStore, undone: list[Checkpoint]) -> UndoPlan:
+    """`undone`: consecutive checkpoints, oldest first; the tree goes back to the first one's `before`."""
+    if not undone:
+        raise UndoError("no checkpoint to undo in this workspace")
+    name, _ = store.snapshot()
+    current = store.manifest(name)
+    (store.manifests / f"{name}.json").unlink()
+    befores = [store.manifest(c.before) for c in undone]
+    afters = [store.manifest(c.after) if c.after else None for c in undone]
+    touched: set[str] = set()
+    for i, before in enumerate(befores):
+        touched |= diff(before, afters[i] if afters[i] is not None else current)
+    target = befores[0]
+    conflicts: set[str] = set()
+    for p in touched:
+        # the agent's chain for this path: each turn starts where the previous one left it, and the tree now
+        # is what the last turn left; a break in the chain is someone else's change
+        for i in range(1, len(undone)):
+            prev = afters[i - 1]
+            if prev is not None and prev.get(p) != befores[i].get(p):
+                conflicts.add(p)
+        last = afters[-1]
+        if last is not None and last.get(p) != current.get(p):
+            conflicts.add(p)
+    paths = sorted(p for p in touched if target.get(p) != current.get(p))
+    skipped = [p for p in paths if (e := target.get(p)) is not None and e.kind == "file" and e.digest is None]
+    return UndoPlan(
+        target, current, [p for p in paths if p not in skipped], sorted(conflicts), skipped, undone
+    )
+
+
+def undo(
+    store: CheckpointStore, undone: list[Checkpoint], *, force: bool = False, session: str = ""
+) -> UndoPlan:
+    plan = plan_undo(store, undone)
+    if plan.conflicts and not force:
+        raise UndoError(
+            "changed since the agent's turn (by you or another program), so undo would overwrite it: "
+            + ", ".join(plan.conflicts[:20])
+            + (" …" if len(plan.conflicts) > 20 else "")
+            + " — keep your change and leave it, or run again with --force (your version is kept as a checkpoint)"
+        )
+    for p in plan.paths:  # everything needed is there before anything changes
+        e = plan.target.get(p)
+        if e is not None and e.kind == "file" and e.digest and not store.blob_path(e.digest).exists():
+            raise UndoError(f"the checkpoint lost the content of {p} (pruned); nothing was changed")
+    if plan.paths:  # the state being replaced, as a checkpoint whose "turn" is this undo: undo it to go back
+        plan.saved = store.take(session, f"undo of {', '.join(c.id for c in undone)}", kind="undo")
+    apply(store, plan)
+    store.drop({c.id for c in undone})
+    if plan.saved is not None:
+        store.seal(plan.saved)
+    return plan
+
+
+def apply(store: CheckpointStore, plan: UndoPlan) -> None:
+    """Make each planned path what the target says. Idempotent: a run cut short can be run again."""
+    root = store.workspace
+    target, current = plan.target, plan.current
+    # 1. remove what the target lacks or has as another kind, deepest first (a link is removed, never followed)
+    for p in sorted(plan.paths, key=lambda x: x.count("/"), reverse=True):
+        now, want = current.get(p), target.get(p)
+        if now is not None and (want is None or want.kind != now.kind):
+            _remove(root / p)
+    # 2. directories, shallowest first (writable while we work; final modes at the end)
+    for p in sorted(plan.paths, key=lambda x: x.count("/")):
+        want = target.get(p)
+        if want is not None and want.kind == "dir":
+            path = root / p
+            if not path.is_dir() or path.is_symlink():
+                _remove(path)
+                path.mkdir()
+    # 3. files and links, each written beside its place then renamed over it
+    for p in plan.paths:
+        want = target.get(p)
+        if want is None or want.kind == "dir":
+            continue
+        path = root / p
+        _inside(root, path.parent)
+        _make_writable(path.parent)
+        tmp = path.with_name(f".grove-undo-{uuid.uuid4().hex[:8]}")
+        if want.kind == "link":
+            os.symlink(str(want.digest), tmp)
+        else:
+            _copy_blob(store.blob_path(str(want.digest)), tmp, str(want.digest))
+            os.chmod(tmp, want.mode)
+        if path.is_dir() and not path.is_symlink():
+            shutil.rmtree(path)
+        os.replace(tmp, path)
+    # 4. directory modes, deepest first, for planned dirs and the parents we made writable
+    dirs = {p for p in plan.paths if (e := target.get(p)) is not None and e.kind == "dir"}
+    dirs |= {str(Path(p).parent) for p in plan.paths if "/" in p}
+    for p in sorted(dirs, key=lambda x: x.count("/"), reverse=True):
+        e = target.get(p)
+        if e is not None and e.kind == "dir" and (root / p).is_dir():
+            now = os.lstat(root / p).st_mode
+            os.chmod(root / p, (stat.S_IMODE(now) & ~0o777) | e.mode)  # a setgid dir (shared group) stays so
+
+
+def _inside(root: Path, directory: Path) -> None:
+    real = Path(os.path.realpath(directory))
+    if real != root and root not in real.parents:
+        raise UndoError(f"{directory} leads outside the workspace (a link); nothing is written there")
+
+
+def _make_writable(directory: Path) -> None:
+    st = os.lstat(directory)
+    if stat.S_ISDIR(st.st_mode) and not st.st_mode & stat.S_IWUSR:
+        os.chmod(directory, stat.S_IMODE(st.st_mode) | stat.S_IWUSR | stat.S_IXUSR)
+
+
+def _remove(path: Path) -> None:
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if stat.S_ISDIR(st.st_mode):
+        _make_writable(path)
+        for sub, dirs, _files in os.walk(path):
+            for d in dirs:
+                full = os.path.join(sub, d)
+                if not os.path.islink(full):
+                    os.chmod(full, stat.S_IMODE(os.lstat(full).st_mode) | 0o700)
+        shutil.rmtree(path)
+    else:
+        _make_writable(path.parent)
+        os.unlink(path)
+
+
+def _copy_blob(blob: Path, dest: Path, digest: str) -> None:
+    h = hashlib.sha256()
+    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with open(blob, "rb") as src, os.fdopen(fd, "wb") as out:
+        for chunk in iter(lambda: src.read(1 << 20), b""):
+            h.update(chunk)
+            out.write(chunk)
+    if h.hexdigest() != digest:
+        os.unlink(dest)
+        raise UndoError(f"the stored content {digest[:12]} is damaged; nothing more was changed")
+
+
+def last_turns(store: CheckpointStore, n: int = 1, to: str | None = None) -> list[Checkpoint]:
+    """The checkpoints an undo of the last `n` turns (or back to checkpoint `to`) covers, oldest first."""
+    items = store.list()
+    if to is not None:
+        cp = store.get(to)
+        if cp is None:
+            raise UndoError(f"no checkpoint {to!r} in this workspace; `grove checkpoints` lists them")
+        return items[items.index(cp) :]
+    if n < 1:
+        raise UndoError("N must be 1 or more")
+    if n > len(items):
+        raise UndoError(f"only {len(items)} checkpoint(s) in this workspace; `grove checkpoints` lists them")
+    return items[-n:]

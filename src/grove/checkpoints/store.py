@@ -1,0 +1,224 @@
+"""The checkpoint store of one workspace under $GROVE_HOME/checkpoints/<key>/: content-addressed blobs, one
+manifest per snapshot and an index of checkpoints, pruned oldest first to stay within the configured bounds."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+import uuid
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from grove.checkpoints.tree import Entry, Scanned, StatKey, scan
+from grove.config.checkpoints import CheckpointsConfig
+
+
+@dataclass
+class Checkpoint:
+    """One turn's checkpoint: `before` is the tree just before its first change, `after` the tree the turn left
+    (None while the turn runs, or if it died): what differs between them is what the agent did."""
+
+    id: str
+    time: float
+    session: str
+    prompt: str
+    before: str  # manifest name
+    after: str | None = None
+    changed: list[str] = field(default_factory=list)
+    too_big: list[str] = field(default_factory=list)
+    kind: str = "turn"  # "turn", or "undo" for the state kept before an undo replaced it
+
+
+def workspace_key(workspace: Path) -> str:
+    resolved = str(workspace.resolve())
+    return f"{Path(resolved).name[:40] or 'root'}-{hashlib.sha256(resolved.encode()).hexdigest()[:12]}"
+
+
+class CheckpointStore:
+    def __init__(self, home: Path, workspace: Path, config: CheckpointsConfig | None = None) -> None:
+        self.workspace = workspace.resolve()
+        self.config = config or CheckpointsConfig()
+        self.home = home.resolve()
+        self.root = self.home / "checkpoints" / workspace_key(self.workspace)
+        self.objects = self.root / "objects"
+        self.manifests = self.root / "manifests"
+
+    # -- reading -------------------------------------------------------------------------------------------
+    def list(self) -> list[Checkpoint]:
+        """Oldest first."""
+        try:
+            raw = json.loads((self.root / "index.json").read_text())
+        except FileNotFoundError:
+            return []
+        return [Checkpoint(**item) for item in raw]
+
+    def get(self, checkpoint_id: str) -> Checkpoint | None:
+        matches = [c for c in self.list() if c.id == checkpoint_id or c.id.startswith(checkpoint_id)]
+        return matches[0] if len(matches) == 1 else None
+
+    def manifest(self, name: str) -> dict[str, Entry]:
+        raw = json.loads((self.manifests / f"{name}.json").read_text())
+        return {path: Entry.from_list(e) for path, e in raw.items()}
+
+    def blob_path(self, digest: str) -> Path:
+        return self.objects / digest[:2] / digest[2:]
+
+    # -- writing -------------------------------------------------------------------------------------------
+    def snapshot(self) -> tuple[str, Scanned]:
+        """Scan the workspace, keep every content not yet stored, write the manifest; returns its name."""
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(self.root.parent, 0o700)  # the workspace's contents, secrets included: for grove's user only
+        scanned = scan(
+            self.workspace,
+            skip=self._skip,
+            cache=self._load_cache(),
+            store_blob=self._store_blob,
+            has_blob=lambda d: self.blob_path(d).exists(),
+            max_file_bytes=self.config.max_file_bytes,
+            max_files=self.config.max_files,
+        )
+        name = uuid.uuid4().hex
+        self.manifests.mkdir(exist_ok=True)
+        _write_json(self.manifests / f"{name}.json", {p: e.as_list() for p, e in scanned.entries.items()})
+        _write_json(self.root / "cache.json", {p: [list(k), d] for p, (k, d) in scanned.stats.items()})
+        (self.root / "workspace").write_text(str(self.workspace))
+        return name, scanned
+
+    def take(self, session: str, prompt: str, kind: str = "turn") -> Checkpoint:
+        name, scanned = self.snapshot()
+        cp = Checkpoint(
+            id=name[:12],
+            time=time.time(),
+            session=session,
+            prompt=" ".join(prompt.split())[:200],
+            before=name,
+            too_big=scanned.too_big,
+            kind=kind,
+        )
+        self._save([*self.list(), cp])
+        return cp
+
+    def seal(self, checkpoint: Checkpoint) -> Checkpoint:
+        """Record what the turn left, so a later undo can tell the agent's changes from the user's."""
+        name, _ = self.snapshot()
+        checkpoint.after = name
+        checkpoint.changed = sorted(diff(self.manifest(checkpoint.before), self.manifest(name)))
+        self._save([checkpoint if c.id == checkpoint.id else c for c in self.list()])
+        self.prune()
+        return checkpoint
+
+    def drop(self, checkpoint_ids: set[str]) -> None:
+        self._save([c for c in self.list() if c.id not in checkpoint_ids])
+        self._collect()
+
+    def prune(self) -> None:
+        """Oldest checkpoints go until at most `keep` remain and the stored contents fit `max_bytes`."""
+        items = self.list()
+        while len(items) > self.config.keep:
+            items.pop(0)
+        while len(items) > 1 and self._referenced_bytes(items) > self.config.max_bytes:
+            items.pop(0)
+        self._save(items)
+        self._collect()
+
+    # -- internals -----------------------------------------------------------------------------------------
+    def _skip(self, rel: str) -> bool:
+        # grove's own home inside the workspace (grove started in $HOME) is not the workspace's content
+        path = self.workspace / rel
+        return path == self.home or path == self.home.parent / "checkpoints" or self.home in path.parents
+
+    def _store_blob(self, rel: str, size: int) -> str:
+        self.objects.mkdir(parents=True, exist_ok=True)
+        h = hashlib.sha256()
+        fd, tmp = tempfile.mkstemp(dir=self.objects, prefix=".in-")
+        try:
+            # O_NOFOLLOW: a file swapped for a link between the walk and the read is not followed out
+            src = os.open(self.workspace / rel, os.O_RDONLY | os.O_NOFOLLOW)
+            with os.fdopen(src, "rb") as f, os.fdopen(fd, "wb") as out:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+                    out.write(chunk)
+            digest = h.hexdigest()
+            target = self.blob_path(digest)
+            if target.exists():
+                os.unlink(tmp)
+            else:
+                target.parent.mkdir(exist_ok=True)
+                os.chmod(tmp, 0o600)
+                os.replace(tmp, target)
+            return digest
+        except BaseException:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+            raise
+
+    def _load_cache(self) -> dict[str, tuple[StatKey, str]]:
+        try:
+            raw = json.loads((self.root / "cache.json").read_text())
+        except (FileNotFoundError, ValueError):
+            return {}
+        out: dict[str, tuple[StatKey, str]] = {}
+        for path, (key, digest) in raw.items():
+            if self.blob_path(digest).exists():  # a pruned blob must be read again
+                out[path] = ((int(key[0]), int(key[1]), int(key[2]), int(key[3])), digest)
+        return out
+
+    def _names(self, items: list[Checkpoint]) -> set[str]:
+        return {n for c in items for n in (c.before, c.after) if n}
+
+    def _referenced(self, items: list[Checkpoint]) -> set[str]:
+        digests: set[str] = set()
+        for name in self._names(items):
+            try:
+                entries = self.manifest(name)
+            except FileNotFoundError:
+                continue
+            digests |= {e.digest for e in entries.values() if e.kind == "file" and e.digest}
+        return digests
+
+    def _referenced_bytes(self, items: list[Checkpoint]) -> int:
+        total = 0
+        for d in self._referenced(items):
+            with contextlib.suppress(FileNotFoundError):
+                total += self.blob_path(d).stat().st_size
+        return total
+
+    def _collect(self) -> None:
+        """Delete manifests and blobs no checkpoint refers to."""
+        items = self.list()
+        keep_names = self._names(items)
+        if self.manifests.is_dir():
+            for m in self.manifests.iterdir():
+                if m.stem not in keep_names:
+                    m.unlink()
+        keep = self._referenced(items)
+        if self.objects.is_dir():
+            for sub in self.objects.iterdir():
+                if sub.is_dir():
+                    for blob in sub.iterdir():
+                        if sub.name + blob.name not in keep:
+                            blob.unlink()
+
+    def _save(self, items: list[Checkpoint]) -> None:
+        self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
+        _write_json(self.root / "index.json", [asdict(c) for c in items])
+
+
+def diff(a: dict[str, Entry], b: dict[str, Entry]) -> set[str]:
+    """Paths whose entry (kind, mode, content) differs between two trees, or that only one has."""
+    return {p for p in a.keys() | b.keys() if a.get(p) != b.get(p)}
+
+
+def _write_json(path: Path, data: object) -> None:
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:8]}")
+    tmp.write_text(json.dumps(data))
+    os.replace(tmp, path)
+
+
+def remove_store(store: CheckpointStore) -> None:
+    shutil.rmtree(store.root, ignore_errors=True)

@@ -1,0 +1,85 @@
+"""`grove checkpoints` and `grove undo [N]`: list the workspace's checkpoints and take turns' changes back."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import typer
+
+from grove.cli.common import fail, load
+
+if TYPE_CHECKING:
+    from grove.checkpoints.store import CheckpointStore
+
+WORKSPACE_HELP = "The workspace (default: the current folder)."
+
+
+def open_store(workspace: Path | None) -> CheckpointStore:
+    from grove.checkpoints.store import CheckpointStore
+
+    settings = load()
+    where = (workspace or Path.cwd()).resolve()
+    if not where.is_dir():
+        fail(f"no such workspace folder: {where}; pass an existing one with --workspace PATH", 2)
+    return CheckpointStore(settings.home, where, settings.checkpoints)
+
+
+def checkpoints(
+    workspace: Path | None = typer.Option(None, "--workspace", "-w", help=WORKSPACE_HELP),
+    limit: int = typer.Option(20, "--limit", "-n", min=1, help="Show this many, newest first."),
+) -> None:
+    """List the checkpoints of this workspace (one before each turn that changed it), newest first."""
+    store = open_store(workspace)
+    rows = list(reversed(store.list()))[:limit]
+    if not rows:
+        print(f"no checkpoints for {store.workspace} (one is taken before a turn's first change)")
+        return
+    print(
+        f"checkpoints of {store.workspace} (`grove undo` takes back the newest turn; --to ID goes back further)"
+    )
+    print(f"{'id':<13} {'when':<16} {'session':<14} {'files':>5}  {'kind':<5} prompt")
+    for cp in rows:
+        when = time.strftime("%Y-%m-%d %H:%M", time.localtime(cp.time))
+        files = str(len(cp.changed)) if cp.after else "open"
+        print(f"{cp.id:<13} {when:<16} {cp.session[:14]:<14} {files:>5}  {cp.kind:<5} {cp.prompt[:60]}")
+
+
+def undo(
+    count: int = typer.Argument(1, min=1, help="How many of the last turns to take back."),
+    to: str | None = typer.Option(None, "--to", help="Restore the tree as it was at this checkpoint id."),
+    force: bool = typer.Option(
+        False, "--force", help="Undo even over changes made since by someone else (kept as a checkpoint)."
+    ),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; change nothing."),
+    workspace: Path | None = typer.Option(None, "--workspace", "-w", help=WORKSPACE_HELP),
+) -> None:
+    """Take back what the agent's last turn(s) changed in the workspace, byte for byte (modes included)."""
+    from grove.checkpoints.restore import UndoError, last_turns, plan_undo
+    from grove.checkpoints.restore import undo as run_undo
+
+    store = open_store(workspace)
+    try:
+        undone = last_turns(store, count, to)
+        plan = plan_undo(store, undone) if dry_run else run_undo(store, undone, force=force)
+    except UndoError as e:
+        fail(str(e), 1)
+    for rel in plan.paths[:50]:
+        verb = "remove" if rel not in plan.target else "create" if rel not in plan.current else "restore"
+        print(f"  {verb:<8}{rel}")
+    if len(plan.paths) > 50:
+        print(f"  ... and {len(plan.paths) - 50} more")
+    for rel in plan.skipped:
+        print(f"  skipped {rel} (too big to have been kept)")
+    if dry_run:
+        if plan.conflicts:
+            print(
+                "changed since by someone else (undo refuses without --force): " + ", ".join(plan.conflicts)
+            )
+        print(f"dry run: {len(plan.paths)} path(s) would change; nothing changed")
+        return
+    turns = ", ".join(cp.id for cp in plan.undone)
+    print(f"undone {len(plan.undone)} checkpoint(s) ({turns}): {len(plan.paths)} path(s) restored")
+    if plan.saved is not None:
+        print(f"the tree before this undo is checkpoint {plan.saved.id} (`grove undo` brings it back)")
