@@ -132,3 +132,31 @@ def backend(request: pytest.FixtureRequest) -> str:
     if name == "landlock" and landlock_info() is None:
         pytest.skip("no Landlock ABI, or not x86_64")
     return name
+
+
+def test_the_sessions_own_checkpoint_is_what_lets_an_unknown_command_run(
+    backend: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real wiring (grove.checkpoints.turn): before the turn's first change no checkpoint exists and an unknown
+    command is refused unattended; once the loop has taken it, the command runs if the sandbox isolates."""
+    from grove.checkpoints.store import CheckpointStore
+    from grove.checkpoints.turn import TurnCheckpoints
+
+    ws, _out = _setup(tmp_path)
+    command = "make -f /dev/stdin <<< '$(shell echo made > made.txt)'"
+    assert classify_command(command, str(ws)).unknown
+    turn = TurnCheckpoints(CheckpointStore(tmp_path / "home", ws), "s1")
+    policy = SafetyPolicy(allow_terminal=True, unattended=True, sandbox=backend, checkpoint_ready=turn.ready)
+    ctx = ToolContext(workspace=ws, policy=policy)
+    turn.start_turn("make a file")
+    assert approve_command(ctx, "terminal", {"command": command}) is not None  # no checkpoint yet
+    turn.before_change()
+    refusal = approve_command(ctx, "terminal", {"command": command})
+    if backend == "rlimit":  # a checkpoint without isolation is not enough
+        assert refusal is not None
+        return
+    assert refusal is None, refusal
+    terminal(ctx, command, timeout=30)
+    assert (ws / "made.txt").read_text() == "made\n"
+    turn.end_turn()
+    assert not turn.ready()  # the next turn starts with none
