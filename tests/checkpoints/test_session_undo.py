@@ -113,3 +113,27 @@ def test_bad_undo_input_is_a_clear_error(workspace: Path, capsys: pytest.Capture
     assert code == 1 and "grove checkpoints" in err
     code, _out, err = grove(capsys, "undo", "--workspace", str(workspace / "missing"))
     assert code == 2 and "--workspace" in err
+
+
+def test_a_code_skills_output_is_undone(settings: Settings, workspace: Path) -> None:
+    seed(workspace)
+    before = tree(workspace)
+    code = "def solve(n: int) -> list[int]:\n    return list(range(n))\n"
+    tests = "from skill import solve\n\ndef test_solve():\n    assert solve(3) == [0, 1, 2]\n"
+    create = {"name": "count-up", "description": "Counts up to n.", "code": code, "tests": tests}
+    steps = [
+        {"tool_calls": [{"name": "skill_code_create", "arguments": create}]},
+        {"text": "made"},
+    ]
+    run_turn(settings, workspace, steps, ["code_skills"], "make a skill")
+    run_args = {"name": "count-up", "args": {"n": 5}, "output_path": "notes.txt"}
+    steps = [{"tool_calls": [{"name": "skill_run", "arguments": run_args}]}, {"text": "ran"}]
+    run_turn(settings, workspace, steps, ["code_skills"], "run the skill over my notes")
+    if (workspace / "notes.txt").read_text() == "my notes\n":
+        pytest.skip("the code skill did not run here (no sandbox for code skills)")
+    from grove.checkpoints.restore import last_turns, undo
+
+    cps = CheckpointStore(settings.home, workspace, settings.checkpoints)
+    assert cps.list()[-1].changed == ["notes.txt"]
+    undo(cps, last_turns(cps, 1))
+    assert tree(workspace) == before
