@@ -49,7 +49,8 @@ def plan_undo(store: CheckpointStore, undone: list[Checkpoint]) -> UndoPlan:
         # is what the last turn left; a break in the chain is someone else's change
         for i in range(1, len(undone)):
             prev = afters[i - 1]
-            if prev is not None and prev.get(p) != befores[i].get(p):
+            # an undo's checkpoint starts from the turns it dropped (and already checked): no break there
+            if prev is not None and undone[i].kind != "undo" and prev.get(p) != befores[i].get(p):
                 conflicts.add(p)
         last = afters[-1]
         if last is not None and last.get(p) != current.get(p):

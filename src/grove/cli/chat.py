@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -23,6 +24,8 @@ HELP = """\
 /usage           tokens and cost of this session
 /plan TEXT       plan then act: write or reuse tested code skills, step by step
 /compress        compress the context now (every message stays in state.db)
+/undo [N]        take back what the last N turns changed in the workspace (--force over your own edits)
+/rollback [ID]   list checkpoints, or restore the workspace as it was before checkpoint ID
 /goal TEXT       work toward a goal until a judge says done (also: /goal status|pause|resume [ID])
 /exit            leave (Ctrl-D works too)
 Enter sends; Esc then Enter (or Alt-Enter) inserts a new line; Ctrl-C cancels a running turn."""
@@ -146,6 +149,11 @@ def chat(
                         )
                     else:
                         console.print(session.run_plan(arg).answer or "(no answer text)", markup=False)
+                elif cmd in ("/undo", "/rollback"):
+                    from grove.cli.checkpoints import chat_command
+
+                    where = profile.workspace or Path.cwd()
+                    chat_command(cmd, arg, where, lambda t: console.print(t, markup=False))
                 elif cmd == "/goal":
                     from grove.cli.goal import chat_goal
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -83,3 +84,35 @@ def undo(
     print(f"undone {len(plan.undone)} checkpoint(s) ({turns}): {len(plan.paths)} path(s) restored")
     if plan.saved is not None:
         print(f"the tree before this undo is checkpoint {plan.saved.id} (`grove undo` brings it back)")
+
+
+def chat_command(cmd: str, arg: str, workspace: Path, say: Callable[[str], None]) -> None:
+    """`/undo [N] [--force]` and `/rollback [ID] [--force]` inside `grove chat` (no ID: list the checkpoints)."""
+    from grove.checkpoints.restore import UndoError, last_turns
+    from grove.checkpoints.restore import undo as run_undo
+
+    words = arg.split()
+    force = "--force" in words
+    words = [w for w in words if w != "--force"]
+    store = open_store(workspace)
+    if cmd == "/rollback" and not words:
+        rows = list(reversed(store.list()))[:10]
+        for cp in rows:
+            when = time.strftime("%m-%d %H:%M", time.localtime(cp.time))
+            say(f"{cp.id}  {when}  {len(cp.changed):>4} files  {cp.kind:<5} {cp.prompt[:60]}")
+        say("/rollback ID restores the tree as it was before that turn" if rows else "no checkpoints yet")
+        return
+    try:
+        if cmd == "/rollback":
+            undone = last_turns(store, to=words[0])
+        else:
+            if words and not words[0].isdigit():
+                raise UndoError("usage: /undo [N] [--force] — N is how many of the last turns to take back")
+            undone = last_turns(store, int(words[0]) if words else 1)
+        plan = run_undo(store, undone, force=force)
+    except UndoError as e:
+        say(f"undo refused: {e}".replace("run again with --force", "add --force"))
+        return
+    say(f"undone {len(plan.undone)} checkpoint(s): {len(plan.paths)} path(s) restored")
+    if plan.saved is not None:
+        say(f"the replaced state is checkpoint {plan.saved.id} (/undo brings it back)")
