@@ -84,11 +84,14 @@ class Agent:
         # what a tool script (tools/tool_script.py) may call: this agent's tools, through their own gates
         ctx.state["tool_registry"] = tools
 
-    def run_turn(self, text: str) -> TurnResult:
+    def run_turn(self, text: str, images: list[dict[str, Any]] | None = None) -> TurnResult:
+        """One user turn; `images` are OpenAI-format image parts (grove.llm.images) sent after the text."""
+        from grove.llm.images import user_content
+
         result = TurnResult(answer="")
         if not any(m["role"] == "user" for m in self.messages):
             self.store.set_title(self.session_id, redact(" ".join(text.split()))[:80])
-        self.append({"role": "user", "content": text})
+        self.append({"role": "user", "content": user_content(text, images)})
         if self.ctx.checkpoints is not None:
             self.ctx.checkpoints.start_turn(text)
         try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -48,6 +48,13 @@ def run(
         "--plan",
         help="Plan then act: plan steps (write or call a code skill, write the result).",
     ),
+    image: list[str] | None = typer.Option(
+        None,
+        "--image",
+        "-i",
+        help="An image for the model to see with the prompt: a PNG/JPEG/GIF/WebP file or an http(s) URL "
+        "(repeatable; capped at 5 MB).",
+    ),
     wait_review: bool = typer.Option(
         False, "--wait-review", help="Wait for the background self-review (if one is due) before exiting."
     ),
@@ -58,6 +65,9 @@ def run(
     from grove.runtime import Profile, Session
 
     text = prompt_text(text)
+    images = image_parts(image or [])
+    if images and plan:
+        fail("--image and --plan do not go together yet: ask about the image without --plan", 2)
     settings = load()
     events = TerminalEvents(stream_text=not as_json and sys.stdout.isatty(), quiet=as_json)
     profile = Profile(
@@ -80,7 +90,7 @@ def run(
 
         children_before = child_ids(session.store, session.id)  # a resumed session's earlier children
     try:
-        result = session.run_plan(text) if plan else session.run_turn(text)
+        result = session.run_plan(text) if plan else session.run_turn(text, images)
     except ModelError as e:
         session.close()
         fail(
@@ -129,6 +139,16 @@ def run(
         )
     if plan and result.budget_exhausted:  # no plan, or one that did not finish: a script must see the failure
         fail(f"the plan did not finish; session {session.id} keeps what was done", code=1)
+
+
+def image_parts(sources: list[str]) -> list[dict[str, Any]]:
+    """`--image` values as image parts, read before any session opens: a bad file fails fast, exit 2."""
+    from grove.llm.images import ImageError, image_part
+
+    try:
+        return [image_part(source) for source in sources]
+    except ImageError as e:
+        fail(str(e), 2)
 
 
 def prompt_text(text: str | None) -> str:

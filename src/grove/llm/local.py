@@ -246,6 +246,11 @@ class LocalModel:
         settings: ModelSettings,
         on_text: TextCallback | None = None,
     ) -> Completion:
+        from grove.llm.images import refuse_if_blind
+        from grove.llm.profiles import profile_for
+
+        # before loading the weights: the embedded runtime is text-only, said rather than the images dropped
+        refuse_if_blind(messages, profile_for("local", "local", self.name).vision, self.name)
         loaded = self._loaded()
         llm = loaded.llm
         specs = tool_specs(tools)

@@ -21,6 +21,7 @@ class ModelProfile:
     tool_choice: bool = False  # send ModelSettings.tool_choice ("required", "none" or a tool's name)
     cache_breakpoints: bool = False  # mark cache breakpoints in OpenAI-format messages (Claude via gateways)
     repeat_penalty: float = 1.0  # local models: penalty against greedy decoding loops
+    vision: bool = True  # takes image parts; False where a model is known not to (a clear error, not a 400)
 
 
 class Rule(NamedTuple):  # not a frozen dataclass: that would cost every one-shot run ~0.5 ms of import
@@ -87,6 +88,11 @@ RULES: tuple[Rule, ...] = (
     rule("openai", model=OPENAI_REASONING, max_tokens_field="max_completion_tokens", temperature=False),
     # Claude behind an OpenAI-compatible gateway caches only where the messages say so.
     rule("openai", vendor="anthropic", cache_breakpoints=True),
+    # Models known to see no images: older OpenAI text models, the small reasoning ones, the embedded llama.cpp
+    # model (its runtime here loads no vision projector). Unknown models may: their server decides.
+    rule("openai", model=("gpt-3.5", "gpt-4", "o1-mini", "o3-mini"), vision=False),
+    rule("openai", model=("gpt-4o", "gpt-4.1", "gpt-4-turbo", "gpt-4-vision"), vision=True),
+    rule("local", vision=False),
     # Greedy decoding of a small local model loops ("la femme, la femme, ..."); a light penalty breaks the loops.
     rule("local", repeat_penalty=1.1),
 )

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.http_errors import classify_sdk_status_error, classify_transport_error
 from grove.llm.http_transport import TRANSPORTS, HTTPTransport, resolve_transport
+from grove.llm.images import recent_images_only, refuse_if_blind
 from grove.llm.profiles import ModelProfile, profile_for
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolSchema
 
@@ -139,7 +140,8 @@ class RemoteModel:
                 f"no API key for {self.name}: export {self.key_env}=<your key> (grove never stores keys)",
                 model=self.name,
             )
-        body = self.request_params(messages, tools, settings)
+        refuse_if_blind(messages, self.profile.vision, self.name)
+        body = self.request_params(recent_images_only(messages), tools, settings)
         if on_text is not None:
             body.update(self.stream_params())
         if self.transport == "http":

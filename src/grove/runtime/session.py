@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import threading
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grove.agent.events import AgentEvents
 from grove.agent.loop import Agent, TurnResult
@@ -61,11 +61,12 @@ class Session:
         return self.agent.session_id
 
     # -- the three ways to drive a session ---------------------------------------------------------------------
-    def run_turn(self, text: str) -> TurnResult:
-        """One user turn; after a delivered answer the self-review is scheduled when its triggers fire."""
+    def run_turn(self, text: str, images: list[dict[str, Any]] | None = None) -> TurnResult:
+        """One user turn (with image parts, if any); after a delivered answer the self-review is scheduled when
+        its triggers fire."""
         self._before(text)
         try:
-            result = self.agent.run_turn(text)
+            result = self.agent.run_turn(text, images)
         finally:
             self._resume_reviews()  # an interrupted or failed turn must not leave a running review paused
         self._after(result)

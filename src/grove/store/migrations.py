@@ -331,4 +331,9 @@ MIGRATIONS: list[str] = [
     INSERT OR IGNORE INTO serve_session_owners (session_id, key_name)
         SELECT session_id, key_name FROM serve_conversations;
     """,
+    # 13: structured message content (images): `parts` holds a message's content parts as JSON, so a resumed
+    # session gets them back as parts; `content` keeps only their text, so the full-text indexes never hold base64
+    """
+    ALTER TABLE messages ADD COLUMN parts TEXT;
+    """,
 ]

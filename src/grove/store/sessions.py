@@ -164,14 +164,19 @@ class SessionStore:
         """Commit one message now: a crash after this returns never loses it. Callers pass redacted messages
         (the agent's `append` is the one place that redacts what enters a conversation)."""
         content = message.get("content")
-        if content is not None and not isinstance(content, str):
+        parts = None
+        # content parts (text and images): kept as parts, searched by their text
+        if isinstance(content, list):
+            parts = json.dumps(content, ensure_ascii=False)
+            content = "\n".join(p.get("text", "") for p in content if isinstance(p, dict) and p.get("text"))
+        elif content is not None and not isinstance(content, str):
             content = json.dumps(content, ensure_ascii=False)
         tool_calls = message.get("tool_calls")
         now = time.time()
         with self.db.transaction() as c:
             cur = c.execute(
                 "INSERT INTO messages (session_id, role, content, tool_calls, tool_call_id, name,"
-                " prompt_tokens, completion_tokens, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " prompt_tokens, completion_tokens, created_at, parts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     message["role"],
@@ -182,6 +187,7 @@ class SessionStore:
                     usage.prompt_tokens if usage else None,
                     usage.completion_tokens if usage else None,
                     now,
+                    parts,
                 ),
             )
             c.execute("UPDATE sessions SET updated_at = ? WHERE id = ?", (now, session_id))
@@ -356,7 +362,8 @@ def _session(row: Any) -> SessionInfo:
 
 
 def _message(row: Any) -> Message:
-    msg: Message = {"role": row["role"], "content": row["content"]}
+    parts = row["parts"] if "parts" in row.keys() else None  # noqa: SIM118 (`in` on a sqlite3.Row tests values)
+    msg: Message = {"role": row["role"], "content": json.loads(parts) if parts else row["content"]}
     if row["tool_calls"]:
         msg["tool_calls"] = json.loads(row["tool_calls"])
     if row["tool_call_id"]:
