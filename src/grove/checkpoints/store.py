@@ -222,3 +222,16 @@ def _write_json(path: Path, data: object) -> None:
 
 def remove_store(store: CheckpointStore) -> None:
     shutil.rmtree(store.root, ignore_errors=True)
+
+
+def stores_of(home: Path, config: CheckpointsConfig | None = None) -> list[CheckpointStore]:
+    """Every workspace with checkpoints under this grove home (each store notes its workspace's path)."""
+    found = []
+    base = home / "checkpoints"
+    for root in sorted(base.iterdir()) if base.is_dir() else []:
+        try:
+            workspace = Path((root / "workspace").read_text().strip())
+        except OSError:
+            continue
+        found.append(CheckpointStore(home, workspace, config))
+    return found

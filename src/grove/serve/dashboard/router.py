@@ -205,7 +205,55 @@ def build_router(state: ServeState) -> APIRouter:
             return not_found(request, f"no session {session_id!r}")
         if not sees(login, sid):  # another key's session is as unknown as a missing one
             return not_found(request, f"no session {session_id!r}")
-        return page(request, "session.html", info=info, messages=store.messages(sid))
+        return page(
+            request,
+            "session.html",
+            info=info,
+            messages=store.messages(sid),
+            checkpoints=session_checkpoints(sid),
+            done=request.query_params.get("done", ""),
+            error=request.query_params.get("error", ""),
+        )
+
+    def session_checkpoints(sid: str) -> list[tuple[Any, Any]]:
+        """(store, checkpoint) for this session's checkpoints, newest first."""
+        from grove.checkpoints.store import stores_of
+
+        found = [(s, c) for s in stores_of(state.settings.home) for c in s.list() if c.session == sid]
+        return sorted(found, key=lambda sc: sc[1].time, reverse=True)
+
+    @router.post("/sessions/{session_id}/undo")
+    def undo_checkpoint(
+        request: Request, session_id: str, checkpoint: str = Form(...), csrf: str = Form("")
+    ) -> Response:
+        """Restore the workspace as it was before this checkpoint (refused over changes made since by others)."""
+        from urllib.parse import quote
+
+        from grove.checkpoints.restore import UndoError, last_turns, undo
+
+        login = logins.current(request)
+        if login is None:
+            return to_login(request)
+        if not csrf_ok(login, request, csrf):
+            return refused(request)
+        if not sees(login, session_id):
+            return not_found(request, f"no session {session_id!r}")
+        matches = [(s, c) for s, c in session_checkpoints(session_id) if c.id == checkpoint]
+        back = f"/sessions/{quote(session_id)}"
+        if not matches:
+            return RedirectResponse(f"{back}?error={quote('no such checkpoint of this session')}", 303)
+        cps, cp = matches[0]
+        try:
+            undone = last_turns(cps, to=cp.id)
+            if any(c.session and c.session != session_id and not sees(login, c.session) for c in undone):
+                raise UndoError(
+                    "a later turn in this workspace is another key's session; an admin key can undo it"
+                )
+            plan = undo(cps, undone, session=session_id)
+        except UndoError as exc:
+            return RedirectResponse(f"{back}?error={quote(str(exc))}#checkpoints", 303, headers=HEADERS)
+        done = f"restored {len(plan.paths)} path(s) in {cps.workspace}"
+        return RedirectResponse(f"{back}?done={quote(done)}#checkpoints", 303, headers=HEADERS)
 
     # skills -------------------------------------------------------------------------------------------------
     @router.get("/skills")
