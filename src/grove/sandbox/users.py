@@ -1,4 +1,4 @@
-"""Which uid a sandboxed process runs as: never root, because root keeps its powers inside bubblewrap.
+"""Which uid a sandboxed process runs as: the workspace owner under bubblewrap (root too, without capabilities), else never root.
 
 Each run gets its own uid from a dedicated range, all in one shared group: concurrent runs cannot signal one
 another, RLIMIT_NPROC counts each run alone, and killing "every process of this uid" ends exactly one run."""
@@ -46,9 +46,11 @@ def choose_identity(workspace: Path, backend: str, requested: int | None) -> Ide
             raise ValueError("the sandbox never runs as uid 0; pick an unprivileged uid or leave it unset")
         return Identity(requested, requested, per_run=False)
     st = workspace.stat()
-    if backend == "bwrap" and st.st_uid != 0:
+    if backend == "bwrap":
         # bubblewrap shows the process nothing but the workspace, so the workspace's owner is a safe identity
-        # and keeps file ownership right; a fresh uid is for everything else.
+        # and keeps file ownership right; a fresh uid is for everything else. Root included (a root-owned
+        # project in a container): bwrap drops every capability and bounding bit in a user namespace of its
+        # own, so uid 0 there has only an owner's rights over what is bound writable, and a pid namespace.
         return Identity(st.st_uid, st.st_gid, per_run=False)
     return Identity(_fresh_uid(), SANDBOX_GID, per_run=True)
 
