@@ -171,6 +171,16 @@ class Agent:
         finally:
             for call in calls[done:]:
                 self._record_tool(call, ToolResult(INTERRUPTED, ok=False), result)
+            self._append_viewed_images()
+
+    def _append_viewed_images(self) -> None:
+        """Images a tool opened (view_image) go to the model as a user message after the results: tool
+        messages carry only text in the chat-completions format."""
+        from grove.tools.vision import NOTE, take_pending
+
+        images = take_pending(self.ctx)
+        if images:
+            self.append({"role": "user", "content": [{"type": "text", "text": NOTE}, *images]})
 
     def _changes_workspace(self, call: ToolCall) -> bool:
         tool = self.tools.get(call.name)

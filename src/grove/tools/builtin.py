@@ -14,6 +14,7 @@ from grove.tools import (
     terminal,
     todo,
     tool_script,
+    vision,
     web,
 )
 from grove.tools.plugin_tools import plugin_toolsets
@@ -36,6 +37,7 @@ def builtin_registry() -> ToolRegistry:
             *web.tools(),
             *browser.tools(),
             *tool_script.tools(),
+            *vision.tools(),
         ]
     )
     # plugins (entry-point group grove.tools): one toolset per plugin; a broken one is skipped
