@@ -23,6 +23,7 @@ HELP = """\
 /tools           list the tools of this session
 /usage           tokens and cost of this session
 /plan TEXT       plan then act: write or reuse tested code skills, step by step
+/image PATH|URL  attach an image (PNG, JPEG, GIF, WebP; 5 MB) to your next message
 /compress        compress the context now (every message stays in state.db)
 /undo [N]        take back what the last N turns changed in the workspace (--force over your own edits)
 /rollback [ID]   list checkpoints, or restore the workspace as it was before checkpoint ID
@@ -103,6 +104,7 @@ def chat(
         profile.resume = None
         console.print(f"[dim]session {session.id} · {session.agent.model.name}[/]")
 
+    images: list[dict[str, object]] = []  # attached with /image, sent with the next message
     while True:
         try:
             text = prompt.prompt("› ").strip()
@@ -138,6 +140,17 @@ def chat(
                         f"{info.completion_tokens} · cached {info.cached_tokens} · ${info.cost_usd:.4f}",
                         markup=False,
                     )
+                elif cmd == "/image":
+                    from grove.llm.images import ImageError, image_part
+
+                    note = "usage: /image PATH|URL (sent with your next message)"
+                    try:
+                        if arg:
+                            images.append(image_part(arg))
+                            note = f"{len(images)} image(s) go with your next message"
+                    except ImageError as e:
+                        note = str(e)
+                    console.print(note, markup=False)
                 elif cmd == "/compress":
                     session.compress()
                     if session.agent.compressor.reports[-1].status == "skipped":
@@ -166,7 +179,8 @@ def chat(
                 console.print(f"[red]model error: {escape(str(e))}[/] (the session keeps everything so far)")
             continue
         try:
-            result = session.run_turn(text)
+            attached, images = images, []
+            result = session.run_turn(text, attached or None)
         except ModelError as e:
             console.print(f"[red]model error: {escape(str(e))}[/] (the session keeps everything so far)")
             continue
