@@ -154,3 +154,10 @@ def test_only_recent_images_are_resent() -> None:
     out = recent_images_only(msgs, keep=2)
     assert [m["content"][0].get("text") for m in out] == [RESENT_NOTE, RESENT_NOTE, None, None]
     assert msgs[0]["content"][0]["type"] == "image_url"  # the input (and state.db) untouched
+
+
+def test_grove_run_refuses_images_for_the_embedded_local_model(
+    capsys: pytest.CaptureFixture[str], png: Path
+) -> None:
+    code, _, err = grove(capsys, "run", "-m", "local", "-t", "", "--image", str(png), "what is this?")
+    assert code == 1 and "[local]: this model cannot see images; pick one that can: --model" in err
