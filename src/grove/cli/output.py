@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -68,11 +69,27 @@ class TerminalEvents(AgentEvents):
 
     def on_tool_end(self, call: ToolCall, result: ToolResult) -> None:
         if not self.quiet and not result.ok:
-            first = result.content.splitlines()[0] if result.content else ""
-            self._say("yellow", f"  ✗ {call.name}: {first[:160]}")
+            self._say("yellow", f"  ✗ {call.name}: {error_line(result.content)}")
 
     def on_notice(self, text: str) -> None:
         if self.streamed_any:  # a retried stream starts over: end the partial line so the retry reads clearly
             self.on_model_done(False)
         if not self.quiet:
             self._say("cyan", f"grove: {text}")
+
+
+_FIX = re.compile(r"\b(?:to fix|fix)\b", re.IGNORECASE)
+
+
+def error_line(content: str, width: int = 160) -> str:
+    """A failed call's first line for the screen: cut at `width`, but a fix it offers (`Fix: chgrp ...`) is kept
+    whole, since the fix is what the user needs from it."""
+    first = content.splitlines()[0] if content else ""
+    if len(first) <= width:
+        return first
+    fix = _FIX.search(first, 1)
+    if fix is None:
+        return first[:width] + " …"
+    if fix.start() <= width:
+        return first
+    return f"{first[:width].rstrip()} … {first[fix.start() :]}"

@@ -12,7 +12,9 @@ from grove.cli.common import fail, load, split_csv
 from grove.providers_table import spec_syntaxes
 
 if TYPE_CHECKING:
+    from grove.agent.loop import ToolCallRecord
     from grove.security.approval.flow import Approver
+    from grove.tools.registry import ToolRegistry
 
 
 def run(
@@ -137,8 +139,22 @@ def run(
             f"interrupted; session {session.id} keeps what was done (grove run --resume {session.id} ...)",
             130,
         )
+    if change_failed(result.tool_calls, session.agent.tools):
+        fail(
+            "the asked change did not happen: the turn's last call that changes the workspace failed (its error "
+            f"and fix are shown above as ✗); session {session.id} keeps the conversation",
+            code=1,
+        )
     if plan and result.budget_exhausted:  # no plan, or one that did not finish: a script must see the failure
         fail(f"the plan did not finish; session {session.id} keeps what was done", code=1)
+
+
+def change_failed(calls: list[ToolCallRecord], tools: ToolRegistry) -> bool:
+    """The exit rule for a one-shot run: the turn called tools that may change the workspace and the last such
+    call failed. A model that recovers (a later change succeeds) ends the run 0; one that only read or answered
+    never fails here; a command that ran and exited non-zero is a result, not a failed call."""
+    changing = [c for c in calls if (tool := tools.get(c.name)) is not None and tool.may_change_workspace]
+    return bool(changing) and not changing[-1].ok
 
 
 def image_parts(sources: list[str]) -> list[dict[str, Any]]:
