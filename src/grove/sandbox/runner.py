@@ -14,7 +14,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from grove.sandbox import cgroups, landlock, lifeline, seccomp, wall
+from grove.sandbox import caps, cgroups, landlock, lifeline, seccomp, wall
 from grove.sandbox.backend import BackendInfo, resolve_backend
 from grove.sandbox.bwrap import bwrap_argv
 from grove.sandbox.diskwatch import POLL, DiskWatch
@@ -86,7 +86,11 @@ def _child_setup(
         fds = (
             landlock.open_paths(landlock_for, (gitconfig_path(),)) if landlock_for is not None else []
         )  # while we can reach them
-        if who is not None:  # after what needed root
+        if who is not None and who.uid == 0:  # a root-owned workspace's owner (see users.choose_identity)
+            os.setgroups([])
+            if landlock_for is not None:  # bwrap drops capabilities itself, in its user namespace
+                caps.drop_all()
+        elif who is not None:  # after what needed root
             os.setgroups([])
             os.setresgid(who.gid, who.gid, who.gid)
             os.setresuid(who.uid, who.uid, who.uid)

@@ -1,4 +1,5 @@
-"""Which uid a sandboxed process runs as: the workspace owner under bubblewrap (root too, without capabilities), else never root.
+"""Which uid a sandboxed process runs as: the workspace owner under bubblewrap and Landlock (root too, without
+capabilities), else never root.
 
 Each run gets its own uid from a dedicated range, all in one shared group: concurrent runs cannot signal one
 another, RLIMIT_NPROC counts each run alone, and killing "every process of this uid" ends exactly one run."""
@@ -52,7 +53,18 @@ def choose_identity(workspace: Path, backend: str, requested: int | None) -> Ide
         # project in a container): bwrap drops every capability and bounding bit in a user namespace of its
         # own, so uid 0 there has only an owner's rights over what is bound writable, and a pid namespace.
         return Identity(st.st_uid, st.st_gid, per_run=False)
+    if backend == "landlock" and st.st_uid == 0 and landlock_scopes_signals():
+        # Landlock binds root as it binds anyone (reads and writes outside its allow-list refused), the child
+        # drops every capability (sandbox.caps), and the domain may not signal or ptrace what is outside it
+        return Identity(0, 0, per_run=False)
     return Identity(_fresh_uid(), SANDBOX_GID, per_run=True)
+
+
+def landlock_scopes_signals() -> bool:
+    """ABI 6 scopes signals and abstract sockets to the domain: below it, uid 0 could signal root's processes."""
+    from grove.sandbox import landlock
+
+    return landlock.abi_version() >= 6
 
 
 def _fresh_uid() -> int:
