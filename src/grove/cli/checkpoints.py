@@ -40,11 +40,11 @@ def checkpoints(
     print(
         f"checkpoints of {store.workspace} (`grove undo` takes back the newest turn; --to ID goes back further)"
     )
-    print(f"{'id':<13} {'when':<16} {'session':<14} {'files':>5}  {'kind':<5} prompt")
+    print(f"{'id':<13} {'when':<16} {'session':<22} {'files':>5}  {'kind':<5} prompt")
     for cp in rows:
         when = time.strftime("%Y-%m-%d %H:%M", time.localtime(cp.time))
         files = str(len(cp.changed)) if cp.after else "open"
-        print(f"{cp.id:<13} {when:<16} {cp.session[:14]:<14} {files:>5}  {cp.kind:<5} {cp.prompt[:60]}")
+        print(f"{cp.id:<13} {when:<16} {cp.session[:22]:<22} {files:>5}  {cp.kind:<5} {cp.prompt[:60]}")
 
 
 def undo(
