@@ -161,3 +161,11 @@ def test_grove_run_refuses_images_for_the_embedded_local_model(
 ) -> None:
     code, _, err = grove(capsys, "run", "-m", "local", "-t", "", "--image", str(png), "what is this?")
     assert code == 1 and "[local]: this model cannot see images; pick one that can: --model" in err
+
+
+def test_an_image_is_estimated_at_a_fixed_cost_not_its_base64_length() -> None:
+    from grove.llm.estimate import IMAGE_TOKENS, estimate_tokens
+
+    big = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 4_000_000}}
+    message = {"role": "user", "content": [{"type": "text", "text": "hi"}, big]}
+    assert IMAGE_TOKENS <= estimate_tokens(message) < IMAGE_TOKENS + 100
