@@ -169,3 +169,11 @@ def test_an_image_is_estimated_at_a_fixed_cost_not_its_base64_length() -> None:
     big = {"type": "image_url", "image_url": {"url": "data:image/png;base64," + "A" * 4_000_000}}
     message = {"role": "user", "content": [{"type": "text", "text": "hi"}, big]}
     assert IMAGE_TOKENS <= estimate_tokens(message) < IMAGE_TOKENS + 100
+
+
+def test_the_summariser_sees_an_image_mark_not_its_base64() -> None:
+    from grove.context.summary import _lines
+
+    part = {"type": "image_url", "image_url": {"url": "data:image/png;base64,QUJDREVGR0g="}}
+    (line,) = _lines([{"role": "user", "content": [{"type": "text", "text": "look"}, part]}], 500, 500)
+    assert "look [image]" in line and "QUJDREVGR0g" not in line

@@ -58,6 +58,12 @@ def _lines(messages: list[Message], tool_chars: int, other_chars: int) -> list[s
     for m in messages:
         content = m.get("content")
         text = content if isinstance(content, str) else ("" if content is None else str(content))
+        if isinstance(content, list):  # content parts: their text, and a mark per image (never its base64)
+            text = " ".join(
+                "[image]" if p.get("type") == "image_url" else str(p.get("text", ""))
+                for p in content
+                if isinstance(p, dict)
+            )
         if text.startswith(SUMMARY_MARKER):
             continue  # an earlier summary arrives as <previous-summary>, not as a turn
         role = m.get("role", "?")
