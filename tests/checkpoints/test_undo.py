@@ -233,3 +233,29 @@ def test_store_lives_under_grove_home_not_in_the_workspace(
     assert grove_home.resolve() in cps.root.parents
     assert (workspace / ".git" / "config").read_bytes() == config_before
     assert not any(p.name.startswith(".grove") for p in workspace.rglob("*"))
+
+
+def test_an_undo_cut_short_can_be_finished(
+    workspace: Path, cps: CheckpointStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    populate(workspace)
+    before = tree(workspace)
+    one_turn(cps, lambda: rm_everything(workspace))
+    first = cps.list()[0].id
+    real_replace = os.replace
+    calls = {"n": 0}
+
+    def flaky(src: str, dst: str) -> None:
+        if ".grove-undo-" in str(src):
+            calls["n"] += 1
+            if calls["n"] == 3:  # the third file of the restore: some are back, some not
+                raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", flaky)
+    with pytest.raises(UndoError, match=rf"grove undo --to {first} --force"):
+        undo(cps, last_turns(cps, 1))
+    monkeypatch.setattr(os, "replace", real_replace)
+    assert tree(workspace) != before
+    undo(cps, last_turns(cps, to=first), force=True)
+    assert tree(workspace) == before

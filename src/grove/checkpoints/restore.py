@@ -79,7 +79,14 @@ def undo(
             raise UndoError(f"the checkpoint lost the content of {p} (pruned); nothing was changed")
     if plan.paths:  # the state being replaced, as a checkpoint whose "turn" is this undo: undo it to go back
         plan.saved = store.take(session, f"undo of {', '.join(c.id for c in undone)}", kind="undo")
-    apply(store, plan)
+    try:
+        apply(store, plan)
+    except OSError as e:  # every step is idempotent: the same target again finishes the job
+        kept = f"; the state before is checkpoint {plan.saved.id}" if plan.saved else ""
+        raise UndoError(
+            f"undo stopped part way ({e}); fix the cause and run `grove undo --to {undone[0].id} --force` "
+            f"to finish{kept}"
+        ) from e
     store.drop({c.id for c in undone})
     if plan.saved is not None:
         store.seal(plan.saved)
