@@ -81,9 +81,9 @@ class TerminalEvents(AgentEvents):
 _FIX = re.compile(r"\b(?:to fix|fix)\b", re.IGNORECASE)
 
 
-def error_line(content: str, width: int = 160) -> str:
-    """A failed call's first line for the screen: cut at `width`, but a fix it offers (`Fix: chgrp ...`) is kept
-    whole, since the fix is what the user needs from it."""
+def error_line(content: str, width: int = 600) -> str:
+    """A failed call's first line for the screen, whole up to `width` (grove's refusals explain themselves there);
+    past it, a fix the line offers (`Fix: chgrp ...`) is still kept whole, since it is what the user needs."""
     first = content.splitlines()[0] if content else ""
     if len(first) <= width:
         return first
