@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import multiprocessing
 import threading
 from pathlib import Path
 
@@ -73,3 +74,29 @@ def test_scopes_are_separate(tmp_path: Path) -> None:
     with pytest.raises(CapReached):
         ledger.reserve("key-a", Caps(day_usd=0.1), 0.1)
     ledger.reserve("key-b", Caps(day_usd=0.1), 0.1)
+
+
+def _reserve_until_capped(path: str, out: multiprocessing.Queue[int]) -> None:
+    ledger, n = Ledger(Path(path)), 0
+    while True:
+        try:
+            ledger.reserve("key-p", Caps(day_usd=1.0), 0.1)
+            n += 1
+        except CapReached:
+            out.put(n)
+            return
+
+
+def test_concurrent_processes_overshoot_by_at_most_one_request(tmp_path: Path) -> None:
+    path = tmp_path / "spend.db"
+    Ledger(path)
+    ctx = multiprocessing.get_context("fork")
+    out: multiprocessing.Queue[int] = ctx.Queue()
+    procs = [ctx.Process(target=_reserve_until_capped, args=(str(path), out)) for _ in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=30)
+    granted = sum(out.get(timeout=5) for _ in procs)
+    assert granted <= 11  # ten fit under $1.00; float rounding may admit one more, never two
+    assert Ledger(path).spent("key-p")[0] - 0.1 < 1.0
