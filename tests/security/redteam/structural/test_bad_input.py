@@ -75,7 +75,8 @@ def test_lone_surrogate_through_grove_run(ws: Path, tmp_path: Path) -> None:
         cwd=ws, env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert "Traceback" not in proc.stderr and "UnicodeEncodeError" not in proc.stderr, proc.stderr[-2000:]
-    assert proc.returncode == 0, proc.stderr[-2000:]
+    # both writes failed, so the run reports it (grove run's exit rule), but as a refusal, not a crash
+    assert proc.returncode == 1 and "the asked change did not happen" in proc.stderr, proc.stderr[-2000:]
     assert "surrogate" in proc.stdout + proc.stderr
 
 
