@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "plugins": ("plugins", "app", True),
     "cron": ("cron", "app", True),
     "serve": ("serve", "app", True),
+    "acp": ("acp_cmd", "acp", False),
     "spend": ("spend", "spend", False),
 }
 

@@ -1,0 +1,1 @@
+"""grove as an Agent Client Protocol agent: editors (Zed and others) drive grove sessions over stdio."""
