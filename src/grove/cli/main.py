@@ -37,6 +37,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "serve": ("serve", "app", True),
     "acp": ("acp_cmd", "acp", False),
     "spend": ("spend", "spend", False),
+    "usage": ("spend", "spend", False),
 }
 
 

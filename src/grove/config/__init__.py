@@ -23,6 +23,7 @@ from grove.config.gateway import GatewayPlatformConfig
 from grove.config.learning import LearningConfig
 from grove.config.mcp import McpConfig
 from grove.config.memory import MemoryConfig
+from grove.config.spend import SpendConfig
 from grove.config.web import WebConfig
 from grove.dataclass_io import STRICT_KEYS, InvalidData, from_dict, to_jsonable, validate_as
 from grove.errors import GroveError
@@ -214,6 +215,7 @@ class Settings:
     mcp: McpConfig = field(default_factory=McpConfig)
     web: WebConfig = field(default_factory=WebConfig)
     checkpoints: CheckpointsConfig = field(default_factory=CheckpointsConfig)
+    spend: SpendConfig = field(default_factory=SpendConfig)
 
     @property
     def config_path(self) -> Path:

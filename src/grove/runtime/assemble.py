@@ -175,6 +175,9 @@ def open_agent(
         router: Model = profile.model_override
     else:
         router = build_router(settings, spec, events, profile.model_override, profile.long_lived)
+    from grove.spend.guard import guard
+
+    router = guard(router, settings, profile.source, profile.spend_scopes)  # every request under the caps
     if not profile.resume:
         session_id = store.create_session(
             router.name,

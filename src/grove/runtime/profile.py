@@ -43,6 +43,8 @@ class Profile:
     route: bool = True  # wrap the model in the retry/fallback router (False: it is routed already)
     # each sub-agent's model (`delegate`): a new one per child; None = delegation.model, else the parent's own
     child_model: Callable[[], Model] | None = None
+    # spend scopes besides 'all' and 'profile:<source>' this entrance's requests count in: 'key:NAME', 'user:P:ID'
+    spend_scopes: tuple[str, ...] = ()
 
     @property
     def unattended(self) -> bool:

@@ -158,6 +158,7 @@ class TurnRunner:
             review="thread",
             model_override=self.options.model_override,
             title=f"api {key_name}: {conversation}"[:80],
+            spend_scopes=(f"key:{key_name}",),  # the key's own caps (spend.keys) besides the api's and all's
         )
         previous = self.conversations.get(key_name, conversation)
         if previous and request.upto is not None and self._last_id(previous) > request.upto:
