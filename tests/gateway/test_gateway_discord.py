@@ -32,7 +32,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
 
 def gateway_for(fake: FakeDiscord, tmp_path: Path, model: ScriptModel) -> Gateway:
     config = GatewayPlatformConfig(
-        allowed_users=[str(ALICE)], base_url=fake.url, workspace=str(tmp_path / "chats"), review="off"
+        owners=[str(ALICE)], base_url=fake.url, workspace=str(tmp_path / "chats"), review="off"
     )
     return Gateway(Settings(gateway={"discord": config}), DiscordAdapter(config), model=model)
 

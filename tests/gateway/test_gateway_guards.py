@@ -53,7 +53,7 @@ def ask_in_thread(box: ApprovalBox, command: str, timeout: float = 10) -> tuple[
     notes: list[str] = []
     request = ApprovalRequest(command, CommandVerdict(command), "s1", timeout)
     thread = threading.Thread(
-        target=lambda: result.append((box.wait("chat-1", request, notes.append), notes))
+        target=lambda: result.append((box.wait("chat-1", "u1", request, notes.append), notes))
     )
     thread.start()
     return thread, result
@@ -66,14 +66,15 @@ def test_one_press_from_the_chat_asked_decides_and_replays_change_nothing(loop: 
     chat, text, choices = loop.asked[0]
     assert chat == "chat-1" and KEY not in text and "curl" in text  # the secret never leaves the machine
     allow, _session, deny = (c.data for c in choices)
-    assert box.press("chat-2", allow).text == "This question belongs to another chat."
-    assert box.press("chat-1", allow.rsplit(":", 1)[0] + ":always").text == "Unknown button."  # not offered
-    assert box.press("chat-1", "grove:ffffffff:once").text == "This question is no longer open."
+    assert box.press("chat-2", "u1", allow).text == "This question belongs to another chat."
+    assert box.press("chat-1", "u2", allow).text == "This question belongs to another user."
+    assert box.press("chat-1", "u1", allow.rsplit(":", 1)[0] + ":always").text == "Unknown button."  # not offered
+    assert box.press("chat-1", "u1", "grove:ffffffff:once").text == "This question is no longer open."
     assert thread.is_alive()  # none of those answered it
-    pressed = box.press("chat-1", deny)
+    pressed = box.press("chat-1", "u1", deny)
     thread.join(10)
     assert pressed.decided and result[0][0] == "deny"
-    assert not box.press("chat-1", allow).decided  # a late press cannot turn a deny into an allow
+    assert not box.press("chat-1", "u1", allow).decided  # a late press cannot turn a deny into an allow
     assert box.pending == {}
 
 

@@ -57,16 +57,16 @@ def test_idle_chats_are_closed_and_resume(settings: Settings, tmp_path: Path) ->
         gateway.approvals = ApprovalBox(gateway.loop, adapter.ask)
         await gateway._handle(Incoming("a", "u1", "my name is Ada"))
         await gateway._handle(Incoming("b", "u2", "hello"))
-        first_id = gateway.sessions["a"].id
+        first_id = gateway.sessions["a", "u1"].id
         now[0] += 9 * 60
         await gateway._handle(Incoming("b", "u2", "still here"))
         assert await gateway.close_idle() == []  # nine minutes: not idle yet
         now[0] += 2 * 60
         assert await gateway.close_idle() == ["a"]  # eleven minutes quiet; b spoke two minutes ago
-        assert set(gateway.sessions) == {"b"}
+        assert set(gateway.sessions) == {("b", "u2")}
         await gateway._handle(Incoming("a", "u1", "what is my name?"))
-        assert gateway.sessions["a"].id == first_id  # resumed, not a new conversation
-        lock = gateway.locks["b"]
+        assert gateway.sessions["a", "u1"].id == first_id  # resumed, not a new conversation
+        lock = gateway.locks["b", "u2"]
         now[0] += 60 * 60
         async with lock:  # a turn of b is running: b is busy, not idle
             assert await gateway.close_idle() == ["a"]

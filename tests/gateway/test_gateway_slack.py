@@ -39,7 +39,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeSlack:
 
 def gateway_for(fake: FakeSlack, tmp_path: Path, model: ScriptModel) -> Gateway:
     config = GatewayPlatformConfig(
-        allowed_users=[ALICE],
+        owners=[ALICE],
         base_url=fake.url,
         port=0,
         workspace=str(tmp_path / "chats"),

@@ -35,7 +35,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeTelegram:
 
 def gateway_for(fake: FakeTelegram, tmp_path: Path, model: ScriptModel) -> Gateway:
     config = GatewayPlatformConfig(
-        allowed_users=[str(ALICE)],
+        owners=[str(ALICE)],
         base_url=fake.url,
         workspace=str(tmp_path / "chats"),
         toolsets=["files"],
@@ -80,7 +80,7 @@ def test_a_conversation_with_an_approval_by_button(fake: FakeTelegram, tmp_path:
         edited = fake.wait_for(lambda c: c.method == "editMessageText")[0]
         assert "Allowed once." in edited.params["text"]
     assert (outside / "new.txt").read_text() == "approved\n"
-    stored = gateway.chats.get(str(CHAT))
+    stored = gateway.session_id(str(CHAT), str(ALICE))
     assert stored and gateway.store.get_session(stored).source == "telegram"
 
 
@@ -94,7 +94,7 @@ def test_a_stranger_is_refused_and_nothing_runs(fake: FakeTelegram, tmp_path: Pa
     )
     assert texts_to(fake, CHAT + 1) == [refusal.params["text"]]
     assert model.calls == 0
-    assert gateway.chats.get(str(CHAT + 1)) is None and not (tmp_path / "chats").exists()
+    assert gateway.session_id(str(CHAT + 1), str(MALLORY)) is None and not (tmp_path / "chats").exists()
 
 
 def test_a_stranger_cannot_press_the_owner_s_button_and_timeout_denies(
@@ -140,11 +140,11 @@ def test_files_in_and_out_and_the_session_resumes_after_a_restart(fake: FakeTele
     document = fake.sent("sendDocument")[0]
     assert document.files["document"] == ("summary.txt", b"one line\n")
     assert "Summary attached." in texts_to(fake, CHAT)
-    session_id = first.chats.get(str(CHAT))
+    session_id = first.session_id(str(CHAT), str(ALICE))
     with running(gateway_for(fake, tmp_path, model)) as second:
         fake.user_says(CHAT, ALICE, "are you there?")
         fake.wait_for(lambda c: c.method == "sendMessage" and c.params.get("text") == "Still here.")
-    assert second.chats.get(str(CHAT)) == session_id
+    assert second.session_id(str(CHAT), str(ALICE)) == session_id
     messages = second.store.messages(session_id)
     contents = [str(m.get("content")) for m in messages if m["role"] in ("user", "tool")]
     assert any("inbox/notes.txt" in c for c in contents) and any("alpha" in c for c in contents)

@@ -76,3 +76,65 @@ def send(
 
     body = sys.stdin.read() if text == "-" else text
     deliver(load(), target, body)
+
+
+users_app = typer.Typer(
+    help="Who may talk to grove: list accounts and pairing codes, allow (a code or an id), block.",
+    no_args_is_help=True,
+    rich_markup_mode=None,
+)
+app.add_typer(users_app, name="users")
+
+
+@users_app.command("list")
+def users_list(platform: str | None = typer.Argument(None, help="Only this platform.")) -> None:
+    """Accounts in the book with their role, config's owners and allowed users, and strangers waiting with a code."""
+    from grove.config.gateway import gateway_config
+    from grove.gateway.users import UserBook
+
+    settings = load()
+    book = UserBook(settings.home)
+    rows = [(p.platform, p.user_id, p.role, p.name) for p in book.people(platform)]
+    for name in sorted((settings.gateway or {}) if platform is None else [platform]):
+        config = gateway_config(settings, name)
+        booked = {(r[0], r[1]) for r in rows}
+        rows += [(name, str(u), "owner (config)", "") for u in config.owners if (name, str(u)) not in booked]
+        rows += [
+            (name, str(u), "user (config)", "") for u in config.allowed_users if (name, str(u)) not in booked
+        ]
+        if config.allow_everyone:
+            rows.append((name, "*", "user (allow_everyone)", ""))
+    for plat, uid, role, who in rows:
+        print(f"{plat:<10} {uid:<24} {role:<22} {who}".rstrip())
+    for plat, code, uid, who in book.waiting(platform):
+        print(f"{plat:<10} {uid:<24} {'waiting: ' + code:<22} {who}".rstrip())
+    if not rows and not book.waiting(platform):
+        print("nobody yet: a stranger who writes to grove gets a pairing code to give you")
+
+
+@users_app.command("allow")
+def users_allow(
+    platform: str = typer.Argument(..., help="telegram, slack, irc, ..."),
+    who: str = typer.Argument(..., help="A pairing code (ABCD-EFGH) or an account id."),
+    role: str = typer.Option(
+        "user", "--role", "-r", help="user, admin (manages users) or owner (your own home)."
+    ),
+) -> None:
+    """Let an account in (a running gateway sees it at the account's next message)."""
+    from grove.gateway.users import UserBook
+
+    if role not in ("user", "admin", "owner"):
+        raise typer.BadParameter(f"role must be user, admin or owner, not {role!r}", param_hint="--role")
+    user_id = UserBook(load().home).accept(platform, who, role)  # type: ignore[arg-type]
+    print(f"{platform}: {user_id} is now {role}")
+
+
+@users_app.command("block")
+def users_block(
+    platform: str = typer.Argument(...), user_id: str = typer.Argument(..., help="The account id.")
+) -> None:
+    """Block an account: its messages are dropped unanswered, whatever config says."""
+    from grove.gateway.users import UserBook
+
+    UserBook(load().home).set_role(platform, user_id, "blocked")
+    print(f"{platform}: {user_id} is blocked")

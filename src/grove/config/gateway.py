@@ -20,6 +20,24 @@ class GatewayPlatformConfig:
         list[str],
         Field(description="account ids who may talk to grove (an @name is refused: anyone can take a name)"),
     ] = field(default_factory=list)
+    owners: Annotated[
+        list[str],
+        Field(
+            description="account ids of the grove's owners: they share the CLI's memory and sessions, answer "
+            "approvals and manage users; everyone else gets a home of their own"
+        ),
+    ] = field(default_factory=list)
+    pairing: Annotated[
+        bool,
+        Field(description="a stranger gets a pairing code the owner can accept (grove gateway users allow)"),
+    ] = True
+    users_approve: Annotated[
+        bool,
+        Field(
+            description="plain users may answer their own turns' approval questions (off = denied at once; "
+            "an approval can let a turn act outside the user's workspace)"
+        ),
+    ] = False
     allow_everyone: Annotated[
         bool, Field(description="answer every user (a public bot); off = only allowed_users")
     ] = False

@@ -40,6 +40,9 @@ class Incoming:
     text: str
     user_name: str = ""
     files: list[InboundFile] = field(default_factory=list)
+    message_id: str = (
+        ""  # the platform's id of the message: a redelivered one (restart, retry) is answered once
+    )
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,7 @@ class PlatformAdapter(ABC):
     name: ClassVar[str]
     max_text: ClassVar[int]  # the platform's longest message, in characters
     token_env: ClassVar[str]  # the default variable holding the bot token
+    buttons: ClassVar[bool] = True  # False: approvals are answered by typing once / session / deny
     secret_env: ClassVar[str | None] = (
         None  # a second secret (Slack's signing secret), if the platform has one
     )

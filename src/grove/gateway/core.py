@@ -1,6 +1,7 @@
-"""The one gateway core every platform shares: allow-list, chat -> session mapping, one turn at a time per chat
-in a worker thread, typing while it runs, approvals as buttons, answers split to the platform's limit, files in
-and out. Adapters only translate their platform to `Incoming` messages and button presses."""
+"""The one gateway core every platform shares: who each account is (users.py), a session per (chat, account) in
+that account's own home, one turn at a time per conversation in a worker thread, typing while it runs, approvals
+as buttons or typed answers, answers split to the platform's limit, files in and out, each message answered once.
+Adapters only translate their platform to `Incoming` messages and button presses."""
 
 from __future__ import annotations
 
@@ -18,18 +19,37 @@ from grove.gateway.adapter import Incoming, PlatformAdapter, Pressed
 from grove.gateway.allowlist import AllowList
 from grove.gateway.approvals import ApprovalBox
 from grove.gateway.chats import ChatSessions
+from grove.gateway.homes import account_dir, user_settings
+from grove.gateway.manage import COMMANDS, manage
 from grove.gateway.sink import ChatSink
 from grove.gateway.split import split_message
-from grove.gateway.workspace import MAX_IN_BYTES, changed, chat_folder, save_inbound, snapshot
+from grove.gateway.users import MANAGERS, Role, UserBook
+from grove.gateway.workspace import (
+    MAX_IN_BYTES,
+    changed,
+    chat_folder,
+    save_inbound,
+    snapshot,
+    user_chat_folder,
+)
 
 if TYPE_CHECKING:
     from grove.config import Settings
     from grove.llm.types import Model
     from grove.runtime import Session
+    from grove.security.approval.base import ApprovalRequest
+    from grove.store.sessions import SessionStore
+
+Key = tuple[str, str]  # (chat id, account id): one conversation; a group chat holds one per person
 
 log = logging.getLogger("grove.gateway")
 TYPING_EVERY = 4.0  # seconds; Telegram shows "typing" for 5 s, Discord for 10 s
 REFUSED = "Sorry, you are not on this grove's allow-list. Ask its owner to add your user id: {user}"
+PAIRING = (
+    "Sorry, you are not on this grove's allow-list yet. Your pairing code is {code} (valid for an hour): ask "
+    "its owner to run `grove gateway users allow {platform} {code}` (your user id: {user})."
+)
+NO_APPROVALS = "This needs an approval, and on this grove only its owner and admins answer those: denied."
 HELP = "Send a message and grove answers it here. /new starts a new conversation."
 
 
@@ -52,20 +72,21 @@ class Gateway:
         )
         self.model = model
         self.store = open_store(settings)
-        self.chats = ChatSessions(self.store.db, adapter.name)
-        self.sessions: dict[str, Session] = {}
-        self.locks: dict[str, asyncio.Lock] = {}
+        self.book = UserBook(settings.home)
+        self.stores: dict[Path, SessionStore] = {settings.home: self.store}  # one state.db per user home
+        self.sessions: dict[Key, Session] = {}
+        self.locks: dict[Key, asyncio.Lock] = {}
         self.tasks: set[asyncio.Task[None]] = set()
         self.approvals: ApprovalBox | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.last_message: dict[str, float] = {}  # chat -> time.monotonic() of its last message
+        self.last_message: dict[Key, float] = {}  # conversation -> time.monotonic() of its last message
         self.clock: Callable[[], float] = time.monotonic
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
     async def run(self) -> None:
         """Receive until the adapter stops; then finish running turns and close every session."""
         self.loop = asyncio.get_running_loop()
-        self.approvals = ApprovalBox(self.loop, self.adapter.ask)
+        self.approvals = ApprovalBox(self.loop, self.adapter.ask, buttons=self.adapter.buttons)
         sweeper = self.loop.create_task(self._sweep_idle())
         try:
             await self.adapter.connect(self.on_message, self.on_button)
@@ -77,22 +98,59 @@ class Gateway:
                     session.close()
             self.sessions.clear()
             await self.adapter.close()
+            for home, store in list(self.stores.items()):
+                if home != self.settings.home:
+                    with contextlib.suppress(Exception):
+                        store.db.close()
+                    del self.stores[home]
 
     async def drain(self) -> None:
         if self.tasks:
             await asyncio.gather(*list(self.tasks), return_exceptions=True)
 
     # -- what adapters call ------------------------------------------------------------------------------------
+    def role(self, user_id: str) -> Role | None:
+        """The account's role now (the book is read each time: `grove gateway users` acts on a running gateway)."""
+        role = self.book.role(self.platform, str(user_id), self.config)
+        if role is None and self.allow.allows(user_id):  # @names in allowed_users, resolved at start
+            return "user"
+        return role
+
     def allowed(self, user_id: str, user_name: str = "") -> bool:
-        return self.allow.allows(user_id)  # user_name is only for the log: anyone can take a name
+        return self.role(user_id) not in (
+            None,
+            "blocked",
+        )  # user_name is only for the log: anyone can take one
 
     async def on_message(self, msg: Incoming) -> None:
         """Refuse strangers at once; otherwise queue the turn and return, so button presses keep flowing."""
-        if not self.allowed(msg.user_id, msg.user_name):
-            log.warning("%s: refused user %s (%s)", self.platform, msg.user_id, msg.user_name)
-            await self.adapter.send_text(msg.chat_id, REFUSED.format(user=msg.user_id))
+        if msg.message_id and not self.book.first_time(self.platform, msg.message_id):
+            log.info("%s: message %s seen before; not answered again", self.platform, msg.message_id)
             return
-        task = asyncio.get_running_loop().create_task(self._handle(msg))
+        role = self.role(msg.user_id)
+        if role == "blocked":
+            log.warning("%s: dropped a message of blocked user %s", self.platform, msg.user_id)
+            return
+        if role is None:
+            log.warning("%s: refused user %s (%s)", self.platform, msg.user_id, msg.user_name)
+            code = (
+                self.book.pairing_code(self.platform, msg.user_id, msg.user_name)
+                if self.config.pairing and msg.user_id
+                else None
+            )
+            refusal = (
+                PAIRING.format(code=code, platform=self.platform, user=msg.user_id)
+                if code
+                else REFUSED.format(user=msg.user_id)
+            )
+            await self.adapter.send_text(msg.chat_id, refusal)
+            return
+        assert self.approvals is not None
+        answered = self.approvals.typed(msg.chat_id, msg.user_id, msg.text) if not msg.files else None
+        if answered is not None:  # a typed approval answer goes to the waiting turn, not into a new one
+            await self._send(msg.chat_id, answered.text)
+            return
+        task = asyncio.get_running_loop().create_task(self._handle(msg, role))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
@@ -100,29 +158,46 @@ class Gateway:
         if not self.allowed(user_id, user_name):
             return Pressed("You are not on this grove's allow-list.", False)
         assert self.approvals is not None
-        return self.approvals.press(chat_id, data)
+        return self.approvals.press(chat_id, str(user_id), data)
 
     # -- one message -------------------------------------------------------------------------------------------
-    async def _handle(self, msg: Incoming) -> None:
-        self.last_message[msg.chat_id] = self.clock()
-        lock = self.locks.setdefault(msg.chat_id, asyncio.Lock())
-        async with lock:  # one turn at a time per chat, in the order the messages came
+    async def _handle(self, msg: Incoming, role: Role = "owner") -> None:
+        key = (msg.chat_id, str(msg.user_id))
+        self.last_message[key] = self.clock()
+        lock = self.locks.setdefault(key, asyncio.Lock())
+        async with lock:  # one turn at a time per conversation, in the order the messages came
             try:
-                await self._answer(msg)
+                await self._answer(msg, role)
             except Exception as exc:  # a failed turn is told to the chat, never kills the gateway
                 log.exception("%s:%s turn failed", self.platform, msg.chat_id)
                 await self._send(msg.chat_id, f"grove: the turn failed ({type(exc).__name__}: {exc})")
 
-    async def _answer(self, msg: Incoming) -> None:
+    def folder(self, chat_id: str, user_id: str, role: Role) -> Path:
+        """The conversation's workspace: owners keep the chat's folder, everyone else one of their own."""
+        if role == "owner":
+            return chat_folder(self.config.workspace, self.platform, chat_id)
+        return user_chat_folder(
+            self.config.workspace, self.platform, account_dir(self.platform, user_id), chat_id
+        )
+
+    async def _answer(self, msg: Incoming, role: Role) -> None:
+        key = (msg.chat_id, str(msg.user_id))
         command = msg.text.strip().split(maxsplit=1)[0].split("@")[0].lower() if msg.text.strip() else ""
         if command in ("/start", "/help"):
-            await self._send(msg.chat_id, HELP)
+            await self._send(
+                msg.chat_id, HELP + (" /users, /allow, /block manage users." if role in MANAGERS else "")
+            )
             return
         if command == "/new":
-            await asyncio.to_thread(self._forget, msg.chat_id)
+            await asyncio.to_thread(self._forget, key, role)
             await self._send(msg.chat_id, "New conversation started.")
             return
-        folder = chat_folder(self.config.workspace, self.platform, msg.chat_id)
+        if command in COMMANDS:
+            await self._send(
+                msg.chat_id, manage(self.book, self.platform, self.config, role, msg.text.strip())
+            )
+            return
+        folder = self.folder(msg.chat_id, str(msg.user_id), role)
         text = msg.text
         for item in msg.files:
             if item.size is not None and item.size > MAX_IN_BYTES:
@@ -138,7 +213,7 @@ class Gateway:
             return
         typing = asyncio.get_running_loop().create_task(self._keep_typing(msg.chat_id))
         try:
-            answer, files = await asyncio.to_thread(self._turn, msg.chat_id, folder, text)
+            answer, files = await asyncio.to_thread(self._turn, key, role, folder, text)
         finally:
             typing.cancel()
         await self._send(msg.chat_id, answer or "(no answer)")
@@ -146,21 +221,21 @@ class Gateway:
             await self.adapter.send_file(msg.chat_id, path)
 
     async def close_idle(self) -> list[str]:
-        """Close the sessions of chats quiet for `idle_minutes` (their review and memory run now, not at exit);
-        the chat keeps its session id, so its next message resumes the conversation. Returns the chats closed."""
+        """Close the sessions of conversations quiet for `idle_minutes` (their review and memory run now, not at
+        exit); each keeps its session id, so its next message resumes it. Returns the chats closed."""
         cutoff = self.clock() - self.config.idle_minutes * 60
         closed = []
-        for chat_id in [c for c in self.sessions if self.last_message.get(c, 0.0) <= cutoff]:
-            lock = self.locks.setdefault(chat_id, asyncio.Lock())
+        for key in [k for k in self.sessions if self.last_message.get(k, 0.0) <= cutoff]:
+            lock = self.locks.setdefault(key, asyncio.Lock())
             if lock.locked():  # a turn is running or waiting: not idle
                 continue
             async with lock:
-                if self.last_message.get(chat_id, 0.0) > cutoff:  # a message came while we waited
+                if self.last_message.get(key, 0.0) > cutoff:  # a message came while we waited
                     continue
-                session = self.sessions.pop(chat_id, None)
+                session = self.sessions.pop(key, None)
                 if session is not None:
                     await asyncio.to_thread(session.close)
-                    closed.append(chat_id)
+                    closed.append(key[0])
         return closed
 
     async def _sweep_idle(self) -> None:
@@ -180,51 +255,91 @@ class Gateway:
             await asyncio.sleep(TYPING_EVERY)
 
     # -- in the turn's worker thread ---------------------------------------------------------------------------
-    def _turn(self, chat_id: str, folder: Path, text: str) -> tuple[str, list[Path]]:
-        session = self._session(chat_id, folder)
+    def _turn(self, key: Key, role: Role, folder: Path, text: str) -> tuple[str, list[Path]]:
+        session = self._session(key, role, folder)
         before = snapshot(folder)
         result = session.run_turn(text)
         return result.answer, changed(folder, before, self.config.send_files)
 
-    def _session(self, chat_id: str, folder: Path) -> Session:
+    def _home(self, key: Key, role: Role) -> tuple[Settings, ChatSessions]:
+        """The account's settings (its own home) and where its chats' session ids are kept (its own state.db)."""
+        from grove.runtime.assemble import open_store
+
+        settings = user_settings(self.settings, self.platform, key[1], owner=role == "owner")
+        store = self.stores.get(settings.home)
+        if store is None:
+            store = self.stores[settings.home] = open_store(settings)
+        return settings, ChatSessions(store.db, self.platform)
+
+    def _approver(self, key: Key, role: Role) -> Callable[[ApprovalRequest], str | None]:
+        chat_id, user_id = key
+        assert self.approvals is not None
+        if role in MANAGERS or self.config.users_approve:
+            return self.approvals.approver(chat_id, user_id, lambda text: self._post(chat_id, text))
+
+        def refuse(request: ApprovalRequest) -> str | None:
+            self._post(chat_id, NO_APPROVALS)
+            return None
+
+        return refuse
+
+    def _session(self, key: Key, role: Role, folder: Path) -> Session:
         from grove.runtime import Profile, Session
         from grove.store.sessions import SessionNotFound
 
-        if chat_id in self.sessions:
-            return self.sessions[chat_id]
+        if key in self.sessions:
+            return self.sessions[key]
+        chat_id, user_id = key
+        settings, chats = self._home(key, role)
         sink = ChatSink(self.platform, chat_id)
-        assert self.approvals is not None
         profile = Profile(
             source=self.platform,
             toolsets=self.config.toolsets,
             workspace=folder,
             allow_terminal=self.config.allow_terminal,
-            approver=self.approvals.approver(chat_id, lambda text: self._post(chat_id, text)),
+            approver=self._approver(key, role),
             long_lived=True,
             review=self.config.review,
             model_override=self.model,
-            title=f"{self.platform} chat {chat_id}",
+            title=f"{self.platform} chat {chat_id}" + ("" if chat_id == user_id else f" ({user_id})"),
         )
-        previous = self.chats.get(chat_id)
+        # an owner's chat stored before conversations were per account is found under the bare chat id
+        previous = chats.get(self._chat_key(key)) or (chats.get(chat_id) if role == "owner" else None)
         session: Session | None = None
+        store = self.stores[settings.home]
         if previous:
             try:
                 session = Session.open(
-                    self.settings, dataclasses.replace(profile, resume=previous), sink, store=self.store
+                    settings, dataclasses.replace(profile, resume=previous), sink, store=store
                 )
             except SessionNotFound:  # the stored session was deleted: start a new one
                 session = None
         if session is None:
-            session = Session.open(self.settings, profile, sink, store=self.store)
-        self.chats.set(chat_id, session.id)
-        self.sessions[chat_id] = session
+            session = Session.open(settings, profile, sink, store=store)
+        chats.set(self._chat_key(key), session.id)
+        self.sessions[key] = session
         return session
 
-    def _forget(self, chat_id: str) -> None:
-        session = self.sessions.pop(chat_id, None)
+    def session_id(self, chat_id: str, user_id: str) -> str | None:
+        """The session a conversation continues (None for none, or a stranger's)."""
+        role = self.role(user_id)
+        if role in (None, "blocked"):
+            return None
+        _, chats = self._home((chat_id, user_id), role)
+        return chats.get(self._chat_key((chat_id, user_id)))
+
+    @staticmethod
+    def _chat_key(key: Key) -> str:
+        return f"{key[0]}\x1f{key[1]}"  # a separator no platform puts in an id
+
+    def _forget(self, key: Key, role: Role) -> None:
+        session = self.sessions.pop(key, None)
         if session is not None:
             session.close()
-        self.chats.forget(chat_id)
+        _, chats = self._home(key, role)
+        chats.forget(self._chat_key(key))
+        if role == "owner":
+            chats.forget(key[0])
 
     def _post(self, chat_id: str, text: str) -> None:
         """Send from a worker thread (approval timeouts), waiting until it went out."""

@@ -87,6 +87,7 @@ class DiscordAdapter(PlatformAdapter):
                     user_name=msg.author.name,
                     text=MENTION.sub("", msg.content or "").strip(),
                     files=files,
+                    message_id=str(msg.id),
                 )
             )
 

@@ -69,6 +69,8 @@ class SlackAdapter(PlatformAdapter):
                     user_id=event.get("user", ""),
                     text=MENTION.sub("", event.get("text") or "").strip(),
                     files=[self._inbound(f) for f in event.get("files") or [] if self._fetchable(f)],
+                    # a DM mentioning grove comes as `message` and `app_mention`: the same ts, answered once
+                    message_id=f"{event['channel']}:{event.get('ts', '')}" if event.get("ts") else "",
                 )
             )
 

@@ -55,6 +55,7 @@ class TelegramAdapter(PlatformAdapter):
                     user_name=user.username or "",
                     text=msg.text or msg.caption or "",
                     files=_files(msg, context.bot),
+                    message_id=f"{msg.chat_id}:{msg.message_id}",
                 )
             )
 

@@ -66,3 +66,11 @@ def changed(folder: Path, before: dict[str, tuple[int, int]], limit: int) -> lis
         (stamp, rel) for rel, stamp in after.items() if before.get(rel) != stamp and stamp[1] <= MAX_OUT_BYTES
     ]
     return [folder / rel for _, rel in sorted(fresh)[:limit]]
+
+
+def user_chat_folder(root: str | None, platform: str, account: str, chat_id: str) -> Path:
+    """A non-owner's workspace for one chat: under `users/`, apart from the owners' chat folders and each other."""
+    from grove.sandbox.users import sandbox_folder
+
+    base = Path(root or "~/grove-gateway").expanduser()
+    return sandbox_folder(base / "users" / safe_name(platform) / account / safe_name(chat_id))
