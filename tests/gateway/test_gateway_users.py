@@ -129,6 +129,11 @@ def test_two_users_never_see_each_other(fake: FakeTelegram, tmp_path: Path, grov
         other = BOB if user == ALICE else ALICE
         assert SECRETS[user][1] in notes and SECRETS[other][1] not in notes
     assert not (grove_home / "memory" / "MEMORY.md").exists()
+    # spend: one ledger (the grove's), each account its own scope
+    from grove.spend.ledger import Ledger
+
+    scopes = Ledger(grove_home / "spend.db").scopes()
+    assert {f"user:telegram:{ALICE}", f"user:telegram:{BOB}", "all"} <= set(scopes)
     # files: every file holding a user's marks lies inside that user's home or workspace
     for path in [*grove_home.rglob("*"), *(tmp_path / "chats").rglob("*")]:
         if not path.is_file() or path.suffix in (".db", ".db-wal", ".db-shm") or "-wal" in path.name:

@@ -302,6 +302,7 @@ class Gateway:
             review=self.config.review,
             model_override=self.model,
             title=f"{self.platform} chat {chat_id}" + ("" if chat_id == user_id else f" ({user_id})"),
+            spend_scopes=(f"user:{self.platform}:{user_id}",),  # spend.users caps hold per account
         )
         # an owner's chat stored before conversations were per account is found under the bare chat id
         previous = chats.get(self._chat_key(key)) or (chats.get(chat_id) if role == "owner" else None)

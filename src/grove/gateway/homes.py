@@ -1,6 +1,7 @@
 """Each gateway user's own grove home: memory files, sessions (state.db), skills and checkpoints apart from
 everyone else's. Owners use the grove's own home (they are the person at the CLI); others get
-GROVE_HOME/gateway/users/<platform>/<account>, where the downloaded local models are shared by a link."""
+GROVE_HOME/gateway/users/<platform>/<account>, where the downloaded local models and the spend ledger are the
+grove's own, by a link (a cap on all spend must count every user's requests)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from grove.gateway.workspace import safe_name
 if TYPE_CHECKING:
     from grove.config import Settings
 
-SHARED = ("models",)  # big, read-only downloads; nothing a user says goes there
+SHARED_DIRS = ("models",)  # big, read-only downloads; nothing a user says goes there
+SHARED_FILES = ("spend.db",)  # SQLite follows the link: its -wal and -shm files sit next to the real one
 
 
 def account_dir(platform: str, user_id: str) -> str:
@@ -29,10 +31,14 @@ def user_home(settings: Settings, platform: str, user_id: str, owner: bool) -> P
         return settings.home
     home = settings.home / "gateway" / "users" / safe_name(platform) / account_dir(platform, user_id)
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
-    for name in SHARED:
+    for name in SHARED_DIRS:
         source, link = settings.home / name, home / name
         if source.is_dir() and not os.path.lexists(link):
             link.symlink_to(source, target_is_directory=True)
+    for name in SHARED_FILES:
+        link = home / name
+        if not os.path.lexists(link):
+            link.symlink_to(settings.home / name)
     return home
 
 
