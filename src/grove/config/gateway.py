@@ -57,6 +57,13 @@ class GatewayPlatformConfig:
     port: Annotated[
         int, Field(ge=0, le=65535, description="Slack HTTP events mode: the port events are posted to")
     ] = 3000
+    options: Annotated[
+        dict[str, Any],
+        Field(
+            description="the platform's own settings (irc: nick, channels; email: imap, smtp, address; "
+            "matrix: user_id; ...): see docs/guide/gateways.md"
+        ),
+    ] = field(default_factory=dict)
     workspace: Annotated[
         str | None,
         Field(

@@ -1,0 +1,34 @@
+"""Reconnecting with exponential backoff and jitter: a platform that is down is retried ever more slowly (up to
+`ceiling`), a connection that came up resets the delay, and a stop ends the wait at once."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+from dataclasses import dataclass
+
+
+@dataclass
+class Backoff:
+    first: float = 0.2
+    ceiling: float = 30.0
+    factor: float = 2.0
+    attempts: int = 0  # failures since the last good connection
+    reconnects: int = 0  # every retry, for the log and the benchmark
+
+    def reset(self) -> None:
+        self.attempts = 0
+
+    def delay(self) -> float:
+        base = min(self.ceiling, self.first * self.factor**self.attempts)
+        return base * random.uniform(0.5, 1.0)  # jitter: many gateways do not come back in lockstep
+
+    async def wait(self, stop: asyncio.Event) -> bool:
+        """Sleep the next delay; True if `stop` was set meanwhile (then do not reconnect)."""
+        pause = self.delay()
+        self.attempts += 1
+        self.reconnects += 1
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), pause)
+        return stop.is_set()
