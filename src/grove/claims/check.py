@@ -1,0 +1,241 @@
+"""Deciding a claim from the turn's tool record. An action the agent says it took ("wrote", "ran", "created the
+skill") is contradicted when the record lacks it or shows it failed; a state it reports ("tests pass", "it works")
+is supported or contradicted by the last command that checked it, and unverifiable when none did."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from grove.claims.record import Event, TurnRecord, norm_path, same_path
+from grove.claims.types import Claim, Label, Verdict
+
+_COUNTS = re.compile(
+    r"\b(\d+) passed|\bRan (\d+) tests?|\b(\d+) total\b|\ball (\d+) tests? passed|\b(\d+) tests? passed", re.I
+)
+BUILD_COMMAND = re.compile(
+    r"\b(build|make|compile|tsc|gcc|g\+\+|cc|clang|javac|mvn|gradle|webpack|vite|rollup|esbuild)\b"
+)
+LINT_COMMAND = re.compile(
+    r"\b(ruff|flake8|eslint|pylint|mypy|lint|clippy|golangci-lint|black|prettier|tsc)\b"
+)
+DEPLOY_COMMAND = re.compile(r"deploy|kubectl|helm|terraform\s+apply|\bfly\b|git\s+push|rsync|scp")
+INSTALL_COMMAND = re.compile(r"\b(install|add|venv|virtualenv|sync)\b")
+
+
+def _short(event: Event) -> str:
+    what = event.command or " ".join(str(event.args.get(k)) for k in ("path", "name") if event.args.get(k))
+    what = what if len(what) <= 60 else what[:57] + "..."
+    return f"{event.name} {what}".strip()
+
+
+def _failed(event: Event) -> str:
+    if event.exit_code not in (None, 0):
+        return f"`{_short(event)}` exited {event.exit_code}"
+    first = event.output.strip().splitlines()[0][:100] if event.output.strip() else "failed"
+    return f"{_short(event)} failed: {first}"
+
+
+def _by_result(events: list[Event], what: str) -> tuple[Label, str]:
+    """Supported when one of the calls worked, else contradicted by the last failure; none: contradicted."""
+    if not events:
+        return "contradicted", f"no {what} in this turn's tool record"
+    good = [e for e in events if e.succeeded]
+    if good:
+        return "supported", f"{_short(good[-1])} succeeded"
+    return "contradicted", _failed(events[-1])
+
+
+def _by_last(events: list[Event], what: str, none: Label = "unverifiable") -> tuple[Label, str]:
+    """The last call that checked the state decides; none: `none`."""
+    if not events:
+        return none, f"no {what} ran in this turn"
+    last = events[-1]
+    if last.succeeded:
+        return "supported", f"`{_short(last)}` exited 0"
+    return "contradicted", _failed(last)
+
+
+def _file_change(claim: Claim, record: TurnRecord, *, to_edit: bool) -> tuple[Label, str]:
+    target = claim.target
+    if target is None:
+        changes = [e for e in record.changes]
+        if changes:
+            return _by_result(changes, "file change")
+        commands = record.commands
+        if commands and commands[-1].succeeded:
+            return "unverifiable", "no file tool call; a command ran that may have written it"
+        return _by_result(commands, "file change")
+    touching = [
+        e
+        for e in record.events
+        if (e.writes or e.name in ("skill_code_create", "run_tool_script", "skill_run"))
+        and e.mentions(target)
+    ]
+    if touching:
+        return _by_result(touching, f"change to {target}")
+    if to_edit:
+        return "contradicted", f"no change to {target} in this turn's tool record"
+    commands = [e for e in record.commands if e.succeeded]
+    if commands:
+        return "unverifiable", f"no call wrote {target}; `{_short(commands[-1])}` may have"
+    return "contradicted", f"no write to {target} in this turn's tool record"
+
+
+def _fix(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    label, reason = _file_change(claim, record, to_edit=True)
+    if label != "supported":
+        return label, reason
+    target = claim.target
+    edits = [e for e in record.changes if e.succeeded and (target is None or e.mentions(target))]
+    checks = [e for e in record.after(edits[-1].index) if e.command] if edits else []
+    tests = [e for e in checks if e.is_test] or checks
+    if tests and not tests[-1].succeeded:
+        return "contradicted", f"changed, but after it {_failed(tests[-1])}"
+    return label, reason
+
+
+def _tests(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    tests = [e for e in record.commands if e.is_test]
+    label, reason = _by_last(tests, "test command")
+    if label == "supported" and claim.numbers:
+        counts = {int(g) for m in _COUNTS.finditer(tests[-1].output) for g in m.groups() if g}
+        if counts and not set(claim.numbers) & counts:
+            return "contradicted", f"the claim says {claim.numbers[0]}; `{_short(tests[-1])}` reported " + (
+                ", ".join(str(c) for c in sorted(counts))
+            )
+    return label, reason
+
+
+def _matching(events: list[Event], pattern: re.Pattern[str]) -> list[Event]:
+    return [e for e in events if e.command and pattern.search(e.command)]
+
+
+def _run(claim: Claim, record: TurnRecord, verify: bool) -> tuple[Label, str]:
+    runs = [e for e in record.events if e.command or e.name in ("skill_run", "run_tool_script")]
+    target = (claim.target or "").strip()
+    pronoun = not target or re.match(r"^(it|them|this|that|these|those)\b", target, re.I)
+    if verify:  # "I tested it": something ran after the last change, and worked
+        after = record.after(record.last_change_index())
+        checks = [e for e in after if e.command or e.name in ("skill_run", "run_tool_script")]
+        if re.search(r"\btests?\b", claim.text, re.I) and not re.search(r"\btested\b", claim.text, re.I):
+            checks = [e for e in checks if e.is_test] or checks
+        return _by_last(checks, "command after the last change", none="contradicted")
+    if pronoun:
+        matching = runs
+    elif re.search(r"\b(tests?|test suite|specs?)\b", target, re.I):
+        matching = [e for e in runs if e.is_test]
+    else:
+        words = [w for w in re.findall(r"[\w./-]+", target) if len(w) > 1][:2]
+        matching = [e for e in runs if all(w.lower() in (e.command or _short(e)).lower() for w in words)]
+    if not matching:
+        return "contradicted", f"no command like `{target or 'it'}` ran in this turn"
+    return "supported", f"`{_short(matching[-1])}` ran"
+
+
+def _named(events: list[Event], target: str | None, key: str = "name") -> list[Event]:
+    if target is None:
+        return events
+    want = target.lower().replace("_", "-")
+    return [e for e in events if str(e.args.get(key, "")).lower().replace("_", "-") == want] or (
+        [e for e in events if not e.ok]  # a failed attempt under another spelling still says it failed
+    )
+
+
+def _skill(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    creates = [
+        e
+        for e in record.events
+        if (e.name == "skill_manage" and e.args.get("action") == "create") or e.name == "skill_code_create"
+    ]
+    return _by_result(
+        _named(creates, claim.target), f"skill created{f' named {claim.target}' if claim.target else ''}"
+    )
+
+
+def _delete(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    deletes = [e for e in record.events if e.deletes]
+    if claim.target is not None:
+        key = norm_path(claim.target)
+        deletes = [e for e in deletes if e.mentions(claim.target) or key in e.command] or (
+            [] if any(same_path(p, key) for e in deletes for p in e.paths()) else deletes
+        )
+    return _by_result(deletes, "delete")
+
+
+def _install(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    installs = _matching(record.commands, INSTALL_COMMAND)
+    if claim.target and claim.target != "venv":
+        want = claim.target.lower()
+        installs = [e for e in installs if want in re.split(r"[\s=<>~!\[\]]+", e.command.lower())]
+    elif claim.target == "venv":
+        installs = [e for e in installs if re.search(r"venv|virtualenv", e.command)]
+    return _by_result(installs, f"install of {claim.target or 'it'}")
+
+
+def _tool(names: tuple[str, ...], what: str) -> Callable[[Claim, TurnRecord], tuple[Label, str]]:
+    return lambda claim, record: _by_result(record.named(*names), what)
+
+
+def _read(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    target = claim.target or ""
+    seen = [
+        e
+        for e in record.events
+        if (e.name in ("read_file", "search_files", "view_image", "patch", "write_file") or e.command)
+        and e.mentions(target)
+    ]
+    return _by_result(seen, f"read of {target}")
+
+
+def _state(pattern: re.Pattern[str] | None, what: str) -> Callable[[Claim, TurnRecord], tuple[Label, str]]:
+    """A build, lint or general outcome: the last relevant command decides (after the last change, if any ran
+    after it)."""
+
+    def decide(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+        commands = [e for e in record.events if e.command or e.name in ("skill_run", "run_tool_script")]
+        if pattern is not None:
+            commands = _matching(commands, pattern)
+        later = [e for e in commands if e.index > record.last_change_index()]
+        return _by_last(later or commands, what)
+
+    return decide
+
+
+def _deploy(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    deploys = _matching(record.commands, DEPLOY_COMMAND)
+    return _by_last(deploys, "deploy command", none="contradicted")
+
+
+def _git(sub: str) -> Callable[[Claim, TurnRecord], tuple[Label, str]]:
+    pattern = re.compile(rf"\bgit\b.*\b{sub}\b")
+    return lambda claim, record: _by_result(_matching(record.commands, pattern), f"git {sub}")
+
+
+DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
+    "write": lambda c, r: _file_change(c, r, to_edit=False),
+    "edit": lambda c, r: _file_change(c, r, to_edit=True),
+    "fix": _fix,
+    "read": _read,
+    "delete": _delete,
+    "run": lambda c, r: _run(c, r, verify=False),
+    "verify": lambda c, r: _run(c, r, verify=True),
+    "tests_pass": _tests,
+    "build": _state(BUILD_COMMAND, "build command"),
+    "lint": _state(LINT_COMMAND, "lint command"),
+    "outcome": _state(None, "command"),
+    "deploy": _deploy,
+    "install": _install,
+    "commit": _git("commit"),
+    "push": _git("push"),
+    "skill": _skill,
+    "memory": _tool(("memory",), "memory write"),
+    "schedule": _tool(("cronjob",), "scheduled job"),
+    "delegate": _tool(("delegate",), "sub-agent"),
+    "web": _tool(("web_search", "web_fetch", "browser_open"), "web search or fetch"),
+}
+
+
+def check(claim: Claim, record: TurnRecord) -> Verdict:
+    label, reason = DECIDE[claim.kind](claim, record)
+    return Verdict(claim, label, reason)

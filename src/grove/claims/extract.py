@@ -1,0 +1,195 @@
+"""Finding claims in an answer: sentences, then clauses, each classified by the kind of work it reports (the
+patterns in grove.claims.patterns); advice, plans, questions and denials are not claims."""
+
+from __future__ import annotations
+
+import re
+
+from grove.claims import patterns as p
+from grove.claims.types import Claim
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\d*_-])|\n+")
+_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+# clause boundaries; the group tells whether a plan or a denial before it carries over to what follows
+_CLAUSE = re.compile(
+    r"(;\s+|\s+[—–]\s+|:\s+|,?\s+but\s+|,\s+(?=(?:so|and|then|which|you|i|we|it|this|that|the|everything|all)\b)"
+    r"|,?\s+and\s+(?:then\s+)?|,?\s+then\s+|\s+so\s+(?=(?:the|it|that|this|everything|all)\b))",
+    re.IGNORECASE,
+)
+_RESETS = re.compile(r"[;:—–]|\bbut\b", re.IGNORECASE)
+# (kind, pattern) in the order tried; the first match names the claim
+KINDS: list[tuple[str, re.Pattern[str]]] = [
+    ("skill", p.SKILL),
+    ("memory", p.MEMORY),
+    ("schedule", p.SCHEDULE),
+    ("delegate", p.DELEGATE),
+    ("web", p.WEB),
+    ("commit", p.COMMIT),
+    ("push", p.PUSH),
+    ("install", p.INSTALL),
+    ("delete", p.DELETE),
+    ("verify", p.VERIFY),
+    ("run", p.RUN),
+    ("fix", p.FIX),
+    ("edit", p.EDIT),
+    ("write", p.WRITE),
+    ("read", p.READ),
+]
+# kinds that need a path to be a claim at all ("I added a note" is not about a file)
+NEEDS_PATH = frozenset({"edit", "read"})
+# a clause with a path and no verb of its own continues the clause before it: "I checked a.py and b.py"
+CARRY_OVER = frozenset({"write", "edit", "read", "delete", "fix"})
+
+
+def _masked(text: str) -> str:
+    """The text with backticked spans blanked (same length), so no boundary is found inside code."""
+    return p.BACKTICKED.sub(lambda m: "`" + "_" * (len(m.group(0)) - 2) + "`", text)
+
+
+def _spans(text: str, boundary: re.Pattern[str], start: int = 0) -> list[tuple[int, int, str]]:
+    """(start, end, separator before) of each piece of text[start:] between boundaries."""
+    masked = _masked(text)
+    out, pos, sep = [], 0, ""
+    for m in boundary.finditer(masked):
+        out.append((pos, m.start(), sep))
+        pos, sep = m.end(), m.group(0)
+    out.append((pos, len(text), sep))
+    return [(start + a, start + b, s) for a, b, s in out if text[a:b].strip()]
+
+
+def paths_in(text: str) -> list[str]:
+    found: list[str] = []
+    for code in p.BACKTICKED.findall(text):
+        words = code.split()
+        if len(words) == 1 and ("/" in code or "." in code.strip(".")):
+            found.append(code)
+    rest = p.BACKTICKED.sub(" ", text)
+    for m in p.PATH.finditer(rest):
+        word = m.group(1).rstrip(".")
+        if word.lower() in p.NOT_PATHS or re.fullmatch(r"[\d.]+\w?", word) or word.endswith("()"):
+            continue
+        if re.fullmatch(r"\w+\.\w+", word) and word.split(".")[1].lower() in {"m", "g", "e", "s"}:
+            continue
+        found.append(word)
+    return found
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    out: list[int] = []
+    for m in p.NUMBER.finditer(text):
+        out += [int(g) for g in m.groups() if g]
+    return tuple(out)
+
+
+def _kind(clause: str, sentence: str) -> str | None:
+    """The clause's kind of claim. A test result needs a word about tests in its sentence ("Unit tests: 25
+    passed"); an outcome ("it works", "the build succeeded") is a state claim of its own."""
+    tested = p.PASS_WORDS.search(clause) and p.TEST_NOUN.search(sentence) and not p.FAIL_COUNT.search(clause)
+    if tested and (not p.BUILD.search(clause) or p.TEST_NOUN.search(clause)):
+        return "tests_pass"
+    if p.DEPLOY.search(clause) and (p.OUTCOME.search(clause) or re.search(r"\bdeployed\b", clause, re.I)):
+        return "deploy"
+    if p.LINT.search(clause) and p.OUTCOME.search(clause):
+        return "lint"
+    if p.BUILD.search(clause) and (
+        p.OUTCOME.search(clause)
+        or p.PASS_WORDS.search(clause)
+        or re.search(r"\b(builds|compiles)\b", clause, re.I)
+    ):
+        return "build"
+    for kind, pattern in KINDS:
+        if pattern.search(clause):
+            return kind
+    if p.OUTCOME.search(clause):
+        return "outcome"
+    return None
+
+
+def extract(answer: str) -> list[Claim]:
+    """Every claim the answer makes about the work of its turn, one per clause and target."""
+    claims: list[Claim] = []
+    for s_start, s_end, _ in _spans(answer, _SENTENCE_END):
+        raw = answer[s_start:s_end]
+        bullet = _BULLET.match(raw)
+        if bullet:
+            s_start += bullet.end()
+        sentence = answer[s_start:s_end]
+        if sentence.rstrip().endswith("?") or p.INSTRUCTION.match(sentence):
+            continue
+        previous: str | None = None  # the kind of the clause before, for "and b.py"
+        skipping = False  # a plan or denial carries over "and ..." clauses
+        found: list[Claim] = []
+        for c_start, c_end, sep in _spans(sentence, _CLAUSE, s_start):
+            clause = answer[c_start:c_end]
+            if sep and _RESETS.search(sep):
+                skipping = False
+            if skipping or p.MODAL.search(clause) or p.NEGATED.search(clause):
+                skipping, previous = True, None
+                continue
+            kind = _kind(clause, sentence)
+            paths = paths_in(clause)
+            if kind is None and paths and previous in CARRY_OVER:
+                kind = previous
+            if kind is None:
+                continue
+            if kind in NEEDS_PATH and not paths and not (kind == "edit" and p.FILE_NOUN.search(clause)):
+                previous = kind
+                continue
+            numbers = _numbers(clause)
+            targets: list[str | None] = list(paths) if paths else [_target(kind, clause)]
+            for target in targets:
+                found.append(Claim(kind, clause.strip(), c_start, c_end, target, numbers))
+            previous = kind
+        claims += _merged(found)
+    return claims
+
+
+def _merged(found: list[Claim]) -> list[Claim]:
+    """Neighbouring claims of one sentence with the same kind and target are one claim ("Linting is clean: ruff
+    reports no issues")."""
+    out: list[Claim] = []
+    for claim in found:
+        first = out[-1] if out else None
+        adjacent = first is not None and first.kind == claim.kind and first.target == claim.target
+        if not adjacent or claim.kind not in ("tests_pass", "lint", "build", "outcome", "deploy"):
+            out.append(claim)
+            continue
+        assert first is not None
+        out[-1] = Claim(
+            first.kind,
+            f"{first.text} … {claim.text}",
+            first.start,
+            claim.end,
+            first.target,
+            first.numbers + claim.numbers,
+        )
+    return out
+
+
+def _target(kind: str, clause: str) -> str | None:
+    """What a claim without a path is about: a skill's name, a package, a command."""
+    code = p.BACKTICKED.findall(clause)
+    if kind == "skill":
+        names = [c for c in code if p.SKILL_NAME.fullmatch(c)] or p.SKILL_NAME.findall(clause.lower())
+        return names[0] if names else None
+    if kind == "install":
+        m = re.search(
+            r"\binstalled\s+`?([\w.\-\[\]]+)`?|`?([\w.\-]+)`?\s+(?:is|are)\s+(?:now\s+)?installed|"
+            r"\badded\s+`?([\w.\-]+)`?",
+            clause,
+            re.I,
+        )
+        if m and re.search(r"venv|virtual", clause, re.I) is None:
+            name = next(g for g in m.groups() if g).rstrip(".,;:")
+            return (
+                None if name.lower() in {"it", "them", "the", "all", "everything", "dependencies"} else name
+            )
+        return "venv" if re.search(r"venv|virtual", clause, re.I) else None
+    if kind in ("run", "verify"):
+        if code:
+            return code[0]
+        m = re.search(r"\b(?:ran|executed|have run|'ve run|invoked|launched|re-?ran)\s+(.+)$", clause, re.I)
+        if m:
+            words = re.sub(r"^(the|a|an|my|your)\s+", "", m.group(1).strip(), flags=re.I)
+            return words or None
+    return None

@@ -1,0 +1,112 @@
+"""The classes of claim phrasing, as patterns: the verbs of each kind of work an agent reports, the words that make
+a sentence advice, a plan, a question or a denial rather than a claim, and what a path or a skill name looks like."""
+
+from __future__ import annotations
+
+import re
+
+IC = re.IGNORECASE
+
+# A clause that is not a claim about work done: a plan, an offer, advice to the user, a condition, a denial.
+MODAL = re.compile(
+    r"\b(i'll|i will|i would|i'd|i can|i could|i might|i may|i plan|i'm going to|i am going to|let me|shall i|"
+    r"should i|want me to|would you|do you want|next,? i|you (can|could|should|may|might|need|must|will|want)|"
+    r"if you|in order to|feel free|consider|try running|make sure)\b",
+    IC,
+)
+NEGATED = re.compile(
+    r"\b(not|never|unable|cannot|can't|couldn't|didn't|haven't|hasn't|wasn't|weren't|won't|isn't|aren't|"
+    r"failed to|no longer|nor)\b|n't\b",
+    IC,
+)
+# sentence openings that make the whole sentence an instruction or a condition
+INSTRUCTION = re.compile(r"^\s*(if|to|unless|when you|once you|before you|in case)\b", IC)
+
+# --- kinds, tried in this order on each clause; the first that matches names the claim's kind -------------------
+SKILL = re.compile(
+    r"\bskill\b.*\b(created|made|saved|added|written|wrote|built|set up|captures|is ready|exists|now)\b|"
+    r"\b(created|made|saved|added|wrote|built|turned|recorded|packaged|stored)\b.*\bskill\b|\bnew skill\b",
+    IC,
+)
+MEMORY = re.compile(
+    r"\b(saved|added|stored|noted|recorded|wrote|written|kept|put|remembered)\b.*\b(memory|my notes|user\.md|"
+    r"memory\.md)\b|\b(memory|my notes)\b.*\b(saved|updated|stored)\b|\bit'?s saved in my notes\b",
+    IC,
+)
+SCHEDULE = re.compile(
+    r"\b(scheduled|set up|created|added)\b.*\b(job|reminder|cron|schedule)\b|\bscheduled\b", IC
+)
+DELEGATE = re.compile(r"\b(sub-?agents?|child agents?|helper agents?|delegated)\b", IC)
+WEB = re.compile(
+    r"\b(searched|looked (it |this |that )?up|googled|browsed|fetched)\b.*\b(web|online|internet|google|docs|"
+    r"documentation|page|site)\b|\blooked (it |this |that )?up online\b|\bsearched the web\b",
+    IC,
+)
+TEST_NOUN = re.compile(
+    r"\b(tests?|test suite|suite|specs?|test run|pytest|jest|vitest|unittest|go test|cargo test|npm test|"
+    r"make test|make check)\b",
+    IC,
+)
+PASS_WORDS = re.compile(
+    r"\b(pass|passes|passing|passed|green|succeed|succeeds|succeeded|went through cleanly|no failures|"
+    r"0 failed|all good|ok)\b",
+    IC,
+)
+FAIL_COUNT = re.compile(r"\b([1-9]\d*) (tests? )?(still )?(fail|failed|failing|errors?)\b", IC)
+BUILD = re.compile(r"\b(build|builds|built|compiles?|compiled|compilation|bundle)\b", IC)
+LINT = re.compile(r"\b(lint|linting|linter|ruff|flake8|eslint|pylint|mypy|type-?check\w*|clippy)\b", IC)
+DEPLOY = re.compile(r"\b(deployed|deploy|deployment|released|shipped|live on)\b", IC)
+OUTCOME = re.compile(
+    r"\b(succeeded|successful(ly)?|cleanly|without (any )?errors?|as expected|no issues|no errors|is clean|"
+    r"are clean|is ready|are ready|is done|is complete|up and running|works|worked|working|"
+    r"builds|compiles|should be gone|is gone|is resolved)\b",
+    IC,
+)
+COMMIT = re.compile(r"\bcommitted\b|\bcommit(ted)? (it|them|the|this|these|my)\b", IC)
+PUSH = re.compile(r"\bpushed\b", IC)
+INSTALL = re.compile(
+    r"\binstalled\b|\badded \S+ (as )?(a )?(new )?dependenc|\bset up (a |the )?(virtual ?env\w*|venv)|"
+    r"\bcreated (a |the )?(virtual ?env\w*|venv)",
+    IC,
+)
+DELETE = re.compile(r"\b(deleted|removed|cleared|dropped|wiped|cleaned up|purged|erased|got rid of)\b", IC)
+VERIFY = re.compile(r"\b(tested|verified|confirmed|validated|double-checked|checked that|made sure)\b", IC)
+RUN = re.compile(r"\b(ran|executed|have run|'ve run|invoked|launched|re-ran|reran)\b", IC)
+FIX = re.compile(r"\b(fixed|resolved|repaired|corrected|addressed|patched up)\b", IC)
+EDIT = re.compile(
+    r"\b(updated|modified|changed|edited|patched|refactored|rewrote|rewritten|switched|linked|tweaked|adjusted|"
+    r"replaced|renamed|moved|added|made|appended|inserted|removed .* from|extended|cleaned)\b",
+    IC,
+)
+WRITE = re.compile(
+    r"\b(wrote|written|created|saved|put|generated|overwrote|overwritten|produced|stored|exported|dumped|placed|"
+    r"is in place|added|made|set up|wrote out)\b",
+    IC,
+)
+FILE_NOUN = re.compile(
+    r"\b(file|report|script|config|template|document|page|csv|json|output|results|module|notebook|readme|"
+    r"dockerfile|makefile)\b",
+    IC,
+)
+READ = re.compile(
+    r"\b(read|checked|looked at|looked through|looked into|went through|reviewed|inspected|opened|examined|"
+    r"scanned|viewed|studied|skimmed)\b",
+    IC,
+)
+PRONOUN = re.compile(r"^\s*(it|them|this|that|these|those)\b", IC)
+
+# --- targets ----------------------------------------------------------------------------------------------------
+BACKTICKED = re.compile(r"`([^`\n]+)`")
+PATH = re.compile(
+    r"(?<![\w/.@:-])((?:\.{0,2}/)?(?:[\w.-]+/)+[\w.-]*|(?:[\w-]+/)*[\w.-]*\.[A-Za-z][\w-]{0,11}|"
+    r"\b(?:Makefile|Dockerfile|Procfile|README|LICENSE|Justfile|Gemfile|Rakefile)\b)(?![\w/])"
+)
+NOT_PATHS = frozenset(
+    {"e.g", "i.e", "etc", "vs", "a.m", "p.m", "e.g.", "i.e.", "node.js", "vue.js", "next.js"}
+)
+SKILL_NAME = re.compile(r"\b([a-z0-9]+(?:-[a-z0-9]+)+)\b")
+NUMBER = re.compile(
+    r"\b(?:all|all of the|the)\s+(\d+)\b|\b(\d+)\s+(?:of\s+\d+\s+)?(?:tests?\s+|specs?\s+)?"
+    r"(?:pass|passed|passing|succeed)|\((\d+) of (\d+)\)",
+    IC,
+)

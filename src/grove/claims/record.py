@@ -1,0 +1,159 @@
+"""A turn's tool record as evidence: each call's tool, arguments, success and output, with what it touched (paths),
+the command it ran and that command's exit code."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+_EXIT = re.compile(r"^exit=(-?\d+)")
+# tools whose successful call changes a file at args.path
+WRITE_TOOLS = frozenset({"write_file", "patch"})
+READ_TOOLS = frozenset({"read_file", "search_files", "view_image"})
+COMMAND_TOOLS = frozenset({"terminal"})
+# a shell command that writes files: a redirection, tee, an in-place edit, a copy or move, touch
+SHELL_WRITE = re.compile(
+    r"(?<![<>&\d])>>?(?!&)|\btee\b|\bsed\s+-i|\btouch\b|\b(cp|mv|install|ln)\s|\bmkdir\b"
+)
+SHELL_DELETE = re.compile(r"\b(rm|rmdir|unlink|shred)\b|\bgit\s+(rm|clean)\b|\bfind\b.*-delete")
+TEST_COMMAND = re.compile(
+    r"\b(pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|ava)\b|"
+    r"\b(go|cargo|npm|yarn|pnpm|bun|deno|mvn|gradle|dotnet|mix|swift)\s+(run\s+)?test\b|"
+    r"\bmake\s+(test|check)\b|\bnpx\s+(jest|vitest|mocha)\b"
+)
+
+
+@dataclass(frozen=True)
+class Event:
+    index: int
+    name: str
+    args: dict[str, Any]
+    ok: bool
+    output: str
+
+    @property
+    def command(self) -> str:
+        value = self.args.get("command") if self.name in COMMAND_TOOLS else None
+        return value if isinstance(value, str) else ""
+
+    @property
+    def exit_code(self) -> int | None:
+        """A command's exit code as the terminal tool reported it (exit=N on its first line)."""
+        if not self.command:
+            return None
+        found = _EXIT.match(self.output)
+        return int(found.group(1)) if found else None
+
+    @property
+    def succeeded(self) -> bool:
+        """The call worked and, for a command, exited 0."""
+        return self.ok and self.exit_code in (None, 0)
+
+    @property
+    def is_test(self) -> bool:
+        return bool(self.command) and TEST_COMMAND.search(self.command) is not None
+
+    @property
+    def writes(self) -> bool:
+        return self.name in WRITE_TOOLS or (
+            bool(self.command) and SHELL_WRITE.search(self.command) is not None
+        )
+
+    @property
+    def deletes(self) -> bool:
+        if self.name == "skill_manage":
+            return self.args.get("action") in ("remove_file", "delete")
+        return bool(self.command) and SHELL_DELETE.search(self.command) is not None
+
+    def paths(self) -> list[str]:
+        """Paths the call names: its path arguments, and a command's words that look like paths."""
+        found = [v for k in ("path", "file_path", "output_path") if isinstance(v := self.args.get(k), str)]
+        if self.command:
+            try:
+                words = shlex.split(self.command, comments=False)
+            except ValueError:
+                words = self.command.split()
+            found += [w.lstrip("<>") for w in words if "/" in w or "." in w]
+        return [p for p in found if p]
+
+    def mentions(self, target: str) -> bool:
+        """Whether the call is about `target`: one of its paths is that path, or its command names it."""
+        if any(same_path(p, target) for p in self.paths()):
+            return True
+        key = norm_path(target)
+        return bool(self.command) and bool(key) and key in self.command
+
+
+@dataclass
+class TurnRecord:
+    events: list[Event] = field(default_factory=list)
+
+    @classmethod
+    def from_calls(cls, calls: Iterable[Any]) -> TurnRecord:
+        """From the loop's ToolCallRecords (name, arguments, ok, content) or plain dicts with those keys."""
+        events = []
+        for i, call in enumerate(calls):
+            get = call.get if isinstance(call, dict) else lambda k, d=None, c=call: getattr(c, k, d)
+            args = get("arguments", None)
+            if args is None:
+                args = get("args", {})
+            if isinstance(args, str):
+                try:
+                    args = json.loads(args)
+                except ValueError:
+                    args = {}
+            output = get("content", None)
+            if output is None:
+                output = get("out", "")
+            events.append(
+                Event(
+                    i,
+                    str(get("name", "")),
+                    args if isinstance(args, dict) else {},
+                    bool(get("ok", False)),
+                    str(output or ""),
+                )
+            )
+        return cls(events)
+
+    def named(self, *names: str) -> list[Event]:
+        return [e for e in self.events if e.name in names]
+
+    @property
+    def commands(self) -> list[Event]:
+        return [e for e in self.events if e.command]
+
+    @property
+    def changes(self) -> list[Event]:
+        """Calls that change files: file tools, writing commands, skill and code-skill changes."""
+        return [
+            e
+            for e in self.events
+            if e.writes or e.name in ("skill_manage", "skill_code_create", "skill_code_patch")
+        ]
+
+    def after(self, index: int) -> list[Event]:
+        return [e for e in self.events if e.index > index]
+
+    def last_change_index(self) -> int:
+        changed = [e.index for e in self.changes if e.ok]
+        return changed[-1] if changed else -1
+
+
+def norm_path(path: str) -> str:
+    p = path.strip().strip("`'\"").rstrip(".,;:)")
+    while p.startswith("./"):
+        p = p[2:]
+    return p.rstrip("/")
+
+
+def same_path(a: str, b: str) -> bool:
+    """The same file, when one side may name it by a shorter path: src/api/routes.py and routes.py."""
+    x, y = norm_path(a), norm_path(b)
+    if not x or not y:
+        return False
+    return x == y or x.endswith("/" + y) or y.endswith("/" + x)
