@@ -143,6 +143,7 @@ class IrcAdapter(PlatformAdapter):
 
     def _drop(self) -> None:
         writer, self.writer = self.writer, None
+        self.ready = asyncio.Event()  # not registered any more: senders wait for the next link
         if writer is not None:
             writer.close()
 
