@@ -10,10 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from grove.context.check import completed
 from grove.context.prune import prune_tool_results
 from grove.context.settings import CompressionSettings
-from grove.context.skeleton import Skeleton
 from grove.context.split import split_conversation
 from grove.context.summary import SUMMARY_MARKER, SummaryError, render, summarise
 from grove.context.tokens import conversation_tokens
@@ -106,6 +104,10 @@ class Compressor:
         )
 
     def _compress(self, messages: list[Message], reason: str) -> CompressionReport:
+        # the ledger and its checker load on the first compression: most one-shot runs never compress
+        from grove.context.check import completed
+        from grove.context.skeleton import Skeleton
+
         cfg = self.settings
         system = messages[:1] if _has_system(messages) else []
         entries = self.store.context_entries(self.session_id)

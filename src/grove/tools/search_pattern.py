@@ -3,7 +3,6 @@ Python's re with each file's search run in a worker that is stopped after a time
 
 from __future__ import annotations
 
-import multiprocessing
 import re
 from typing import Any, Protocol
 
@@ -48,6 +47,8 @@ class _Bounded:
         return self.rx.search(text)
 
     def lines_matching(self, lines: list[str]) -> list[int]:
+        import multiprocessing  # only a search with a backtracking pattern pays for it
+
         ctx = multiprocessing.get_context(
             "fork" if "fork" in multiprocessing.get_all_start_methods() else None
         )
