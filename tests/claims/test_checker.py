@@ -72,7 +72,7 @@ def test_plans_advice_questions_and_denials_are_not_claims() -> None:
 def test_marks_name_each_flagged_claim_and_why() -> None:
     line = marks(check_answer("I wrote src/app.py and all tests pass.", [WROTE, FAILED_TESTS]))
     assert line.startswith("claims checked against this turn's tool calls:")
-    assert '✗ contradicted: "all tests pass."' in line and "exited 1" in line
+    assert '✗ contradicted: "all tests pass"' in line and "exited 1" in line
     assert "src/app.py" not in line.split("✗")[0].split(":", 1)[1]  # the supported write is not marked
     assert marks(check_answer("I wrote src/app.py.", [WROTE])) == ""
 

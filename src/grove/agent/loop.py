@@ -32,6 +32,7 @@ class ToolCallRecord:
     name: str
     arguments: Any
     ok: bool
+    content: str = field(default="", repr=False)  # the result as the model saw it: evidence for grove.claims
 
     def as_dict(self) -> dict[str, Any]:
         return {"name": self.name, "arguments": self.arguments, "ok": self.ok}
@@ -45,6 +46,7 @@ class TurnResult:
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
     interrupted: bool = False
     budget_exhausted: bool = False
+    claims: list[Any] = field(default_factory=list)  # grove.claims verdicts on the answer, set by the session
 
 
 class Agent:
@@ -210,8 +212,9 @@ class Agent:
             if source is not None:
                 self.ctx.policy.taint.mark(source)
         self.append({"role": "tool", "tool_call_id": call.id, "name": call.name, "content": outcome.content})
-        result.tool_calls.append(ToolCallRecord(call.name, _parse_args(call.arguments), outcome.ok))
-        self.events.on_tool_end(call, ToolResult(self.messages[-1]["content"], outcome.ok))
+        content = self.messages[-1]["content"]
+        result.tool_calls.append(ToolCallRecord(call.name, _parse_args(call.arguments), outcome.ok, content))
+        self.events.on_tool_end(call, ToolResult(content, outcome.ok))
 
     def append(self, message: Message, usage: Usage | None = None) -> None:
         """Redact, commit, then keep: what is in memory is always also in state.db, and neither holds a secret

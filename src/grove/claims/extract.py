@@ -12,8 +12,8 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\d*_-])|\n+")
 _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # clause boundaries; the group tells whether a plan or a denial before it carries over to what follows
 _CLAUSE = re.compile(
-    r"(;\s+|\s+[—–]\s+|:\s+|,?\s+but\s+|,\s+(?=(?:so|and|then|which|you|i|we|it|this|that|the|everything|all)\b)"
-    r"|,?\s+and\s+(?:then\s+)?|,?\s+then\s+|\s+so\s+(?=(?:the|it|that|this|everything|all)\b))",
+    r"(;\s+|\s+[—–]\s+|:\s+|,?\s+but\s+|,?\s+and\s+(?:then\s+)?|,?\s+then\s+|"
+    r",\s+(?=(?:so|which|you|i|we|it|this|that|the|everything|all)\b)|\s+so\s+(?=(?:the|it|that|this|everything|all)\b))",
     re.IGNORECASE,
 )
 _RESETS = re.compile(r"[;:—–]|\bbut\b", re.IGNORECASE)

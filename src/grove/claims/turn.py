@@ -32,5 +32,5 @@ def marks(verdicts: list[Verdict]) -> str:
 
 
 def _quote(text: str, limit: int = 80) -> str:
-    text = " ".join(text.split())
+    text = " ".join(text.split()).rstrip(".,;:")
     return text if len(text) <= limit else text[: limit - 1] + "…"

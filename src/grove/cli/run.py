@@ -124,6 +124,8 @@ def run(
             "interrupted": result.interrupted,
             "budget_exhausted": result.budget_exhausted,
             "notices": session.stream.notices,
+            # the answer's claims about its own work, checked against this turn's tool calls (grove.claims)
+            "claims": [v.as_dict() for v in result.claims],
             # the untrusted sources in this conversation (pages read, terminal and MCP output, outside files)
             "untrusted_sources": list(session.agent.ctx.policy.taint.sources),
         }

@@ -282,10 +282,12 @@ class Children:
         )
         session = self.open_session(parent.settings, profile, events, parent.store)
         slot.session_id = session.id
-        status, error, answer, calls = "done", None, "", []
+        status, error, answer, calls, unsupported = "done", None, "", [], None
         try:
             result = session.run_turn(child_prompt(task, workspace))
             answer, calls = result.answer, result.tool_calls
+            # its claims were checked against its own tool calls: the parent sees which do not hold
+            unsupported = [v.as_dict() for v in result.claims if v.marked] or None
             if result.budget_exhausted:
                 status, error = "budget", f"iteration budget of {self.config.max_iterations} used up"
             elif result.interrupted:
@@ -312,6 +314,7 @@ class Children:
             model.calls,
             model.tokens,
             round(time.monotonic() - slot.started, 3),
+            unsupported,
         )
 
     def _timed_out(self, task: DelegateTask, slot: _Slot, now: float) -> ChildReport:

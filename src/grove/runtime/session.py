@@ -143,6 +143,8 @@ class Session:
             self.reviews.resume()
 
     def _after(self, result: TurnResult) -> None:
+        if not result.interrupted and self.profile.source != "review":
+            self._check_claims(result)
         if result.interrupted and self.agent.tools.get("delegate") is not None:
             from grove.runtime.children import stop_children
 
@@ -153,6 +155,18 @@ class Session:
             grade_turn(self.store.db, self.id, result, self._last_message_id())
         if self.reviews is not None and not result.interrupted:
             self.reviews.after_turn(self.agent, result)
+
+    def _check_claims(self, result: TurnResult) -> None:
+        """The answer's claims about its work against the turn's tool record: kept with the session, and what the
+        record contradicts or cannot show told to the user as a notice (every entrance renders notices)."""
+        from grove.claims.store import save_verdicts
+        from grove.claims.turn import check_answer, marks
+
+        result.claims = check_answer(result.answer, result.tool_calls)
+        save_verdicts(self.store.db, self.id, self._last_message_id(), result.claims)
+        line = marks(result.claims)
+        if line:
+            self.stream.on_notice(line)
 
     def _start_curator(self) -> None:
         from grove.learning.curator import run_curator_if_due

@@ -336,4 +336,20 @@ MIGRATIONS: list[str] = [
     """
     ALTER TABLE messages ADD COLUMN parts TEXT;
     """,
+    # 14: claims checked against evidence: each claim an answer made about its own work, with the verdict the
+    # turn's tool record gave it (supported, contradicted, unverifiable) and why
+    """
+    CREATE TABLE claim_verdicts (
+        id INTEGER PRIMARY KEY,
+        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+        message_id INTEGER,
+        claim TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        target TEXT,
+        verdict TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        created_at REAL NOT NULL
+    );
+    CREATE INDEX claim_verdicts_session ON claim_verdicts (session_id, message_id);
+    """,
 ]

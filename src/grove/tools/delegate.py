@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field
-from typing import Literal, Protocol
+from typing import Any, Literal, Protocol
 
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
@@ -40,6 +40,8 @@ class ChildReport:
     model_calls: int = 0
     tokens: int = 0
     seconds: float = 0.0
+    # the claims of its answer its own tool calls contradict or cannot show (grove.claims); None = none
+    unsupported_claims: list[dict[str, Any]] | None = None
 
 
 class ChildRunner(Protocol):
