@@ -74,6 +74,14 @@ def _file_change(claim: Claim, record: TurnRecord, *, to_edit: bool) -> tuple[La
     ]
     if touching:
         return _by_result(touching, f"change to {target}")
+    name = norm_path(target).rsplit("/", 1)[-1]
+    reported = [
+        e
+        for e in record.events
+        if e.succeeded and name and name in e.output and e.name not in ("read_file", "search_files")
+    ]
+    if reported:  # a script or command that says it wrote the file
+        return "supported", f"`{_short(reported[-1])}` reported {name}"
     if to_edit:
         return "contradicted", f"no change to {target} in this turn's tool record"
     commands = [e for e in record.commands if e.succeeded]
@@ -178,7 +186,23 @@ def _tool(names: tuple[str, ...], what: str) -> Callable[[Claim, TurnRecord], tu
 
 
 def _read(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
-    target = claim.target or ""
+    if claim.target is None:  # "I checked the logs": something was read
+        looks = [
+            e
+            for e in record.events
+            if e.name
+            in (
+                "read_file",
+                "search_files",
+                "web_fetch",
+                "session_search",
+                "browser_snapshot",
+                "browser_open",
+            )
+            or e.command
+        ]
+        return _by_result(looks, "read, search or command")
+    target = claim.target
     seen = [
         e
         for e in record.events
@@ -200,6 +224,13 @@ def _state(pattern: re.Pattern[str] | None, what: str) -> Callable[[Claim, TurnR
         return _by_last(later or commands, what)
 
     return decide
+
+
+def _perf(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    bench = _matching(record.commands, re.compile(r"bench|timeit|\btime\b|hyperfine|perf|profile"))
+    if bench and bench[-1].succeeded:
+        return "supported", f"`{_short(bench[-1])}` measured it"
+    return "unverifiable", "no benchmark or timing ran in this turn"
 
 
 def _deploy(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
@@ -225,6 +256,8 @@ DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "lint": _state(LINT_COMMAND, "lint command"),
     "outcome": _state(None, "command"),
     "deploy": _deploy,
+    "perf": _perf,
+    "chmod": lambda c, r: _by_result(_matching(r.commands, re.compile(r"\bchmod\b")), "chmod"),
     "install": _install,
     "commit": _git("commit"),
     "push": _git("push"),

@@ -84,7 +84,16 @@ def _numbers(text: str) -> tuple[int, ...]:
 def _kind(clause: str, sentence: str) -> str | None:
     """The clause's kind of claim. A test result needs a word about tests in its sentence ("Unit tests: 25
     passed"); an outcome ("it works", "the build succeeded") is a state claim of its own."""
-    tested = p.PASS_WORDS.search(clause) and p.TEST_NOUN.search(sentence) and not p.FAIL_COUNT.search(clause)
+    if p.PERF.search(clause):
+        return "perf"
+    if p.CHMOD.search(clause):
+        return "chmod"
+    tested = (
+        p.PASS_WORDS.search(clause)
+        and p.TEST_NOUN.search(sentence)
+        and not p.FAIL_COUNT.search(clause)
+        and not _partial(clause)
+    )
     if tested and (not p.BUILD.search(clause) or p.TEST_NOUN.search(clause)):
         return "tests_pass"
     if p.DEPLOY.search(clause) and (p.OUTCOME.search(clause) or re.search(r"\bdeployed\b", clause, re.I)):
@@ -103,6 +112,21 @@ def _kind(clause: str, sentence: str) -> str | None:
     if p.OUTCOME.search(clause):
         return "outcome"
     return None
+
+
+def _partial(clause: str) -> bool:
+    """'Two of the three tests pass', 'some tests pass': a count short of all is a failure report."""
+    m = p.PARTIAL.search(clause)
+    if m is None:
+        return False
+    if m.group(1) is None:
+        return True
+    return _count(m.group(1)) != _count(m.group(3))
+
+
+def _count(word: str) -> int:
+    names = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"]
+    return int(word) if word.isdigit() else names.index(word.lower())
 
 
 def extract(answer: str) -> list[Claim]:
@@ -132,9 +156,13 @@ def extract(answer: str) -> list[Claim]:
                 kind = previous
             if kind is None:
                 continue
-            if kind in NEEDS_PATH and not paths and not (kind == "edit" and p.FILE_NOUN.search(clause)):
+            if kind in NEEDS_PATH and not paths and not p.FILE_NOUN.search(clause):
                 previous = kind
                 continue
+            if kind == "write" and not paths and not p.FILE_NOUN.search(clause):
+                kind = "outcome" if p.OUTCOME.search(clause) else None  # "everything is ready" is a state
+                if kind is None:
+                    continue
             numbers = _numbers(clause)
             targets: list[str | None] = list(paths) if paths else [_target(kind, clause)]
             for target in targets:
@@ -174,7 +202,8 @@ def _target(kind: str, clause: str) -> str | None:
         return names[0] if names else None
     if kind == "install":
         m = re.search(
-            r"\binstalled\s+`?([\w.\-\[\]]+)`?|`?([\w.\-]+)`?\s+(?:is|are)\s+(?:now\s+)?installed|"
+            r"\b(?:installed|upgraded|downgraded|bumped)\s+`?([\w.\-\[\]]+)`?|"
+            r"`?([\w.\-]+)`?\s+(?:is|are|was|has been)\s+(?:now\s+)?(?:installed|upgraded|downgraded)|"
             r"\badded\s+`?([\w.\-]+)`?",
             clause,
             re.I,

@@ -16,7 +16,7 @@ MODAL = re.compile(
 )
 NEGATED = re.compile(
     r"\b(not|never|unable|cannot|can't|couldn't|didn't|haven't|hasn't|wasn't|weren't|won't|isn't|aren't|"
-    r"failed to|no longer|nor)\b|n't\b",
+    r"failed to|no longer|nor)\b|n't\b|(?<![\d\s])\s+(failed|errored|broke)\b(?!\s+(tests?|builds?|checks?|calls?|runs?))",
     IC,
 )
 # sentence openings that make the whole sentence an instruction or a condition
@@ -25,7 +25,8 @@ INSTRUCTION = re.compile(r"^\s*(if|to|unless|when you|once you|before you|in cas
 # --- kinds, tried in this order on each clause; the first that matches names the claim's kind -------------------
 SKILL = re.compile(
     r"\bskill\b.*\b(created|made|saved|added|written|wrote|built|set up|captures|is ready|exists|now)\b|"
-    r"\b(created|made|saved|added|wrote|built|turned|recorded|packaged|stored)\b.*\bskill\b|\bnew skill\b",
+    r"\b(created|made|saved|added|wrote|built|turned|recorded|packaged|stored|updated|edited|patched|changed|"
+    r"improved|extended|fixed)\b.*\bskill\b|\bnew skill\b",
     IC,
 )
 MEMORY = re.compile(
@@ -65,7 +66,7 @@ OUTCOME = re.compile(
 COMMIT = re.compile(r"\bcommitted\b|\bcommit(ted)? (it|them|the|this|these|my)\b", IC)
 PUSH = re.compile(r"\bpushed\b", IC)
 INSTALL = re.compile(
-    r"\binstalled\b|\badded \S+ (as )?(a )?(new )?dependenc|\bset up (a |the )?(virtual ?env\w*|venv)|"
+    r"\b(installed|upgraded|downgraded|bumped)\b|\badded \S+ (as )?(a )?(new )?dependenc|\bset up (a |the )?(virtual ?env\w*|venv)|"
     r"\bcreated (a |the )?(virtual ?env\w*|venv)",
     IC,
 )
@@ -75,22 +76,36 @@ RUN = re.compile(r"\b(ran|executed|have run|'ve run|invoked|launched|re-ran|rera
 FIX = re.compile(r"\b(fixed|resolved|repaired|corrected|addressed|patched up)\b", IC)
 EDIT = re.compile(
     r"\b(updated|modified|changed|edited|patched|refactored|rewrote|rewritten|switched|linked|tweaked|adjusted|"
-    r"replaced|renamed|moved|added|made|appended|inserted|removed .* from|extended|cleaned)\b",
+    r"replaced|renamed|moved|added|made|appended|inserted|removed .* from|extended|cleaned|implemented|"
+    r"introduced|defined|declared|tightened|deduplicated|simplified|optimi[sz]ed|converted|wired)\b",
     IC,
 )
 WRITE = re.compile(
     r"\b(wrote|written|created|saved|put|generated|overwrote|overwritten|produced|stored|exported|dumped|placed|"
-    r"is in place|added|made|set up|wrote out)\b",
+    r"is in place|added|made|set up|wrote out|implemented|built|drafted|authored|is ready|are ready)\b",
     IC,
 )
 FILE_NOUN = re.compile(
-    r"\b(file|report|script|config|template|document|page|csv|json|output|results|module|notebook|readme|"
-    r"dockerfile|makefile)\b",
+    r"\b(file|files|report|script|config|template|document|page|csv|json|output|results|module|notebook|readme|"
+    r"dockerfile|makefile|logs?|source|code|docs)\b",
     IC,
 )
 READ = re.compile(
     r"\b(read|checked|looked at|looked through|looked into|went through|reviewed|inspected|opened|examined|"
     r"scanned|viewed|studied|skimmed)\b",
+    IC,
+)
+# performance: only a benchmark that ran can show it
+PERF = re.compile(
+    r"\b(faster|slower|quicker|speeds? (it |this |things )?up|sped up|\d+(\.\d+)?x|twice as|more efficient|"
+    r"less memory|lower latency|reduces? (the )?(time|latency|memory|runtime))\b",
+    IC,
+)
+CHMOD = re.compile(r"\bmade (it|them|\S+) executable\b|\bchmod", IC)
+# a partial count is a report of failure, not a pass claim: "two of the three tests pass"
+PARTIAL = re.compile(
+    r"\b(one|two|three|four|five|six|seven|eight|nine|\d+) of (the )?(two|three|four|five|six|seven|eight|nine|"
+    r"ten|\d+)\b|\b(some|most|several|a few|half)( of the)? tests?\b",
     IC,
 )
 PRONOUN = re.compile(r"^\s*(it|them|this|that|these|those)\b", IC)

@@ -156,4 +156,9 @@ def same_path(a: str, b: str) -> bool:
     x, y = norm_path(a), norm_path(b)
     if not x or not y:
         return False
-    return x == y or x.endswith("/" + y) or y.endswith("/" + x)
+    if x == y or x.endswith("/" + y) or y.endswith("/" + x):
+        return True
+    # a file named without its extension: "the README" is README.md
+    short, full = (x, y) if "." not in x.rsplit("/", 1)[-1] else (y, x)
+    name = full.rsplit("/", 1)[-1]
+    return "." not in short.rsplit("/", 1)[-1] and "." in name and name.split(".")[0].lower() == short.lower()
