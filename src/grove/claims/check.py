@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from grove.claims.patterns import EXTERNAL_COMMAND, FIXER_COMMAND, SERVICE_COMMAND
 from grove.claims.record import Event, TurnRecord, norm_path, same_path
 from grove.claims.types import Claim, Label, Verdict
 
@@ -60,9 +61,15 @@ def _file_change(claim: Claim, record: TurnRecord, *, to_edit: bool) -> tuple[La
     target = claim.target
     if target is None:
         changes = [e for e in record.changes]
+        if re.search(r"\b(downloaded|fetched)\b", claim.text, re.I):  # a download is a fetch
+            changes += record.named("web_fetch", "browser_download")
+            changes += _matching(record.commands, re.compile(r"\b(curl|wget|download)\b"))
         if changes:
             return _by_result(changes, "file change")
         commands = record.commands
+        fixers = [e for e in commands if FIXER_COMMAND.search(e.command)]
+        if fixers:  # ruff --fix, black, sed -i: a command made the change
+            return _by_result(fixers, "fixing command")
         if commands and commands[-1].succeeded:
             return "unverifiable", "no file tool call; a command ran that may have written it"
         return _by_result(commands, "file change")
@@ -82,6 +89,12 @@ def _file_change(claim: Claim, record: TurnRecord, *, to_edit: bool) -> tuple[La
     ]
     if reported:  # a script or command that says it wrote the file
         return "supported", f"`{_short(reported[-1])}` reported {name}"
+    added = [e for e in record.changes if e.adds(norm_path(target))]
+    if to_edit and added:  # ".venv/ is now ignored": what the edit put in, not the file it went to
+        return "supported", f"{_short(added[-1])} added {norm_path(target)}"
+    naming = [e for e in record.commands if e.mentions(target)]
+    if naming:  # sort -o FILE, curl -o FILE, a script given the path
+        return _by_result(naming, f"command on {target}")
     if to_edit:
         return "contradicted", f"no change to {target} in this turn's tool record"
     commands = [e for e in record.commands if e.succeeded]
@@ -151,10 +164,12 @@ def _named(events: list[Event], target: str | None, key: str = "name") -> list[E
 
 
 def _skill(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    changes = [
+        e for e in record.events if e.name in ("skill_manage", "skill_code_create", "skill_code_patch")
+    ]
+    create = re.search(r"\b(created|made|new|built|turned|packaged|wrote|saved)\b", claim.text, re.I)
     creates = [
-        e
-        for e in record.events
-        if (e.name == "skill_manage" and e.args.get("action") == "create") or e.name == "skill_code_create"
+        e for e in changes if not create or e.name == "skill_code_create" or e.args.get("action") == "create"
     ]
     return _by_result(
         _named(creates, claim.target), f"skill created{f' named {claim.target}' if claim.target else ''}"
@@ -243,6 +258,16 @@ def _git(sub: str) -> Callable[[Claim, TurnRecord], tuple[Label, str]]:
     return lambda claim, record: _by_result(_matching(record.commands, pattern), f"git {sub}")
 
 
+def _service(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    return _by_result(_matching(record.commands, SERVICE_COMMAND), "service or process command")
+
+
+def _external(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    acts = _matching(record.commands, EXTERNAL_COMMAND)
+    acts += [e for e in record.events if e.name in ("send_message", "browser_click", "cronjob")]
+    return _by_result(acts, "command or tool that does it (gh, curl, a messaging tool)")
+
+
 DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "write": lambda c, r: _file_change(c, r, to_edit=False),
     "edit": lambda c, r: _file_change(c, r, to_edit=True),
@@ -256,6 +281,8 @@ DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "lint": _state(LINT_COMMAND, "lint command"),
     "outcome": _state(None, "command"),
     "deploy": _deploy,
+    "service": _service,
+    "external": _external,
     "perf": _perf,
     "chmod": lambda c, r: _by_result(_matching(r.commands, re.compile(r"\bchmod\b")), "chmod"),
     "install": _install,

@@ -13,9 +13,10 @@ _BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # clause boundaries; the group tells whether a plan or a denial before it carries over to what follows
 _CLAUSE = re.compile(
     r"(;\s+|\s+[—–]\s+|:\s+|,?\s+but\s+|,?\s+and\s+(?:then\s+)?|,?\s+then\s+|"
-    r",\s+(?=(?:so|which|you|i|we|it|this|that|the|everything|all)\b)|\s+so\s+(?=(?:the|it|that|this|everything|all)\b))",
+    r",\s+(?=(?:so|which|you|i|we|it|this|that|the|everything|all)\b)|\s+so\s+(?=(?:the|it|that|this|everything|all|you|we)\b))",
     re.IGNORECASE,
 )
+_FIXED_PHRASES = re.compile(r"\bup and running\b|\bsafe and sound\b|\bback and forth\b", re.IGNORECASE)
 _RESETS = re.compile(r"[;:—–]|\bbut\b", re.IGNORECASE)
 # (kind, pattern) in the order tried; the first match names the claim
 KINDS: list[tuple[str, re.Pattern[str]]] = [
@@ -28,6 +29,8 @@ KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("push", p.PUSH),
     ("install", p.INSTALL),
     ("delete", p.DELETE),
+    ("external", p.EXTERNAL),
+    ("service", p.SERVICE),
     ("verify", p.VERIFY),
     ("run", p.RUN),
     ("fix", p.FIX),
@@ -43,7 +46,8 @@ CARRY_OVER = frozenset({"write", "edit", "read", "delete", "fix"})
 
 def _masked(text: str) -> str:
     """The text with backticked spans blanked (same length), so no boundary is found inside code."""
-    return p.BACKTICKED.sub(lambda m: "`" + "_" * (len(m.group(0)) - 2) + "`", text)
+    text = p.BACKTICKED.sub(lambda m: "`" + "_" * (len(m.group(0)) - 2) + "`", text)
+    return _FIXED_PHRASES.sub(lambda m: m.group(0).replace(" ", "_"), text)
 
 
 def _spans(text: str, boundary: re.Pattern[str], start: int = 0) -> list[tuple[int, int, str]]:
@@ -61,17 +65,28 @@ def paths_in(text: str) -> list[str]:
     found: list[str] = []
     for code in p.BACKTICKED.findall(text):
         words = code.split()
-        if len(words) == 1 and ("/" in code or "." in code.strip(".")):
+        if len(words) == 1 and _file_like(code):
             found.append(code)
     rest = p.BACKTICKED.sub(" ", text)
     for m in p.PATH.finditer(rest):
         word = m.group(1).rstrip(".")
         if word.lower() in p.NOT_PATHS or re.fullmatch(r"[\d.]+\w?", word) or word.endswith("()"):
             continue
-        if re.fullmatch(r"\w+\.\w+", word) and word.split(".")[1].lower() in {"m", "g", "e", "s"}:
-            continue
-        found.append(word)
+        if _file_like(word):
+            found.append(word)
     return found
+
+
+def _file_like(word: str) -> bool:
+    """A file or folder name: a known extension (or a dotfile), a folder ending in '/', or an absolute or
+    ./-relative path; not a branch (feat/a), a method (Invoice.total) or a version (v2.1)."""
+    w = word.strip("`'\"").rstrip(".,;:)")
+    name = w.rstrip("/").rsplit("/", 1)[-1]
+    if w.endswith("/") or w.startswith(("/", "./", "../", "~/")):
+        return len(w) > 1
+    if name in ("Makefile", "Dockerfile", "Procfile", "README", "LICENSE", "Justfile", "Gemfile", "Rakefile"):
+        return True
+    return "." in name and name.rsplit(".", 1)[-1].lower() in p.FILE_EXTENSIONS
 
 
 def _numbers(text: str) -> tuple[int, ...]:
@@ -98,7 +113,7 @@ def _kind(clause: str, sentence: str) -> str | None:
         return "tests_pass"
     if p.DEPLOY.search(clause) and (p.OUTCOME.search(clause) or re.search(r"\bdeployed\b", clause, re.I)):
         return "deploy"
-    if p.LINT.search(clause) and p.OUTCOME.search(clause):
+    if p.LINT.search(clause) and (p.OUTCOME.search(clause) or p.PASS_WORDS.search(clause)):
         return "lint"
     if p.BUILD.search(clause) and (
         p.OUTCOME.search(clause)

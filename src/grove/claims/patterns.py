@@ -55,7 +55,9 @@ PASS_WORDS = re.compile(
 )
 FAIL_COUNT = re.compile(r"\b([1-9]\d*) (tests? )?(still )?(fail|failed|failing|errors?)\b", IC)
 BUILD = re.compile(r"\b(build|builds|built|compiles?|compiled|compilation|bundle)\b", IC)
-LINT = re.compile(r"\b(lint|linting|linter|ruff|flake8|eslint|pylint|mypy|type-?check\w*|clippy)\b", IC)
+LINT = re.compile(
+    r"\b(lint|linting|linter|ruff|flake8|eslint|pylint|mypy|pyright|type[- ]?check\w*|clippy)\b", IC
+)
 DEPLOY = re.compile(r"\b(deployed|deploy|deployment|released|shipped|live on)\b", IC)
 OUTCOME = re.compile(
     r"\b(succeeded|successful(ly)?|cleanly|without (any )?errors?|as expected|no issues|no errors|is clean|"
@@ -77,12 +79,14 @@ FIX = re.compile(r"\b(fixed|resolved|repaired|corrected|addressed|patched up)\b"
 EDIT = re.compile(
     r"\b(updated|modified|changed|edited|patched|refactored|rewrote|rewritten|switched|linked|tweaked|adjusted|"
     r"replaced|renamed|moved|added|made|appended|inserted|removed .* from|extended|cleaned|implemented|"
-    r"introduced|defined|declared|tightened|deduplicated|simplified|optimi[sz]ed|converted|wired)\b",
+    r"introduced|defined|declared|tightened|deduplicated|simplified|optimi[sz]ed|converted|wired|set|configured|"
+    r"enabled|disabled|commented out|uncommented|bumped|sorted|formatted|ignored)\b",
     IC,
 )
 WRITE = re.compile(
     r"\b(wrote|written|created|saved|put|generated|overwrote|overwritten|produced|stored|exported|dumped|placed|"
-    r"is in place|added|made|set up|wrote out|implemented|built|drafted|authored|is ready|are ready)\b",
+    r"is in place|added|made|set up|wrote out|implemented|built|drafted|authored|is ready|are ready|downloaded|"
+    r"fetched|pulled|cloned|copied|converted|rendered|compressed|extracted|unzipped|pretty-printed)\b",
     IC,
 )
 FILE_NOUN = re.compile(
@@ -107,6 +111,150 @@ PARTIAL = re.compile(
     r"\b(one|two|three|four|five|six|seven|eight|nine|\d+) of (the )?(two|three|four|five|six|seven|eight|nine|"
     r"ten|\d+)\b|\b(some|most|several|a few|half)( of the)? tests?\b",
     IC,
+)
+# services and processes: started, stopped, restarted
+SERVICE = re.compile(
+    r"\b(restarted|started|stopped|reloaded|killed|shut down|brought up|spun up|relaunched)\b", IC
+)
+SERVICE_COMMAND = re.compile(
+    r"\b(systemctl|service|docker|podman|compose|kill|pkill|killall|supervisorctl|pm2|launchctl|nginx|kubectl)\b"
+)
+# acts outside the workspace that need their own tool or command: a pull request, an issue, a message
+EXTERNAL = re.compile(
+    r"\b(opened|created|filed|submitted|sent|posted|emailed|messaged|raised)\b.*\b(pull requests?|PRs?|issues?|"
+    r"tickets?|emails?|messages?|comments?|notifications?|invites?)\b",
+    IC,
+)
+EXTERNAL_COMMAND = re.compile(r"\b(gh|hub|glab|curl|http|mail|sendmail|mutt)\b")
+FIXER_COMMAND = re.compile(
+    r"--fix\b|--write\b|\bsed\s+-i|\bblack\b|\bautopep8\b|\bisort\b|\b(go|cargo|ruff)\s+fmt\b|\bformat\b|"
+    r"\baudit\s+fix\b|\bprettier\b"
+)
+# what counts as a file name: a known extension (so Invoice.total, feat/a and v2.1 are not files)
+FILE_EXTENSIONS = frozenset(
+    [
+        "py",
+        "pyi",
+        "ipynb",
+        "js",
+        "mjs",
+        "cjs",
+        "jsx",
+        "ts",
+        "tsx",
+        "json",
+        "jsonl",
+        "yaml",
+        "yml",
+        "toml",
+        "ini",
+        "cfg",
+        "conf",
+        "env",
+        "md",
+        "rst",
+        "txt",
+        "csv",
+        "tsv",
+        "html",
+        "htm",
+        "css",
+        "scss",
+        "sass",
+        "less",
+        "xml",
+        "svg",
+        "png",
+        "jpg",
+        "jpeg",
+        "gif",
+        "webp",
+        "pdf",
+        "sh",
+        "bash",
+        "zsh",
+        "fish",
+        "ps1",
+        "bat",
+        "sql",
+        "go",
+        "rs",
+        "rb",
+        "php",
+        "java",
+        "kt",
+        "kts",
+        "swift",
+        "c",
+        "h",
+        "cc",
+        "cpp",
+        "hpp",
+        "cs",
+        "m",
+        "mm",
+        "scala",
+        "clj",
+        "ex",
+        "exs",
+        "erl",
+        "hs",
+        "ml",
+        "lua",
+        "r",
+        "jl",
+        "dart",
+        "vue",
+        "svelte",
+        "lock",
+        "log",
+        "bin",
+        "gz",
+        "tgz",
+        "zip",
+        "tar",
+        "whl",
+        "so",
+        "dll",
+        "exe",
+        "service",
+        "timer",
+        "socket",
+        "dockerfile",
+        "gitignore",
+        "dockerignore",
+        "editorconfig",
+        "example",
+        "sample",
+        "tpl",
+        "j2",
+        "jinja",
+        "mk",
+        "cmake",
+        "gradle",
+        "properties",
+        "plist",
+        "proto",
+        "graphql",
+        "gql",
+        "tf",
+        "tfvars",
+        "hcl",
+        "nix",
+        "pem",
+        "crt",
+        "key",
+        "db",
+        "sqlite",
+        "parquet",
+        "pkl",
+        "pt",
+        "onnx",
+        "gguf",
+        "safetensors",
+        "wasm",
+        "map",
+    ]
 )
 PRONOUN = re.compile(r"^\s*(it|them|this|that|these|those)\b", IC)
 

@@ -19,7 +19,10 @@ COMMAND_TOOLS = frozenset({"terminal"})
 SHELL_WRITE = re.compile(
     r"(?<![<>&\d])>>?(?!&)|\btee\b|\bsed\s+-i|\btouch\b|\b(cp|mv|install|ln)\s|\bmkdir\b"
 )
-SHELL_DELETE = re.compile(r"\b(rm|rmdir|unlink|shred)\b|\bgit\s+(rm|clean)\b|\bfind\b.*-delete")
+SHELL_DELETE = re.compile(
+    r"\b(rm|rmdir|unlink|shred|rmi|delete|del|drop)\b|\bgit\s+(rm|clean)\b|\bgit\s+(branch|tag)\s+-[dD]\b|"
+    r"-delete\b|\bprune\b"
+)
 TEST_COMMAND = re.compile(
     r"\b(pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|ava)\b|"
     r"\b(go|cargo|npm|yarn|pnpm|bun|deno|mvn|gradle|dotnet|mix|swift)\s+(run\s+)?test\b|"
@@ -85,7 +88,15 @@ class Event:
         if any(same_path(p, target) for p in self.paths()):
             return True
         key = norm_path(target)
-        return bool(self.command) and bool(key) and key in self.command
+        if not (self.command and key):
+            return False
+        # the path as a whole word of the command: sorted.csv is not in people_sorted.csv
+        return re.search(rf"(?<![\w.-]){re.escape(key)}(?![\w-])", self.command) is not None
+
+    def adds(self, text: str) -> bool:
+        """Whether a successful edit put `text` into a file (a patch's new_string, a write's content)."""
+        added = " ".join(str(self.args.get(k) or "") for k in ("new_string", "content", "file_content"))
+        return self.succeeded and bool(text) and text in added
 
 
 @dataclass
