@@ -50,11 +50,15 @@ def grove_home() -> Path:
 class ProviderConfig:
     __pydantic_config__ = STRICT_KEYS
 
-    base_url: str | None = None
+    base_url: Annotated[str | None, Field(description="the provider's API address; empty = its default")] = (
+        None
+    )
     key_env: Annotated[
         str | None, Field(description="name of the environment variable holding the API key")
     ] = None
-    context_window: int | None = None
+    context_window: Annotated[
+        int | None, Field(description="tokens the model reads at most; empty = what grove knows of the model")
+    ] = None
     transport: Annotated[
         Literal["auto", "sdk", "http"],
         Field(
@@ -69,17 +73,23 @@ class RetryConfig:
     __pydantic_config__ = STRICT_KEYS
 
     attempts: Annotated[int, Field(ge=1, le=20, description="tries per model, the first included")] = 4
-    base_delay: Annotated[float, Field(ge=0)] = 1.0
-    max_delay: Annotated[float, Field(ge=0)] = 60.0
+    base_delay: Annotated[
+        float, Field(ge=0, description="seconds; the n-th retry waits a random time up to base_delay * 2^n")
+    ] = 1.0
+    max_delay: Annotated[
+        float, Field(ge=0, description="seconds a retry waits at most (a server's Retry-After too)")
+    ] = 60.0
 
 
 @dataclass
 class LocalModelConfig:
     __pydantic_config__ = STRICT_KEYS
 
-    n_ctx: Annotated[int, Field(ge=512)] = 8192
-    n_threads: int | None = None
-    max_tokens: Annotated[int, Field(ge=1)] = 512
+    n_ctx: Annotated[int, Field(ge=512, description="context window of a local model, in tokens")] = 8192
+    n_threads: Annotated[
+        int | None, Field(description="CPU threads of a local model; empty = one per idle core, measured")
+    ] = None
+    max_tokens: Annotated[int, Field(ge=1, description="most tokens a local model writes per reply")] = 512
     prompt_cache: Annotated[
         bool,
         Field(description="keep the system prompt's KV cache on disk, so the next run skips re-reading it"),
@@ -167,7 +177,10 @@ class SecurityConfig:
     approval_timeout: Annotated[
         float, Field(gt=0, description="seconds to wait for an answer; none = deny")
     ] = 300.0
-    sandbox: Literal["auto", "bwrap", "landlock", "rlimit"] = "auto"
+    sandbox: Annotated[
+        Literal["auto", "bwrap", "landlock", "rlimit"],
+        Field(description="sandbox backend; auto = the best this machine has (grove doctor says which)"),
+    ] = "auto"
     network: Annotated[bool, Field(description="let sandboxed commands reach the network")] = False
     extra_read_roots: Annotated[
         list[str], Field(description="folders file tools may read without asking, besides the workspace")
@@ -193,12 +206,21 @@ class Settings:
     model: Annotated[
         str | None, Field(description="model spec; empty = first configured provider, else local")
     ] = None
-    fallback_models: list[str] = field(default_factory=list)
-    toolsets: list[str] = field(default_factory=_default_toolsets)
-    max_iterations: Annotated[int, Field(ge=1)] = 50
+    fallback_models: Annotated[
+        list[str], Field(description="model specs tried in order when the model keeps failing")
+    ] = field(default_factory=list)
+    toolsets: Annotated[
+        list[str], Field(description="toolsets of a session (-t); a comma-separated string in GROVE_TOOLSETS")
+    ] = field(default_factory=_default_toolsets)
+    max_iterations: Annotated[int, Field(ge=1, description="model calls per turn at most")] = 50
     timeout: Annotated[float, Field(gt=0, description="seconds per model request")] = 120.0
-    max_tokens: int | None = None
-    temperature: float | None = None
+    max_tokens: Annotated[
+        int | None, Field(description="most tokens per reply; empty = the provider's default")
+    ] = None
+    temperature: Annotated[
+        float | None,
+        Field(description="sampling temperature; empty = the provider's default (never sent to Anthropic)"),
+    ] = None
     providers: dict[str, ProviderConfig] = field(default_factory=dict, metadata={"values": ProviderConfig})
     retry: RetryConfig = field(default_factory=RetryConfig)
     local: LocalModelConfig = field(default_factory=LocalModelConfig)

@@ -28,7 +28,9 @@ class McpServerConfig:
 
     name: Annotated[str, Field(description="set from the key under mcp.servers")] = ""
     command: Annotated[str | None, Field(description="stdio server: the program to start")] = None
-    args: list[str] = field(default_factory=list)
+    args: Annotated[list[str], Field(description="arguments of the stdio server's command")] = field(
+        default_factory=list
+    )
     env: Annotated[
         dict[str, str],
         Field(description="extra environment of a stdio server; secrets as ${VAR} references"),
@@ -46,7 +48,7 @@ class McpServerConfig:
         ),
     ] = "ask"
     timeout: Annotated[float, Field(gt=0, le=3600, description="seconds per call (and to connect)")] = 60.0
-    enabled: bool = True
+    enabled: Annotated[bool, Field(description="off = kept in config.yaml but not connected")] = True
     eager: Annotated[
         bool,
         Field(
