@@ -178,6 +178,10 @@ def _skill(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
 
 def _delete(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     deletes = [e for e in record.events if e.deletes]
+    if claim.target is not None and not any(e.mentions(claim.target) for e in deletes):
+        edits = [e for e in record.changes if e.mentions(claim.target)]
+        if edits:  # "removed the unused imports in report.py": an edit of that file
+            return _by_result(edits, f"change to {claim.target}")
     if claim.target is not None:
         key = norm_path(claim.target)
         deletes = [e for e in deletes if e.mentions(claim.target) or key in e.command] or (

@@ -169,6 +169,10 @@ def extract(answer: str) -> list[Claim]:
             paths = paths_in(clause)
             if kind is None and paths and previous in CARRY_OVER:
                 kind = previous
+            if kind is None and paths and p.ACT.match(clause):
+                kind = "edit"  # an act on a named file, in words no class lists: the file must show it
+            if kind == "install" and paths:
+                kind = "edit"  # "upgraded django in requirements.txt" is a change to that file
             if kind is None:
                 continue
             if kind in NEEDS_PATH and not paths and not p.FILE_NOUN.search(clause):

@@ -44,8 +44,8 @@ WEB = re.compile(
     IC,
 )
 TEST_NOUN = re.compile(
-    r"\b(tests?|test suite|suite|specs?|test run|pytest|jest|vitest|unittest|go test|cargo test|npm test|"
-    r"make test|make check)\b",
+    r"\b(tests?|test suite|suite|specs?|examples?|test run|pytest|jest|vitest|unittest|rspec|go test|cargo test|"
+    r"npm test|make test|make check|CI|pipeline)\b|\bTest[A-Z]\w*|\btest_\w+",
     IC,
 )
 PASS_WORDS = re.compile(
@@ -68,12 +68,12 @@ OUTCOME = re.compile(
 COMMIT = re.compile(r"\bcommitted\b|\bcommit(ted)? (it|them|the|this|these|my)\b", IC)
 PUSH = re.compile(r"\bpushed\b", IC)
 INSTALL = re.compile(
-    r"\b(installed|upgraded|downgraded|bumped)\b|\badded \S+ (as )?(a )?(new )?dependenc|\bset up (a |the )?(virtual ?env\w*|venv)|"
+    r"\b(installed|upgraded|downgraded)\b|\badded \S+ (as )?(a )?(new )?dependenc|\bset up (a |the )?(virtual ?env\w*|venv)|"
     r"\bcreated (a |the )?(virtual ?env\w*|venv)",
     IC,
 )
 DELETE = re.compile(r"\b(deleted|removed|cleared|dropped|wiped|cleaned up|purged|erased|got rid of)\b", IC)
-VERIFY = re.compile(r"\b(tested|verified|confirmed|validated|double-checked|checked that|made sure)\b", IC)
+VERIFY = re.compile(r"\b(tested|verified|confirmed|validated|double-checked|checked that)\b", IC)
 RUN = re.compile(r"\b(ran|executed|have run|'ve run|invoked|launched|re-ran|reran)\b", IC)
 FIX = re.compile(r"\b(fixed|resolved|repaired|corrected|addressed|patched up)\b", IC)
 EDIT = re.compile(
@@ -255,6 +255,12 @@ FILE_EXTENSIONS = frozenset(
         "wasm",
         "map",
     ]
+)
+# any other report of an act on a file: "I translated the README", "Backed up the db to backup.sql"
+ACT = re.compile(
+    r"^\s*(?:(?:i|we)(?:'ve| have)?\s+)?(?:\w+ly\s+)?(\w+ed|taken care of|took care of|did|made|put|"
+    r"set|wrote|built|ran|got)\b",
+    IC,
 )
 PRONOUN = re.compile(r"^\s*(it|them|this|that|these|those)\b", IC)
 
