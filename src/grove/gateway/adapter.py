@@ -10,7 +10,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from grove.errors import GroveError
 
@@ -65,6 +65,13 @@ OnMessage = Callable[[Incoming], Awaitable[None]]
 OnButton = Callable[[str, str, str, str], Awaitable[Pressed]]  # (chat id, user id, user name, data)
 
 
+class Cursors(Protocol):
+    """Where a platform's event stream was left (the gateway's book keeps it across restarts)."""
+
+    def cursor(self, platform: str) -> str | None: ...
+    def set_cursor(self, platform: str, value: str) -> None: ...
+
+
 class PlatformAdapter(ABC):
     """Subclass per platform. `connect` runs until `stop`; the send methods work after `open` (delivery only)."""
 
@@ -78,6 +85,7 @@ class PlatformAdapter(ABC):
 
     def __init__(self, config: GatewayPlatformConfig) -> None:
         self.config = config
+        self.cursors: Cursors | None = None  # set by the core before `connect`
 
     def secret(self, which: str = "token") -> str:
         """The token (or second secret) from the environment; a clear error naming the variable if unset."""

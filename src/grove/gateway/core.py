@@ -73,6 +73,7 @@ class Gateway:
         self.model = model
         self.store = open_store(settings)
         self.book = UserBook(settings.home)
+        adapter.cursors = self.book
         self.stores: dict[Path, SessionStore] = {settings.home: self.store}  # one state.db per user home
         self.sessions: dict[Key, Session] = {}
         self.locks: dict[Key, asyncio.Lock] = {}

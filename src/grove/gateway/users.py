@@ -31,6 +31,8 @@ CREATE TABLE IF NOT EXISTS users (
 CREATE TABLE IF NOT EXISTS pairing (
   platform TEXT NOT NULL, code TEXT NOT NULL, user_id TEXT NOT NULL, name TEXT NOT NULL DEFAULT '',
   expires_at REAL NOT NULL, PRIMARY KEY (platform, code));
+CREATE TABLE IF NOT EXISTS cursors (
+  platform TEXT NOT NULL PRIMARY KEY, value TEXT NOT NULL, updated_at REAL NOT NULL);
 CREATE TABLE IF NOT EXISTS seen (
   platform TEXT NOT NULL, message_id TEXT NOT NULL, at REAL NOT NULL, PRIMARY KEY (platform, message_id));
 """
@@ -175,6 +177,19 @@ class UserBook:
             if taken and secrets.randbelow(200) == 0:  # now and then, forget what no platform redelivers
                 self.conn.execute("DELETE FROM seen WHERE at < ?", (now - keep_days * 86400,))
         return bool(taken)
+
+    # -- where a platform's event stream was left (a Matrix sync token), so a restart neither replays nor skips --
+    def cursor(self, platform: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM cursors WHERE platform = ?", (platform,)).fetchone()
+        return row["value"] if row else None
+
+    def set_cursor(self, platform: str, value: str) -> None:
+        with self.lock, self.conn:
+            self.conn.execute(
+                "INSERT INTO cursors (platform, value, updated_at) VALUES (?, ?, ?) ON CONFLICT (platform) "
+                "DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+                (platform, value, time.time()),
+            )
 
 
 def _shown(code: str) -> str:
