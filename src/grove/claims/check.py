@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from grove.claims.patterns import EXTERNAL_COMMAND, FIXER_COMMAND, SERVICE_COMMAND
+from grove.claims.patterns import EXTERNAL_COMMAND, FIXER_COMMAND, SERVICE_COMMAND, STOPWORDS
 from grove.claims.record import Event, TurnRecord, norm_path, same_path
 from grove.claims.types import Claim, Label, Verdict
 
@@ -272,6 +272,35 @@ def _external(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     return _by_result(acts, "command or tool that does it (gh, curl, a messaging tool)")
 
 
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z][a-z0-9]{2,}", text.lower()) if w not in STOPWORDS}
+
+
+def _akin(a: str, b: str) -> bool:
+    """The same word up to its ending: merged ~ merge, fixtures ~ fixtures.json's fixtures, repro ~ reproduced."""
+    n = min(len(a), len(b))
+    return n >= 4 and a[: max(4, n - 2)] == b[: max(4, n - 2)]
+
+
+def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    """Work reported in words no class lists: the call whose command or arguments share a word with the claim
+    decides; none: contradicted with an empty record, unverifiable with one that holds other work."""
+    words = _words(claim.text)
+    related = []
+    for e in record.events:
+        said = e.output[:200]  # "Switched to a new branch": what the call reported doing
+        theirs = _words(" ".join([e.name.replace("_", " "), e.command, said, *map(str, e.args.values())]))
+        if any(_akin(w, t) for w in words for t in theirs):
+            related.append(e)
+    if related:
+        if re.search(r"\b(reproduc\w*|triggered|provoked|hit)\b", claim.text, re.I) and related[-1].ok:
+            return "supported", f"`{_short(related[-1])}` ran"  # a failure was the point
+        return _by_last(related, "related call")
+    if not record.events:
+        return "contradicted", "no tool calls in this turn"
+    return "unverifiable", "no call in this turn's tool record does this"
+
+
 DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "write": lambda c, r: _file_change(c, r, to_edit=False),
     "edit": lambda c, r: _file_change(c, r, to_edit=True),
@@ -285,6 +314,7 @@ DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "lint": _state(LINT_COMMAND, "lint command"),
     "outcome": _state(None, "command"),
     "deploy": _deploy,
+    "act": _act,
     "service": _service,
     "external": _external,
     "perf": _perf,

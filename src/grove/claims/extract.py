@@ -129,6 +129,13 @@ def _kind(clause: str, sentence: str) -> str | None:
     return None
 
 
+def _generic(clause: str) -> str | None:
+    """'act' for a clause reporting work in words no class lists; None for thoughts and acknowledgements."""
+    if p.ACKNOWLEDGED.match(clause) or p.COGNITIVE.match(clause):
+        return None
+    return "act" if p.GENERIC_ACT.search(clause) else None
+
+
 def _partial(clause: str) -> bool:
     """'Two of the three tests pass', 'some tests pass': a count short of all is a failure report."""
     m = p.PARTIAL.search(clause)
@@ -171,15 +178,25 @@ def extract(answer: str) -> list[Claim]:
                 kind = previous
             if kind is None and paths and p.ACT.match(clause):
                 kind = "edit"  # an act on a named file, in words no class lists: the file must show it
+            if kind is None:
+                kind = _generic(
+                    clause
+                )  # work reported in other words: the record must hold something like it
+            if kind == "outcome" and paths and clause.lstrip("`'\" ").startswith(paths[0]):
+                kind = "write"  # "tools/resize.py is done": the file was the work
             if kind == "install" and paths:
                 kind = "edit"  # "upgraded django in requirements.txt" is a change to that file
             if kind is None:
                 continue
             if kind in NEEDS_PATH and not paths and not p.FILE_NOUN.search(clause):
-                previous = kind
-                continue
+                kind = _generic(clause)  # "I reviewed the pull request": not a file, still work
+                if kind is None:
+                    previous = None
+                    continue
             if kind == "write" and not paths and not p.FILE_NOUN.search(clause):
-                kind = "outcome" if p.OUTCOME.search(clause) else None  # "everything is ready" is a state
+                kind = (
+                    "outcome" if p.OUTCOME.search(clause) else _generic(clause)
+                )  # "everything is ready": a state
                 if kind is None:
                     continue
             numbers = _numbers(clause)

@@ -262,6 +262,84 @@ ACT = re.compile(
     r"set|wrote|built|ran|got)\b",
     IC,
 )
+# a report of work done in words no class above lists: "I rotated the key", "Merged main", "has been set up"
+IRREGULAR = (
+    r"did|made|put|set|wrote|built|ran|got|took|gave|sent|left|brought|kept|drew|threw|rewrote|undid|redid"
+)
+GENERIC_ACT = re.compile(
+    rf"^\s*(?:(?:i|we)(?:'ve| have)?\s+)?(?:(?:also|then|just|now|already|finally|first)\s+)?(\w+ed|{IRREGULAR})\b|"
+    rf"\b(?:has|have) been\s+(?:\w+\s+)?(\w+ed|{IRREGULAR})\b",
+    IC,
+)
+# thinking and seeing are not work: "I noticed", "I assumed", "I found that"
+COGNITIVE = re.compile(
+    r"^\s*(?:(?:i|we)(?:'ve| have)?\s+)?(?:\w+\s+)?(noticed|found|assumed|guessed|suspected|understood|realized|"
+    r"realised|wondered|hoped|wanted|needed|tried|learned|learnt|agreed|expected|preferred|decided|figured|"
+    r"believed|imagined|considered|based|focused|aimed|intended|planned|meant|used|kept in mind|limited)\b",
+    IC,
+)
+ACKNOWLEDGED = re.compile(
+    r"^\s*(got it|noted|understood|sounds good|okay|ok|sure|done|great|thanks)\b\W*$", IC
+)
+STOPWORDS = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "for",
+        "with",
+        "from",
+        "into",
+        "onto",
+        "by",
+        "as",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "all",
+        "every",
+        "each",
+        "now",
+        "also",
+        "then",
+        "just",
+        "your",
+        "my",
+        "our",
+        "their",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "has",
+        "have",
+        "had",
+        "i",
+        "we",
+        "you",
+        "so",
+        "up",
+        "down",
+        "out",
+        "over",
+        "file",
+        "files",
+        "new",
+        "old",
+    ]
+)
 PRONOUN = re.compile(r"^\s*(it|them|this|that|these|those)\b", IC)
 
 # --- targets ----------------------------------------------------------------------------------------------------
