@@ -29,6 +29,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "evolve": ("evolve", "app", True),
     "kanban": ("kanban", "app", True),
     "worker": ("worker", "worker", False),
+    "batch": ("batch", "app", True),
     "gateway": ("gateway", "app", True),
     "mcp": ("mcp", "app", True),
     "import": ("import_cmd", "import_", False),

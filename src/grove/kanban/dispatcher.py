@@ -28,6 +28,7 @@ class DispatchConfig:
     host: str = field(default_factory=socket.gethostname)
     max_in_progress: int = 4  # workers running on this host at once
     per_profile: dict[str, int] = field(default_factory=dict)  # assignee -> at most this many at once
+    only_assignees: list[str] | None = None  # claim only these assignees' cards (None: every card)
     board_max_in_progress: int | None = (
         None  # running tasks on the whole board (every host), counted in the DB
     )
@@ -108,6 +109,7 @@ class Dispatcher:
                 self.config.host,
                 lease_s=self.config.lease_s,
                 skip_assignees=full,
+                only_assignees=self.config.only_assignees,
                 board_max=self.config.board_max_in_progress,
                 board_per_profile=self.config.board_per_profile or None,
             )

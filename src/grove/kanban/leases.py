@@ -22,6 +22,7 @@ class Leases(BoardCore):
         task_id: int | None = None,
         pid: int | None = None,
         skip_assignees: Iterable[str] = (),
+        only_assignees: Iterable[str] | None = None,
         board_max: int | None = None,
         board_per_profile: dict[str, int] | None = None,
     ) -> Claim | None:
@@ -40,6 +41,10 @@ class Leases(BoardCore):
         if skip:
             sql += f" AND COALESCE(assignee, 'default') NOT IN ({', '.join('?' for _ in skip)})"
             params += skip
+        if only_assignees is not None:  # a dispatcher for one kind of card (a batch's) leaves the rest alone
+            only = list(only_assignees) or [""]
+            sql += f" AND COALESCE(assignee, 'default') IN ({', '.join('?' for _ in only)})"
+            params += only
         with self.transaction() as tx:
             if board_max is not None or board_per_profile:
                 self.claim_lock(tx)
@@ -185,6 +190,12 @@ class Leases(BoardCore):
                     "reclaimed",
                 )
             return [int(r["id"]) for r in rows]
+
+    def worker_event(self, task_id: int, fence: int, kind: str, **data: object) -> None:
+        """A fact about the lease's attempt for the log (e.g. its session id), refused once the lease is lost."""
+        with self.transaction() as tx:
+            self._held(tx, task_id, fence)
+            self.event(tx, task_id, kind, fence=fence, **data)
 
     def running(self) -> list[Task]:
         return self.tasks("running")

@@ -146,6 +146,11 @@ def run_worker(
     stop = threading.Event()
     beat = threading.Thread(target=_heartbeat, args=(handle, stop), name="kanban-heartbeat", daemon=True)
     session = Session.open(settings, profile)
+    try:  # where this attempt's trajectory is stored (grove batch export reads it)
+        board.worker_event(task_id, fence, "session", session_id=session.id, db=str(settings.db_path))
+    except LeaseLost as e:
+        session.close()
+        return WorkerResult(task_id, "lost", str(e))
     session.agent.ctx.state[STATE_KEY] = handle
     session.agent.ctx.state.update(bounds_state(task_id, {t.id: t.created_by for t in board.tasks()}))
     beat.start()
