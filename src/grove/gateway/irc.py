@@ -128,9 +128,13 @@ class IrcAdapter(PlatformAdapter):
                 await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
                 stopping.cancel()
                 if reading.done():
-                    reading.result()  # raises what ended the link
-                    raise ConnectionError("the server closed the connection")
-                reading.cancel()
+                    error = reading.exception() or ConnectionError("the server closed the connection")
+                    if not self._stop.is_set():
+                        raise error
+                else:
+                    reading.cancel()
+                    with contextlib.suppress(asyncio.CancelledError):
+                        await reading
             except (OSError, TimeoutError, ConnectionError, asyncio.IncompleteReadError) as exc:
                 log.warning("irc: connection to %s:%s lost (%s); reconnecting", self.host, self.port, exc)
             finally:
