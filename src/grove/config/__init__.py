@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
+from grove.config.backends import BackendsConfig
 from grove.config.checkpoints import CheckpointsConfig
 from grove.config.delegation import DelegationConfig
 from grove.config.gateway import GatewayPlatformConfig
@@ -238,6 +239,7 @@ class Settings:
     web: WebConfig = field(default_factory=WebConfig)
     checkpoints: CheckpointsConfig = field(default_factory=CheckpointsConfig)
     spend: SpendConfig = field(default_factory=SpendConfig)
+    backends: BackendsConfig = field(default_factory=BackendsConfig)
 
     @property
     def config_path(self) -> Path:

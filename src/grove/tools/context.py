@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from grove.security.approval.policy import SafetyPolicy
 
 if TYPE_CHECKING:
+    from grove.backends.base import Backend
     from grove.checkpoints.turn import TurnCheckpoints
     from grove.config import Settings
     from grove.store.sessions import SessionStore
@@ -27,3 +28,24 @@ class ToolContext:
     state: dict[str, Any] = field(default_factory=dict)  # per-session scratch, e.g. the todo list
     # the session's one notice stream (the runtime connects it to the front end); a bare context drops notices
     notify: Callable[[str], None] = field(default=lambda _text: None, repr=False)
+    # where the tools act (grove.backends); None = this machine's sandbox, or the one `backends.use` names,
+    # opened on first use and kept for the session (one SSH connection per session)
+    backend: Backend | None = field(default=None, repr=False)
+
+
+def backend_of(ctx: ToolContext) -> Backend:
+    """The session's backend: the one set or configured, else the local sandbox (made per call, so a policy
+    changed mid-session applies at once, as before backends existed)."""
+    if ctx.backend is not None:
+        return ctx.backend
+    backends = getattr(ctx.settings, "backends", None)
+    spec = getattr(backends, "use", "local") or "local"
+    if spec != "local":
+        from grove.backends.open import open_backend
+
+        ctx.backend = open_backend(spec, ctx.settings)  # a name may stand for local: None then
+        if ctx.backend is not None:
+            return ctx.backend
+    from grove.backends.local import LocalBackend
+
+    return LocalBackend(ctx.workspace, ctx.policy, ctx.settings, ctx.session_id)

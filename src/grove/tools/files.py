@@ -1,7 +1,8 @@
 """The `files` toolset: read_file, write_file, patch, search_files (names and arguments shared with other agents).
 
-Every path goes through grove.security.files.confine: the workspace and declared roots are free, anything else is
-asked about, grove's own home is never changed; as root the acts use the sandbox uid's rights."""
+Every path goes through the session's backend (grove.backends): locally grove.security.files.confine (the workspace
+and declared roots are free, anything else is asked about, grove's own home is never changed; as root the acts use
+the sandbox uid's rights), over SSH the remote workspace, resolved on the remote side."""
 
 from __future__ import annotations
 
@@ -9,22 +10,21 @@ import ast
 import fnmatch
 import os
 import re
-import stat
 from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
+from contextlib import closing, contextmanager
 
-from grove.security.files.acts import open_file, read_place, write_place
-from grove.security.files.confine import Confinement, Place, Refused, Roots
+from grove.backends.base import BackendError, Files, Spot, TextOpener
+from grove.backends.local import SKIP_DIRS
+from grove.security.files.confine import Refused
 from grove.textmatch import closest_hint
-from grove.tools.context import ToolContext
+from grove.tools.context import ToolContext, backend_of
 from grove.tools.registry import Tool, ToolError, make_tool
 from grove.tools.search_pattern import Pattern, compile_pattern
 
 MAX_READ_LINES = 2000
 MAX_LINE_CHARS = 2000
 MAX_MATCHES = 100
-SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".ruff_cache", ".tox"}
+__all__ = ["SKIP_DIRS", "patch", "read_file", "search_files", "tools", "write_file"]
 
 
 def read_file(ctx: ToolContext, path: str, offset: int = 1, limit: int = 500) -> str:
@@ -101,7 +101,7 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
                 place.exists and ctx.state.get(READ_FIRST) is not None and _holds(conf, place, path, content)
             )
             if not same:
-                write_place(conf, place, path, content.encode("utf-8"))
+                conf.write(place, path, content.encode("utf-8"))
         finally:
             place.close()
     _seen(ctx, path)
@@ -117,9 +117,9 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
 READ_FIRST = "files_read_first"
 
 
-def _holds(conf: Confinement, place: Place, path: str, content: str) -> bool:
+def _holds(conf: Files, place: Spot, path: str, content: str) -> bool:
     try:
-        return read_place(conf, place, path) == content.encode("utf-8")
+        return conf.read(place, path) == content.encode("utf-8")
     except (OSError, ToolError, Refused):
         return False
 
@@ -147,7 +147,7 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str, replace
         try:
             if not place.exists or not place.name:
                 raise ToolError(f"{path} does not exist")
-            text = read_place(conf, place, path).decode("utf-8")
+            text = conf.read(place, path).decode("utf-8")
             count = text.count(old_string) if old_string else 0
             if count == 0:
                 hint = closest_hint(text, old_string)
@@ -158,7 +158,7 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str, replace
                     "or set replace_all to change every one"
                 )
             new_text = text.replace(old_string, new_string, -1 if replace_all else 1)
-            write_place(conf, place, path, new_text.encode("utf-8"))
+            conf.write(place, path, new_text.encode("utf-8"))
         finally:
             place.close()
     times = f", {count} places" if count > 1 else ""
@@ -219,17 +219,17 @@ def search_files(ctx: ToolContext, pattern: str, path: str = ".", glob: str | No
         try:
             if not place.exists:
                 raise ToolError(f"{path} does not exist")
-            with conf.acting(place):
-                for real, fd_or_none in _walk(conf, place):
+            with closing(conf.walk(place)) as files:  # closed at a break: the walk's acting rights end there
+                for real, opener in files:
                     if glob and not fnmatch.fnmatch(os.path.basename(real), glob):
                         continue
-                    shown = _shown(conf, real)
+                    shown = conf.shown(real)
                     if rx is None:
                         out.append(shown)
-                    elif fd_or_none is None:
+                    elif opener is None:
                         skipped += 1
                     else:
-                        out += _grep(fd_or_none, rx, shown, MAX_MATCHES - len(out))
+                        out += _grep(opener, rx, shown, MAX_MATCHES - len(out))
                     if len(out) >= MAX_MATCHES:
                         out.append(f"[stopped at {MAX_MATCHES} results; narrow the pattern, path or glob]")
                         break
@@ -254,107 +254,27 @@ def search_files(ctx: ToolContext, pattern: str, path: str = ".", glob: str | No
 
 
 @contextmanager
-def _confined(ctx: ToolContext) -> Iterator[Confinement]:
-    settings = ctx.settings
-    if settings is not None:
-        home = settings.home
-        security = settings.security
-        read_only = tuple(Path(p) for p in getattr(security, "extra_read_roots", []) or [])
-        read_write = tuple(Path(p) for p in getattr(security, "extra_write_roots", []) or [])
-    else:
-        from grove.config import grove_home
-
-        home, read_only, read_write = grove_home(), (), ()
-    roots = Roots.make(Path(ctx.workspace), home, read_only, read_write)
+def _confined(ctx: ToolContext) -> Iterator[Files]:
+    """The session's backend's file view for one tool call; refusals and failures become the model's errors."""
     try:
-        with Confinement(roots, ctx.policy, ctx.session_id) as conf:
+        with backend_of(ctx).files() as conf:
             yield conf
-    except Refused as e:
+    except (Refused, BackendError) as e:
         raise ToolError(str(e)) from None
-    except PermissionError as e:
-        raise ToolError(_denied(roots, e)) from None
-    except OSError as e:
-        raise ToolError(f"{e.strerror or e}: {e.filename or ''}".rstrip(": ")) from None
 
 
-def _denied(roots: Roots, e: OSError) -> str:
-    who = roots.identity
-    if who is None:
-        return f"permission denied: {e.filename or ''}"
-    # short and whole, the fix first: the screen cuts long errors, and a model that sees no fix gives up
-    return (
-        f"permission denied for uid {who.uid}: {e.filename or ''}. Fix: `chgrp -R {who.gid} DIR && "
-        f"chmod -R g+rwX DIR` (file tools act as uid {who.uid} here)"
-    )
-
-
-def _read(conf: Confinement, path: str) -> bytes:
+def _read(conf: Files, path: str) -> bytes:
     place = conf.locate(path, write=False)
     try:
-        return read_place(conf, place, path)
+        return conf.read(place, path)
     finally:
         place.close()
 
 
-def _walk(conf: Confinement, place: Place) -> Iterator[tuple[str, int | None]]:
-    """(real path, open fd or None when not searchable) for each file under `place`, never through a link."""
-    if place.name:
-        st = os.stat(place.name, dir_fd=place.dir_fd, follow_symlinks=False)
-        if not stat.S_ISDIR(st.st_mode):
-            fd = _open_plain(conf, place.dir_fd, place.name, place.real)
-            try:
-                yield place.real, fd
-            finally:
-                if fd is not None:
-                    os.close(fd)
-            return
-    top = (
-        open_file(place, place.real)
-        if not place.name
-        else os.open(
-            place.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=place.dir_fd
-        )
-    )
-    try:
-        for rel, dirnames, filenames, dfd in os.fwalk(".", dir_fd=top):
-            base = os.path.normpath(os.path.join(place.real, rel))
-            dirnames[:] = sorted(
-                d for d in dirnames
-                if d not in SKIP_DIRS and not conf.hard_reason(os.path.join(base, d), write=False)
-            )  # fmt: skip
-            for name in sorted(filenames):
-                real = os.path.join(base, name)
-                fd = _open_plain(conf, dfd, name, real)
-                try:
-                    yield real, fd
-                finally:
-                    if fd is not None:
-                        os.close(fd)
-    finally:
-        os.close(top)
-
-
-def _open_plain(conf: Confinement, dir_fd: int, name: str, real: str) -> int | None:
-    """An fd for a searchable file: regular, one name only, not protected; else None (listed, not searched)."""
-    if conf.hard_reason(real, write=False):
-        return None
-    try:
-        fd = os.open(
-            name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC, dir_fd=dir_fd
-        )
-    except OSError:
-        return None
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode) or st.st_nlink > 1 or conf.is_protected(st):
-        os.close(fd)
-        return None
-    return fd
-
-
-def _grep(fd: int, rx: Pattern, shown: str, room: int) -> list[str]:
+def _grep(opener: TextOpener, rx: Pattern, shown: str, room: int) -> list[str]:
     out: list[str] = []
     try:
-        with os.fdopen(os.dup(fd), encoding="utf-8", errors="strict") as fh:
+        with opener() as fh:
             if hasattr(rx, "lines_matching"):  # Python's re: the whole file searched in a bounded worker
                 lines = fh.readlines()
                 hits = rx.lines_matching(lines)[:room]
@@ -367,15 +287,6 @@ def _grep(fd: int, rx: Pattern, shown: str, room: int) -> list[str]:
     except (UnicodeDecodeError, OSError):
         return out
     return out
-
-
-def _shown(conf: Confinement, real: str) -> str:
-    """Paths inside the workspace are shown relative to it, others in full."""
-    return (
-        os.path.relpath(real, conf.ws_real)
-        if conf.zone(real) == "rw" and real.startswith(conf.ws_real)
-        else real
-    )
 
 
 def tools() -> list[Tool]:

@@ -7,7 +7,8 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grove.tools.context import ToolContext
+from grove.backends.base import Backend, BackendError
+from grove.tools.context import ToolContext, backend_of
 from grove.tools.registry import Tool, ToolError, make_tool
 
 if TYPE_CHECKING:
@@ -27,25 +28,20 @@ def terminal(ctx: ToolContext, command: str, timeout: int = 60) -> str:
     """
     if not command.strip():
         raise ToolError("the command is empty; pass a shell command line such as `ls -la`")
-    from grove.sandbox import Limits, run
-    from grove.security.files.protected import existing_protected
     from grove.security.injection.scan import screen
     from grove.security.secrets.redact import redact
 
-    policy = ctx.policy
-    result = run(
-        ["/bin/bash", "-c", command],
-        ctx.workspace,
-        Limits(timeout=max(1, min(timeout, MAX_TIMEOUT))),
-        network=policy.network,
-        merge_stderr=True,
-        backend=None if policy.sandbox == "auto" else policy.sandbox,
-        unattended=policy.unattended,
-        allow_unisolated=policy.allow_unisolated,
-        protect_home=ctx.settings.home if ctx.settings else None,
-        read_only=existing_protected(ctx.workspace),
+    try:
+        backend = backend_of(ctx)
+        result = backend.run(command, timeout=max(1, min(timeout, MAX_TIMEOUT)))
+    except BackendError as e:
+        raise ToolError(str(e)) from None
+    named = (
+        _named_secrets(ctx.workspace, command)
+        if backend.kind == "local"
+        else _remote_secrets(backend, command)
     )
-    text = _mask_learned(redact(result.stdout), _named_secrets(ctx.workspace, command))
+    text = _mask_learned(redact(result.stdout), named)
     if len(text) > MAX_OUTPUT_CHARS:
         half = MAX_OUTPUT_CHARS // 2
         text = f"{text[:half]}\n[... {len(text) - MAX_OUTPUT_CHARS} chars cut ...]\n{text[-half:]}"
@@ -87,6 +83,42 @@ def _named_secrets(workspace: Path, command: str) -> list[str]:
         files += 1
         budget -= size
         values.update(secret_values(data.decode("utf-8", errors="replace")))
+    return sorted(values, key=len, reverse=True)
+
+
+def _remote_secrets(backend: Backend, command: str) -> list[str]:
+    """As _named_secrets, for the files a command names in a remote workspace (read over the backend)."""
+    from grove.security.files.confine import Refused
+    from grove.security.secrets.redact import secret_values
+
+    values: set[str] = set()
+    budget, files = LEARN_MAX_BYTES, 0
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        words = command.split()
+    try:
+        with backend.files() as fs:
+            for word in dict.fromkeys(p for w in words for p in (w, w.partition("=")[2]) if p):
+                if files >= LEARN_MAX_FILES or budget <= 0:
+                    break
+                try:
+                    spot = fs.locate(word, write=False)
+                except (Refused, OSError):
+                    continue
+                try:
+                    if not spot.exists or not spot.name or getattr(spot, "size", 0) > budget:
+                        continue
+                    data = fs.read(spot, word)
+                except (Refused, OSError):
+                    continue
+                finally:
+                    spot.close()
+                files += 1
+                budget -= len(data)
+                values.update(secret_values(data.decode("utf-8", errors="replace")))
+    except BackendError:
+        return []
     return sorted(values, key=len, reverse=True)
 
 

@@ -1,0 +1,30 @@
+"""Opening the backend a spec names, with the settings' limits (one object per session: SSH keeps its connection)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from grove.backends.base import Backend
+from grove.backends.spec import parse_spec
+
+if TYPE_CHECKING:
+    from grove.config import Settings
+    from grove.config.backends import BackendsConfig
+
+
+def backends_config(settings: Settings | None) -> BackendsConfig:
+    from grove.config.backends import BackendsConfig
+
+    return getattr(settings, "backends", None) or BackendsConfig()
+
+
+def open_backend(text: str, settings: Settings | None) -> Backend | None:
+    """The backend `text` names, connecting lazily (on its first command or file act); None = the local one, which
+    grove.tools.context makes per call. A bad spec raises BackendError."""
+    config = backends_config(settings)
+    spec = parse_spec(text, config.named)
+    if spec.kind == "local":
+        return None
+    from grove.backends.ssh.backend import SshBackend
+
+    return SshBackend(spec, config)

@@ -1,0 +1,48 @@
+"""Backend settings (`backends:` in config.yaml): where the tools act — this machine (local) or an SSH host — and
+the SSH connection's limits. Keys and host keys are never here: they come from the user's ssh config and
+known_hosts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Annotated
+
+from grove.dataclass_io import STRICT_KEYS
+
+if TYPE_CHECKING:
+    from pydantic import Field  # the constraints below are checked by grove.dataclass_io.validate_as
+
+
+@dataclass
+class BackendsConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    use: Annotated[
+        str,
+        Field(
+            description="where terminal and file tools act: local, ssh:HOST[:/remote/workspace], or a name "
+            "from `named`; `--backend` on grove run/chat overrides it"
+        ),
+    ] = "local"
+    named: Annotated[
+        dict[str, str],
+        Field(
+            description="short names for backends, e.g. build: ssh:build.example:/srv/work (doctor checks each)"
+        ),
+    ] = field(default_factory=dict)
+    ssh_config: Annotated[
+        str | None, Field(description="OpenSSH client config to read; empty = ~/.ssh/config")
+    ] = None
+    known_hosts: Annotated[
+        str | None,
+        Field(
+            description="known_hosts file; empty = the ssh config's UserKnownHostsFile, else ~/.ssh/known_hosts"
+        ),
+    ] = None
+    connect_timeout: Annotated[float, Field(gt=0, le=300, description="seconds to connect and log in")] = 15.0
+    keepalive: Annotated[
+        float, Field(ge=0, le=3600, description="seconds between keepalives on the connection; 0 = none")
+    ] = 30.0
+    output_bytes: Annotated[
+        int, Field(ge=1024, description="most bytes of a remote command's output kept; the rest is dropped")
+    ] = 1_000_000
