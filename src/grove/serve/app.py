@@ -282,6 +282,7 @@ def _completion(outcome: TurnOutcome, reply_id: str, model: str) -> dict[str, An
         ],
         "usage": _usage(outcome),
         "system_fingerprint": None,
+        "grove_claims": [v.as_dict() for v in outcome.result.claims],  # the answer's claims, checked
     }
 
 

@@ -96,6 +96,16 @@ class Choice(BaseModel):
     finish_reason: str = "stop"
 
 
+class ClaimVerdict(BaseModel):
+    """grove's check of one claim the answer made about its own work, against the turn's tool calls."""
+
+    claim: str
+    kind: str
+    target: str | None = None
+    verdict: Literal["supported", "contradicted", "unverifiable"]
+    reason: str
+
+
 class ChatCompletion(BaseModel):
     id: str
     object: Literal["chat.completion"] = "chat.completion"
@@ -103,6 +113,7 @@ class ChatCompletion(BaseModel):
     model: str
     choices: list[Choice]
     usage: UsageOut
+    grove_claims: list[ClaimVerdict] = []  # a grove extension; OpenAI clients ignore it
 
 
 class ModelCard(BaseModel):
