@@ -1,4 +1,5 @@
-"""The layer contract in pyproject.toml ([tool.grove.layers]) holds, and no module import cycle exists.
+"""The layer contract in pyproject.toml ([tool.grove.layers]) holds: the order, its "never" rules, and no module
+import cycle.
 
 Read from the source (ast), so a lazy import inside a function counts as much as one at the top of a module.
 """
@@ -7,8 +8,9 @@ from __future__ import annotations
 
 import ast
 import tomllib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,9 +18,12 @@ ROOT = Path(__file__).resolve().parents[2]
 SRC = ROOT / "src"
 
 
+def layers() -> dict[str, Any]:
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["grove"]["layers"]
+
+
 def layer_ranks() -> dict[str, int]:
-    order = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["grove"]["layers"]["order"]
-    return {pkg.strip(): rank for rank, line in enumerate(order) for pkg in line.split("|")}
+    return {pkg.strip(): rank for rank, line in enumerate(layers()["order"]) for pkg in line.split("|")}
 
 
 def module_name(path: Path) -> str:
@@ -76,6 +81,74 @@ def test_no_import_goes_up_or_sideways() -> None:
             if ranks.get(other, -1) <= ranks.get(own, -1):
                 wrong.append(f"{path.relative_to(ROOT)}:{line} ({own}) imports {target} ({other})")
     assert not wrong, "imports against the layer order in pyproject.toml:\n" + "\n".join(wrong)
+
+
+def _names(value: str | list[str]) -> list[str]:
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _within(module: str, prefixes: Iterable[str]) -> bool:
+    """`module` (grove. left out) is one of `prefixes` or inside one; "*" is every module."""
+    return any(p == "*" or module == p or module.startswith(p + ".") for p in prefixes)
+
+
+def broken_rules(imports: Iterable[tuple[str, str]], rules: list[dict[str, Any]]) -> list[str]:
+    """`importer imports target (rule's why)` for each import a "never" rule forbids. A rule: `from` and `to`
+    (module prefixes without `grove.`, or "*"), optional `except` (importers allowed anyway) and `why`. An import
+    inside the importer's own top package is never a breach."""
+    out = []
+    for importer, target in imports:
+        if top_package(f"grove.{importer}") == top_package(f"grove.{target}"):
+            continue
+        for rule in rules:
+            if (
+                _within(importer, _names(rule["from"]))
+                and not _within(importer, _names(rule.get("except", [])))
+                and _within(target, _names(rule["to"]))
+            ):
+                out.append(f"{importer} imports {target} ({rule.get('why', 'never')})")
+    return out
+
+
+def all_imports() -> Iterator[tuple[str, str]]:
+    for path in source_files():
+        importer = module_name(path).removeprefix("grove.")
+        for _, target in grove_imports(path):
+            yield importer, target.removeprefix("grove.")
+
+
+def test_never_rules_hold() -> None:
+    broken = broken_rules(all_imports(), layers()["never"])
+    assert not broken, "imports a 'never' rule in pyproject.toml forbids:\n" + "\n".join(sorted(set(broken)))
+
+
+def test_never_rules_name_real_modules() -> None:
+    """A rule naming a module that does not exist (a typo, a rename) would hold for ever and guard nothing."""
+    modules = {module_name(p).removeprefix("grove.") for p in source_files()}
+    dead = [
+        name
+        for rule in layers()["never"]
+        for name in _names(rule["from"]) + _names(rule["to"]) + _names(rule.get("except", []))
+        if name != "*" and not _within(name, modules) and not any(m.startswith(name + ".") for m in modules)
+    ]
+    assert not dead, f"'never' rules name modules that do not exist: {dead}"
+    assert all(rule.get("why") for rule in layers()["never"]), "every 'never' rule says why"
+
+
+def test_a_never_rule_catches_a_breach() -> None:
+    rules = [{"from": "*", "to": "cli", "except": ["__main__"], "why": "top"}, {"from": "sandbox", "to": "*"}]
+    imports = [
+        ("__main__", "cli.main"),
+        ("tools.files", "cli.output"),
+        ("sandbox.runner", "config"),
+        ("sandbox.runner", "sandbox.types"),
+        ("cli.run", "cli.output"),
+        ("tools.files", "client"),
+    ]
+    assert broken_rules(imports, rules) == [
+        "tools.files imports cli.output (top)",
+        "sandbox.runner imports config (never)",
+    ]
 
 
 def test_no_module_import_cycles() -> None:
