@@ -16,7 +16,7 @@ from grove.batch.dataset import Item
 from grove.batch.verify import Label, verify
 from grove.kanban.dispatcher import DispatchConfig, Dispatcher, TickReport
 from grove.kanban.leases import Leases
-from grove.kanban.model import Claim
+from grove.kanban.model import Claim, Task
 
 FINISHED = ("done", "review", "blocked", "archived")
 
@@ -35,6 +35,9 @@ class BatchConfig:
     tick_s: float = 2.0
     toolsets: str | None = None  # comma-separated, as `grove worker --toolsets` takes them
     log_dir: Path | None = None
+    failure_home: Path | None = (
+        None  # with learning on (--review): a failed verifier becomes a failure note here
+    )
 
 
 @dataclass
@@ -110,9 +113,29 @@ def label_finished(board: Leases, items: list[Item], config: BatchConfig, progre
             )
             cards.write_label(board, task.id, label)
             progress.newly.append((item.id, label))
+            if config.failure_home is not None and not label.passed and task.status in ("done", "review"):
+                note_failure(board, task, label, config.failure_home)
         if label is not None:
             progress.labelled += 1
             progress.passed += label.passed
+
+
+def note_failure(board: Leases, task: Task, label: Label, home: Path) -> None:
+    """The card's approach (its last changes, else its answer) and the verifier's verdict, for the next similar
+    task to see."""
+    from grove.batch.trajectory import load
+    from grove.learning.failure_capture import call_text
+    from grove.learning.failure_notes import record
+
+    found = load(board, task)
+    calls = [
+        call_text(c["function"]["name"], c["function"].get("arguments") or "{}")
+        for m in (found.messages if found else [])
+        for c in m.get("tool_calls") or []
+        if not c["function"]["name"].startswith("kanban_")
+    ]
+    tried = "; ".join(calls[-3:]) or f"answered: {task.result or ''}"
+    record(home, "verifier", f"{task.title}\n{task.body}", tried, f"the check failed: {label.detail}")
 
 
 def dispatcher_for(

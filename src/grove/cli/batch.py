@@ -94,6 +94,7 @@ def run(
     import socket
 
     from grove.batch.run import BatchConfig, run_batch
+    from grove.config.learning import learning_config
     from grove.kanban.open import board_location, open_board
     from grove.kanban.worker import WORKSPACES_ENV
 
@@ -117,6 +118,7 @@ def run(
         tick_s=tick,
         toolsets=toolsets,
         log_dir=settings.home / "logs" / "batch" / batch,
+        failure_home=settings.home if review and learning_config(settings).review else None,
     )
 
     def show(_report: TickReport, progress: Progress) -> None:

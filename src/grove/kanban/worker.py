@@ -151,6 +151,7 @@ def run_worker(
     except LeaseLost as e:
         session.close()
         return WorkerResult(task_id, "lost", str(e))
+    session.failures.task_text = f"{task.title}\n{task.body}"  # failure notes match the task, not the wrapper
     session.agent.ctx.state[STATE_KEY] = handle
     session.agent.ctx.state.update(bounds_state(task_id, {t.id: t.created_by for t in board.tasks()}))
     beat.start()

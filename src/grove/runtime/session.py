@@ -35,6 +35,12 @@ class Session:
         self.store = store
         self.reviews = _review_scheduler(settings, profile, agent, stream)
         self._curator_process: subprocess.Popen | None = None
+        from grove.config.learning import learning_config
+        from grove.learning.failure_memory import FailureMemory
+
+        # notes of failed approaches: shown with a similar task's first turn, taken from each turn (learning's)
+        learns = self._grades and profile.review != "off" and learning_config(settings).review
+        self.failures = FailureMemory(settings.home, agent.session_id, learns)
 
     @classmethod
     def open(
@@ -66,10 +72,11 @@ class Session:
         its triggers fire."""
         self._before(text)
         try:
-            result = self.agent.run_turn(text, images)
+            result = self.agent.run_turn(self.failures.before(text), images)
         finally:
             self._resume_reviews()  # an interrupted or failed turn must not leave a running review paused
         self._after(result)
+        self.failures.after(result)
         return result
 
     def run_plan(self, text: str) -> TurnResult:
