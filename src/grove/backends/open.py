@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from grove.backends.base import Backend
+from grove.backends.base import Backend, BackendError
 from grove.backends.spec import parse_spec
 
 if TYPE_CHECKING:
@@ -25,6 +25,9 @@ def open_backend(text: str, settings: Settings | None) -> Backend | None:
     spec = parse_spec(text, config.named)
     if spec.kind == "local":
         return None
-    from grove.backends.ssh.backend import SshBackend
+    try:
+        from grove.backends.ssh.backend import SshBackend
+    except ImportError as e:
+        raise BackendError(f"the ssh backend needs asyncssh ({e}): pip install 'grove-agent[ssh]'") from None
 
     return SshBackend(spec, config)

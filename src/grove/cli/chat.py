@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 import typer
 
 from grove.cli.common import load, split_csv
+from grove.cli.run import BACKEND_HELP
 
 if TYPE_CHECKING:
     from grove.cli.output import TerminalEvents
@@ -40,6 +41,7 @@ def chat(
     yolo: bool = typer.Option(
         False, "--yolo", help="Run dangerous commands without asking (hard blocklist stays)."
     ),
+    backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
 ) -> None:
     """Chat with grove in the terminal. Type /help inside for commands."""
     from prompt_toolkit import PromptSession
@@ -49,7 +51,7 @@ def chat(
     from rich.markup import escape
 
     from grove.cli.output import TerminalEvents
-    from grove.cli.run import terminal_approver
+    from grove.cli.run import choose_backend, terminal_approver
     from grove.errors import GroveError
     from grove.llm.errors import ModelError
     from grove.runtime import Profile, Session
@@ -57,6 +59,7 @@ def chat(
     from grove.runtime.stream import EventStream
 
     settings = load()
+    choose_backend(settings, backend)
     settings.home.mkdir(parents=True, exist_ok=True)
     console = Console(highlight=False)
     shown = TerminalEvents(stream_text=True)

@@ -13,8 +13,15 @@ from grove.providers_table import spec_syntaxes
 
 if TYPE_CHECKING:
     from grove.agent.loop import ToolCallRecord
+    from grove.config import Settings
     from grove.security.approval.flow import Approver
     from grove.tools.registry import ToolRegistry
+
+
+BACKEND_HELP = (
+    "Where terminal and file tools act: local, ssh:HOST[:/remote/workspace] (HOST, keys and host key from your "
+    "ssh config and known_hosts), or a name from the `backends.named` config; default: `backends.use`."
+)
 
 
 def run(
@@ -60,6 +67,7 @@ def run(
     wait_review: bool = typer.Option(
         False, "--wait-review", help="Wait for the background self-review (if one is due) before exiting."
     ),
+    backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
 ) -> None:
     """Run one turn and print the answer. Example: grove run "Summarise README.md" -t files"""
     from grove.cli.output import TerminalEvents
@@ -71,6 +79,7 @@ def run(
     if images and plan:
         fail("--image and --plan do not go together yet: ask about the image without --plan", 2)
     settings = load()
+    choose_backend(settings, backend)
     events = TerminalEvents(stream_text=not as_json and sys.stdout.isatty(), quiet=as_json)
     profile = Profile(
         source="cli",
@@ -126,6 +135,8 @@ def run(
             "notices": session.stream.notices,
             # the answer's claims about its own work, checked against this turn's tool calls (grove.claims)
             "claims": [v.as_dict() for v in result.claims],
+            # each model request's prompt by part (system, memory, skills index, tools, history, tool results)
+            "prompt_composition": list(getattr(session.agent.model, "compositions", [])),
             # the untrusted sources in this conversation (pages read, terminal and MCP output, outside files)
             "untrusted_sources": list(session.agent.ctx.policy.taint.sources),
         }
@@ -149,6 +160,19 @@ def run(
         )
     if plan and result.budget_exhausted:  # no plan, or one that did not finish: a script must see the failure
         fail(f"the plan did not finish; session {session.id} keeps what was done", code=1)
+
+
+def choose_backend(settings: Settings, backend: str | None) -> None:
+    """Apply `--backend` to the settings, refusing a malformed one before anything starts (exit 2)."""
+    from grove.backends.base import BackendError
+    from grove.backends.spec import parse_spec
+
+    chosen = backend if backend is not None else settings.backends.use
+    try:
+        parse_spec(chosen, settings.backends.named)
+    except BackendError as e:
+        fail(str(e), 2)
+    settings.backends.use = chosen
 
 
 def change_failed(calls: list[ToolCallRecord], tools: ToolRegistry) -> bool:

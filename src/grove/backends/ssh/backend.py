@@ -1,0 +1,194 @@
+"""The SSH backend: one asyncssh connection per session, opened on first use and again after a drop; commands
+with the remote workspace as their folder, file acts over SFTP (grove.backends.ssh.files)."""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager, suppress
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import asyncssh
+
+from grove.backends.base import BackendError
+from grove.backends.spec import BackendSpec
+from grove.backends.ssh.connect import open_connection
+from grove.backends.ssh.files import SftpFiles
+from grove.backends.ssh.loop import LoopThread
+from grove.backends.ssh.run import GRACE, run_remote
+from grove.config.backends import BackendsConfig
+from grove.sandbox.types import Result
+
+T = TypeVar("T")
+# what a dropped connection looks like, from the socket up to the SFTP layer
+DROPPED = (
+    asyncssh.ConnectionLost,
+    asyncssh.SFTPConnectionLost,
+    asyncssh.DisconnectError,
+    asyncssh.ChannelOpenError,
+    ConnectionError,
+    BrokenPipeError,
+    EOFError,
+)
+FILE_ACT_SECONDS = 120.0
+
+
+class SshBackend:
+    kind = "ssh"
+
+    def __init__(self, spec: BackendSpec, config: BackendsConfig) -> None:
+        self.spec, self.config = spec, config
+        self.name = spec.text
+        self.root = spec.workspace or ""  # resolved (realpath on the server) at connect
+        self.connects = 0  # how many times a connection was opened (1 + reconnects)
+        self._held = _Held()
+        self._loop = LoopThread(f"grove-ssh-{spec.host}")
+        # the session's context goes (or grove exits): connection closed, thread stopped
+        self._finalizer = weakref.finalize(self, _shut, self._loop, self._held)
+
+    # --- the connection
+
+    async def _ensure(self) -> tuple[asyncssh.SSHClientConnection, asyncssh.SFTPClient]:
+        held = self._held
+        if held.conn is not None and held.sftp is not None and not held.conn.is_closed():
+            return held.conn, held.sftp
+        self._drop()
+        conn = await open_connection(self.spec.host, self.config)
+        try:
+            sftp = await conn.start_sftp_client()
+            root = await sftp.realpath(self.spec.workspace or ".")
+            if not await sftp.isdir(root):
+                raise BackendError(
+                    f"{self.name}: the remote workspace {root} is not a folder; create it "
+                    f"(`ssh {self.spec.host} mkdir -p {root}`) or name another"
+                )
+        except asyncssh.SFTPError as e:
+            conn.close()
+            raise BackendError(f"{self.name}: the remote workspace is not usable ({e.reason})") from None
+        except BaseException:
+            conn.close()
+            raise
+        self._held.conn, self._held.sftp, self.root = conn, sftp, root
+        self.connects += 1
+        return conn, sftp
+
+    def _drop(self) -> None:
+        if self._held.conn is not None:
+            self._held.conn.close()
+        self._held.conn = self._held.sftp = None
+
+    def _call(self, act: Callable[[], Awaitable[T]], seconds: float) -> T:
+        try:
+            return self._loop.call(act(), seconds + self.config.connect_timeout)
+        except TimeoutError:
+            self._loop.loop.call_soon_threadsafe(self._drop)
+            raise BackendError(
+                f"{self.name}: no answer within {seconds:g} s; the connection was closed"
+            ) from None
+
+    def _retrying(self, act: Callable[[asyncssh.SFTPClient], Awaitable[T]]) -> Awaitable[T]:
+        """An idempotent SFTP act, tried again once on a fresh connection when the old one has dropped."""
+
+        async def attempt() -> T:
+            for tries in (1, 2):
+                _conn, sftp = await self._ensure()
+                try:
+                    return await act(sftp)
+                except DROPPED as e:
+                    self._drop()
+                    if tries == 2:
+                        raise BackendError(f"{self.name}: the connection dropped twice ({e})") from None
+            raise AssertionError("unreachable")
+
+        return attempt()
+
+    # --- Backend
+
+    def run(self, command: str, *, timeout: float) -> Result:
+        async def attempt() -> Result:
+            conn, _sftp = await self._ensure()
+            try:
+                return await run_remote(
+                    conn,
+                    self.root,
+                    command,
+                    timeout=timeout,
+                    output_bytes=self.config.output_bytes,
+                    name=self.name,
+                )
+            except asyncssh.ChannelOpenError:  # refused before it started: safe to try once more
+                self._drop()
+                conn, _sftp = await self._ensure()
+            except DROPPED as e:
+                self._drop()
+                raise BackendError(
+                    f"{self.name}: the connection dropped while the command ran ({e}); it may or may not have "
+                    "finished: check its effects before running it again (the next call reconnects)"
+                ) from None
+            return await run_remote(
+                conn,
+                self.root,
+                command,
+                timeout=timeout,
+                output_bytes=self.config.output_bytes,
+                name=self.name,
+            )
+
+        return self._call(attempt, timeout + GRACE + 5)
+
+    @contextmanager
+    def files(self) -> Iterator[SftpFiles]:
+        def call(act: Callable[[asyncssh.SFTPClient], Awaitable[Any]]) -> Any:
+            return self._call(lambda: self._retrying(act), FILE_ACT_SECONDS)
+
+        self._call(self._ensure, FILE_ACT_SECONDS)  # the root is known before paths are checked against it
+        yield SftpFiles(call, self.root, self.name)
+
+    def check(self) -> tuple[bool, str]:
+        try:
+            result = self.run(
+                "uname -sr; command -v bwrap >/dev/null && echo bwrap=yes || echo bwrap=no", timeout=15
+            )
+        except BackendError as e:
+            return False, str(e)
+        if result.exit_code != 0:
+            return (
+                False,
+                f"{self.name}: connected, but a test command failed (exit {result.exit_code}): {result.stdout[:200]}",
+            )
+        lines = result.stdout.split()
+        system = " ".join(w for w in lines if not w.startswith("bwrap="))
+        return True, (
+            f"{self.name}: connected (host key checked against known_hosts), workspace {self.root}, {system}; "
+            "commands there run as the remote user, not sandboxed"
+        )
+
+    def close(self) -> None:
+        self._finalizer()
+
+    def __repr__(self) -> str:
+        return f"SshBackend({self.name!r})"
+
+
+@dataclass
+class _Held:
+    """The live connection, apart from the backend so the finalizer can close it without keeping the backend."""
+
+    conn: asyncssh.SSHClientConnection | None = None
+    sftp: asyncssh.SFTPClient | None = None
+
+
+def _shut(loop: LoopThread, held: _Held) -> None:
+    if loop.loop.is_closed():
+        return
+    conn, held.conn, held.sftp = held.conn, None, None
+    if conn is not None:
+
+        async def closed() -> None:
+            conn.close()
+            await conn.wait_closed()
+
+        with suppress(Exception):  # closing is best effort: the process may be exiting
+            loop.call(closed(), 2)
+    loop.stop()

@@ -1,0 +1,182 @@
+"""The SSH backend against a real OpenSSH server on 127.0.0.1: commands, file tools over SFTP, host keys, drops."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("asyncssh", reason="the ssh backend's library: pip install 'grove-agent[ssh]'")
+
+from tests.backends.sshd import Sshd
+
+from grove.backends.base import BackendError
+from grove.backends.open import open_backend
+from grove.backends.ssh.backend import SshBackend
+from grove.config import Settings
+from grove.tools import files, terminal
+from grove.tools.context import ToolContext
+from grove.tools.registry import ToolError
+
+
+@pytest.fixture
+def backend(ssh_settings: Settings, remote_ws: Path) -> SshBackend:
+    b = open_backend(ssh_settings.backends.use, ssh_settings)
+    assert isinstance(b, SshBackend)
+    yield b
+    b.close()
+
+
+@pytest.fixture
+def ctx(ssh_settings: Settings, workspace: Path, backend: SshBackend) -> ToolContext:
+    return ToolContext(workspace=workspace, settings=ssh_settings, backend=backend)
+
+
+def test_commands_run_in_the_remote_workspace(backend: SshBackend, remote_ws: Path) -> None:
+    result = backend.run("pwd; echo err >&2; exit 3", timeout=10)
+    assert result.exit_code == 3
+    assert result.stdout.splitlines() == [str(remote_ws.resolve()), "err"]
+    assert result.backend == backend.name and not result.timed_out
+
+
+def test_a_command_past_its_timeout_is_killed(backend: SshBackend) -> None:
+    started = time.monotonic()
+    result = backend.run("echo started; sleep 30", timeout=1)
+    assert result.timed_out and "started" in result.stdout
+    assert time.monotonic() - started < 8
+
+
+def test_output_is_capped(ssh_settings: Settings, remote_ws: Path) -> None:
+    ssh_settings.backends.output_bytes = 4096
+    b = open_backend(ssh_settings.backends.use, ssh_settings)
+    try:
+        result = b.run("head -c 300000 /dev/zero | tr '\\0' x", timeout=10)
+    finally:
+        b.close()
+    assert len(result.stdout) == 4096 and result.truncated
+    assert any("295904 bytes" in n for n in result.notes)
+
+
+def test_file_tools_read_write_patch_search_remotely(ctx: ToolContext, remote_ws: Path) -> None:
+    assert "wrote" in files.write_file(ctx, "pkg/mod.py", "def f():\n    return 1\n")
+    assert (remote_ws / "pkg" / "mod.py").read_text() == "def f():\n    return 1\n"
+    assert not (ctx.workspace / "pkg").exists()  # nothing lands on the local machine
+    assert "2|    return 1" in files.read_file(ctx, "pkg/mod.py")
+    files.patch(ctx, "pkg/mod.py", "return 1", "return 2")
+    assert "return 2" in (remote_ws / "pkg" / "mod.py").read_text()
+    assert "pkg/mod.py:2:    return 2" in files.search_files(ctx, "return", ".")
+    assert files.search_files(ctx, "", ".", glob="*.py").strip().endswith("pkg/mod.py")
+    assert "exit=0" in terminal.terminal(ctx, "python3 -c 'import pkg.mod as m; print(m.f())'")
+
+
+def test_a_write_is_atomic_and_keeps_the_mode(ctx: ToolContext, remote_ws: Path) -> None:
+    script = remote_ws / "run.sh"
+    script.write_text("echo old\n")
+    script.chmod(0o755)
+    files.read_file(ctx, "run.sh")
+    files.write_file(ctx, "run.sh", "echo new\n")
+    assert script.read_text() == "echo new\n" and (script.stat().st_mode & 0o777) == 0o755
+    assert [p.name for p in remote_ws.iterdir()] == ["run.sh"]  # no temporary file left behind
+
+
+def test_confinement_holds_against_links_and_dotdot(
+    ctx: ToolContext, remote_ws: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.txt").write_text("s3cret")
+    (remote_ws / "out").symlink_to(outside)
+    (remote_ws / "file-out").symlink_to(outside / "secret.txt")
+    (remote_ws / "inner").mkdir()
+    (remote_ws / "inner" / "ok.txt").write_text("fine")
+    (remote_ws / "in").symlink_to(remote_ws / "inner")
+    for path in ("out/secret.txt", "file-out", "../outside/secret.txt", "inner/../../outside/secret.txt",
+                 str(outside / "secret.txt"), "~/x"):  # fmt: skip
+        with pytest.raises(ToolError) as e:
+            files.read_file(ctx, path)
+        assert "s3cret" not in str(e.value)
+    with pytest.raises(ToolError, match="leading out"):
+        files.write_file(ctx, "out/new.txt", "x")
+    with pytest.raises(ToolError, match=r"'\.\.' is not allowed"):
+        files.write_file(ctx, "inner/../../outside/new.txt", "x")
+    assert not (outside / "new.txt").exists()
+    assert "fine" in files.read_file(ctx, "in/ok.txt")  # a link that stays inside is followed
+    listing = files.search_files(ctx, "s3cret", ".")
+    assert (
+        "s3cret" not in listing and "secret.txt" not in listing
+    )  # links are listed as unsearched, never entered
+
+
+def test_a_changed_host_key_is_refused(ssh_settings: Settings, sshd: Sshd, tmp_path: Path) -> None:
+    from tests.backends.sshd import _keygen
+
+    other = _keygen(tmp_path / "impostor")
+    wrong = tmp_path / "known_hosts"
+    wrong.write_text(f"[127.0.0.1]:{sshd.port} {other}\n")
+    ssh_settings.backends.known_hosts = str(wrong)
+    b = open_backend(ssh_settings.backends.use, ssh_settings)
+    try:
+        with pytest.raises(BackendError, match="host key is not the one in known_hosts"):
+            b.run("true", timeout=5)
+        wrong.write_text("")  # unknown host: refused too, never accepted
+        with pytest.raises(BackendError, match="never accepts a host key"):
+            b.run("true", timeout=5)
+        assert wrong.read_text() == ""
+    finally:
+        b.close()
+
+
+def test_the_tools_say_what_failed(
+    ssh_settings: Settings, sshd: Sshd, tmp_path: Path, workspace: Path
+) -> None:
+    ssh_settings.backends.known_hosts = str(tmp_path / "empty")
+    (tmp_path / "empty").write_text("")
+    c = ToolContext(workspace=workspace, settings=ssh_settings)  # opened from config, as a session does
+    with pytest.raises(ToolError, match="known_hosts"):
+        terminal.terminal(c, "true")
+    with pytest.raises(ToolError, match="known_hosts"):
+        files.read_file(c, "x")
+    c.backend.close()  # type: ignore[union-attr]
+
+
+def test_a_dropped_connection_is_recovered(backend: SshBackend, sshd: Sshd, ctx: ToolContext) -> None:
+    assert backend.run("echo one", timeout=5).stdout == "one\n"
+    assert backend.connects == 1
+    assert sshd.kill_sessions() >= 1
+    time.sleep(0.2)
+    assert backend.run("echo two", timeout=5).stdout == "two\n"
+    assert backend.connects == 2
+    sshd.kill_sessions()
+    time.sleep(0.2)
+    assert "wrote" in files.write_file(ctx, "after-drop.txt", "ok")  # file acts reconnect as well
+    sshd.kill_sessions()
+    sshd.stop()  # the whole server goes (its sessions would outlive the listener: killed first)
+    with pytest.raises(BackendError, match=r"cannot connect|dropped"):
+        backend.run("true", timeout=5)
+    sshd.start()
+    assert backend.run("cat after-drop.txt", timeout=5).stdout == "ok"
+
+
+def test_a_missing_remote_workspace_is_a_clear_error(ssh_settings: Settings, sshd: Sshd) -> None:
+    b = open_backend(f"ssh:grove-test:{sshd.dir}/nowhere", ssh_settings)
+    try:
+        with pytest.raises(BackendError, match="mkdir -p"):
+            b.run("true", timeout=5)
+    finally:
+        b.close()
+
+
+def test_bad_specs_are_refused() -> None:
+    from grove.backends.spec import parse_spec
+
+    assert parse_spec("ssh:box:/srv/w").workspace == "/srv/w"
+    assert parse_spec("build", {"build": "ssh:u@box"}).host == "u@box"
+    assert parse_spec("here", {"here": "local"}).kind == "local"
+    for bad in ("docker:x", "ssh:", "ssh:box:rel/path", "ssh:-oProxyCommand=x"):
+        with pytest.raises(BackendError):
+            parse_spec(bad)
+
+
+assert os.sep == "/"
