@@ -3,6 +3,7 @@ it with the provider's reported usage after. Every agent's model passes through 
 
 from __future__ import annotations
 
+from collections import deque
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from grove.dataclass_io import section
 from grove.llm.estimate import estimate_tokens
 from grove.llm.pricing import cost_usd
 from grove.llm.types import Completion, Message, Model, ModelSettings, TextCallback, ToolSchema, Usage
+from grove.spend.composition import compose
 from grove.spend.ledger import Caps, Ledger
 
 LEDGER_FILE = "spend.db"
@@ -56,6 +58,8 @@ class SpendGuard:
         self.ledger = ledger
         self.caps = caps
         self.output_reserve = output_reserve
+        # what each recent request was made of (grove.spend.composition), for --json and chat's /context
+        self.compositions: deque[dict[str, Any]] = deque(maxlen=256)
 
     @property
     def name(self) -> str:
@@ -89,6 +93,7 @@ class SpendGuard:
             self.ledger.settle(rid, 0.0, 0)
             raise
         usage = completion.usage
+        self.compositions.append(compose(messages, tools, usage))
         self.ledger.settle(
             rid,
             cost_usd(completion.model or self.inner.name, usage),
