@@ -23,6 +23,7 @@ HELP = """\
 /model [SPEC]    show or switch the model (starts a new session)
 /tools           list the tools of this session
 /usage           tokens and cost of this session
+/context         what the last request's prompt was made of (system, memory, skills, tools, history, cached)
 /plan TEXT       plan then act: write or reuse tested code skills, step by step
 /image PATH|URL  attach an image (PNG, JPEG, GIF, WebP; 5 MB) to your next message
 /compress        compress the context now (every message stays in state.db)
@@ -143,6 +144,11 @@ def chat(
                         f"{info.completion_tokens} · cached {info.cached_tokens} · ${info.cost_usd:.4f}",
                         markup=False,
                     )
+                elif cmd == "/context":
+                    from grove.spend.composition import render
+
+                    recent = getattr(session.agent.model, "compositions", None)
+                    console.print(render(recent[-1]) if recent else "no model request yet", markup=False)
                 elif cmd == "/image":
                     from grove.llm.images import ImageError, image_part
 
