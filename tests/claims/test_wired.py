@@ -78,3 +78,21 @@ def test_a_sub_agents_report_names_the_claims_its_tool_calls_do_not_show(
         "tests_pass": "unverifiable",
     }  # the read is supported: not listed
     assert any("child 1: claims checked" in n for n in session.stream.notices)  # and the user is told
+
+
+def test_a_goals_judge_reads_the_turns_unsupported_claims(settings: Settings, workspace: Path) -> None:
+    from grove.llm.script import ScriptModel
+    from grove.runtime import Profile, Session
+
+    worker = ScriptModel(lambda m, t: "Done: I wrote parser.py and all tests pass.")
+    judge = ScriptModel([json.dumps({"verdict": "done", "reason": "ok"})])
+    session = Session.open(
+        settings, Profile(source="goal", workspace=workspace, model_override=worker, toolsets=[])
+    )
+    try:
+        session.run_goal("ship the parser", max_turns=2, judge_model=judge)
+    finally:
+        session.close()
+    seen = str(judge.requests[-1][0][-1]["content"])
+    assert "<note>claims checked against this turn's tool calls:" in seen
+    assert '✗ contradicted: "I wrote parser.py' in seen and '? unverifiable: "all tests pass' in seen

@@ -109,6 +109,7 @@ class GoalRunner:
                         self.on_event(f"answer: {_clip(' '.join(result.answer.split()), 400) or '(no text)'}")
                         if result.interrupted:
                             return self._finish(goal, PAUSED, "stopped by the user")
+                        note = _claims_note(result)
                 work = render_history(self._history(goal), self.judge.history_budget())
                 verdict = self.judge.judge(goal, work, note)
                 verdict.turn = goal.turns_used
@@ -142,3 +143,10 @@ class GoalRunner:
         goal = self.goals.set_status(goal.id, status, reason)
         self.on_event(f"goal {goal.id} {status}: {reason}")
         return goal
+
+
+def _claims_note(result: object) -> str:
+    """What the turn's tool calls contradict or cannot show of its answer (grove.claims), for the judge to weigh."""
+    from grove.claims.turn import marks
+
+    return marks(list(getattr(result, "claims", None) or []))
