@@ -49,8 +49,8 @@ def test_deliver_is_the_same_from_python(fake: FakeTelegram) -> None:
     ("args", "message"),
     [
         (["gateway", "send", "telegram", "x"], "must look like '<platform>:<chat id>'"),
-        (["gateway", "send", "irc:1", "x"], "unknown platform 'irc'"),
-        (["gateway", "run", "irc"], "unknown platform 'irc'"),
+        (["gateway", "send", "myspace:1", "x"], "unknown platform 'myspace'"),
+        (["gateway", "run", "myspace"], "unknown platform 'myspace'"),
     ],
 )
 def test_mistakes_are_usage_errors(capsys: pytest.CaptureFixture[str], args: list[str], message: str) -> None:
@@ -76,7 +76,7 @@ def test_list_names_the_platforms(
     code, out, _ = grove(capsys, "gateway", "list")
     lines = {line.split()[0]: line for line in out.splitlines()}
     assert code == 0 and {"telegram", "slack", "discord"} <= set(lines)
-    assert "token set; 2 allowed user(s)" in lines["telegram"]
+    assert "token set; 0 owner(s), 2 allowed user(s)" in lines["telegram"]
 
 
 def test_run_answers_until_sigterm(fake: FakeTelegram, tmp_path: Path) -> None:
@@ -101,4 +101,4 @@ def test_run_answers_until_sigterm(fake: FakeTelegram, tmp_path: Path) -> None:
         proc.send_signal(signal.SIGTERM)
         _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "telegram running; allowed: 42" in err
+    assert "telegram running; owners: none in config; users: 42" in err

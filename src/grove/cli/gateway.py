@@ -1,4 +1,5 @@
-"""`grove gateway run PLATFORM | list | send TARGET TEXT`: chat with grove from Telegram, Slack or Discord."""
+"""`grove gateway run PLATFORM | list | send TARGET TEXT | users ...`: chat with grove from Telegram, Slack,
+Discord, IRC, email, Matrix or a signed webhook; one gateway for many people (docs/guide/gateways.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ import typer
 from grove.cli.common import load
 
 app = typer.Typer(
-    help="Chat gateways: answer Telegram, Slack and Discord messages with grove (pip install 'grove-agent[gateways]').",
+    help="Chat gateways: answer Telegram, Slack, Discord, IRC, email, Matrix and webhook messages with grove "
+    "(pip install 'grove-agent[gateways]'; docs/guide/gateways.md).",
     no_args_is_help=True,
     rich_markup_mode=None,
 )
@@ -17,13 +19,16 @@ app = typer.Typer(
 
 @app.command("run")
 def run(
-    platform: str = typer.Argument(..., help="telegram, slack, discord (or a platform a plugin adds)"),
+    platform: str = typer.Argument(
+        ..., help="telegram, slack, discord, irc, email, matrix, webhook (or a platform a plugin adds)"
+    ),
     model: str | None = typer.Option(None, "--model", "-m", help="Model spec for the chats' sessions."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message, tool call and notice."),
 ) -> None:
     """Answer the platform's messages until Ctrl-C. Tokens come from the environment (TELEGRAM_BOT_TOKEN,
-    SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET or SLACK_APP_TOKEN, DISCORD_BOT_TOKEN); who may talk to it from
-    `gateway.<platform>.allowed_users` in config.yaml."""
+    SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET or SLACK_APP_TOKEN, DISCORD_BOT_TOKEN, IRC_PASSWORD, EMAIL_PASSWORD,
+    MATRIX_ACCESS_TOKEN, GROVE_WEBHOOK_SECRET); who may talk to it from `gateway.<platform>.owners` and
+    `allowed_users` in config.yaml and `grove gateway users`."""
     import logging
 
     from grove.config.gateway import gateway_config
@@ -33,12 +38,15 @@ def run(
     settings = load(model=model)
     gateway = service.build(settings, platform)
     config = gateway_config(settings, platform)
-    who = "everyone" if config.allow_everyone else (", ".join(config.allowed_users) or "nobody yet")
-    print(f"grove gateway: {platform} running; allowed: {who}. Ctrl-C stops.", file=sys.stderr)
-    if not config.allow_everyone and not config.allowed_users:
+    who = "everyone" if config.allow_everyone else (", ".join(config.allowed_users) or "nobody in config")
+    owners = ", ".join(config.owners) or "none in config"
+    print(
+        f"grove gateway: {platform} running; owners: {owners}; users: {who}. Ctrl-C stops.", file=sys.stderr
+    )
+    if not config.owners:
         print(
-            f"  Strangers are told their user id; allow yours with "
-            f"`grove config set gateway.{platform}.allowed_users '[\"ID\"]'` and restart.",
+            f"  Strangers get a pairing code: `grove gateway users allow {platform} CODE --role owner` makes "
+            "you the owner (your memory and approvals; others get homes of their own).",
             file=sys.stderr,
         )
     service.run(gateway)
@@ -63,6 +71,7 @@ def list_platforms() -> None:
         var = config.token_env or cls.token_env
         token = "token set" if os.environ.get(var) else f"{var} not set"
         who = "everyone" if config.allow_everyone else f"{len(config.allowed_users)} allowed user(s)"
+        who = f"{len(config.owners)} owner(s), {who}"
         print(f"{name:<10} {token}; {who}")
 
 
