@@ -1,5 +1,5 @@
-"""Fixtures: a real sshd per test module (skipped with the reason when it cannot start), and settings whose
-ssh config is the one that server's client config."""
+"""Fixtures: a real sshd per test module and a container engine with a from-scratch image (each skipped with the
+reason when the machine cannot), and settings pointing at them."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from tests.backends.engines import IMAGE, Engine, find_engine
 from tests.backends.sshd import Sshd, make_sshd, unavailable
 
 from grove.config import Settings
@@ -43,4 +44,19 @@ def remote_ws(sshd: Sshd) -> Iterator[Path]:
 def ssh_settings(settings: Settings, sshd: Sshd) -> Settings:
     settings.backends.ssh_config = str(sshd.ssh_config)
     settings.backends.use = sshd.spec
+    return settings
+
+
+@pytest.fixture(scope="session")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    found, why = find_engine(tmp_path_factory.mktemp("image"))
+    if found is None:
+        pytest.skip(f"no container engine: {why}")
+    return found
+
+
+@pytest.fixture
+def container_settings(settings: Settings, engine: Engine) -> Settings:
+    settings.backends.use = f"{engine.name}:{IMAGE}"
+    settings.backends.container.engine_args = engine.args
     return settings

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grove.backends.base import Backend, BackendError
 from grove.backends.spec import parse_spec
 
 if TYPE_CHECKING:
+    from grove.backends.local import LocalBackend
     from grove.config import Settings
     from grove.config.backends import BackendsConfig
 
@@ -18,13 +21,25 @@ def backends_config(settings: Settings | None) -> BackendsConfig:
     return getattr(settings, "backends", None) or BackendsConfig()
 
 
-def open_backend(text: str, settings: Settings | None) -> Backend | None:
+def open_backend(
+    text: str,
+    settings: Settings | None,
+    local: Callable[[], LocalBackend] | None = None,
+    network: Callable[[], bool] = lambda: False,
+) -> Backend | None:
     """The backend `text` names, connecting lazily (on its first command or file act); None = the local one, which
-    grove.tools.context makes per call. A bad spec raises BackendError."""
+    grove.tools.context makes per call. A container mounts the workspace `local` makes file acts on, and gets a
+    network only while `network()` says so at its start. A bad spec raises BackendError."""
     config = backends_config(settings)
     spec = parse_spec(text, config.named)
     if spec.kind == "local":
         return None
+    if spec.kind == "container":
+        from grove.backends.container.backend import ContainerBackend
+        from grove.backends.local import LocalBackend
+
+        make = local or (lambda: LocalBackend(Path.cwd(), settings=settings))
+        return ContainerBackend(spec, config, make().workspace, make, network)
     try:
         from grove.backends.ssh.backend import SshBackend
     except ImportError as e:

@@ -1,4 +1,5 @@
-"""A backend as written on the command line or in config: `local`, `ssh:HOST[:/remote/workspace]`, or a name."""
+"""A backend as written on the command line or in config: `local`, `ssh:HOST[:/remote/workspace]`,
+`podman:IMAGE` / `docker:IMAGE`, or a name."""
 
 from __future__ import annotations
 
@@ -6,20 +7,28 @@ from dataclasses import dataclass
 
 from grove.backends.base import BackendError
 
-KINDS = ("local", "ssh")
-HELP = "write local, ssh:HOST or ssh:HOST:/remote/workspace (HOST as in your ssh config, user@host allowed)"
+KINDS = ("local", "ssh", "container")
+ENGINES = ("podman", "docker")
+HELP = (
+    "write local, ssh:HOST or ssh:HOST:/remote/workspace (HOST as in your ssh config, user@host allowed), "
+    "or podman:IMAGE / docker:IMAGE"
+)
 
 
 @dataclass(frozen=True)
 class BackendSpec:
-    kind: str  # local | ssh
+    kind: str  # local | ssh | container
     host: str = ""  # as the ssh config knows it; may be user@host or host with a Port in the config
     workspace: str | None = None  # absolute remote folder; None = the remote user's home
+    engine: str = ""  # container: podman | docker
+    image: str = ""  # container: the image, e.g. docker.io/library/python:3.12-slim
 
     @property
     def text(self) -> str:
         if self.kind == "local":
             return "local"
+        if self.kind == "container":
+            return f"{self.engine}:{self.image}"
         return f"ssh:{self.host}" + (f":{self.workspace}" if self.workspace else "")
 
 
@@ -31,6 +40,10 @@ def parse_spec(text: str, named: dict[str, str] | None = None) -> BackendSpec:
     if raw == "local":
         return BackendSpec("local")
     kind, sep, rest = raw.partition(":")
+    if kind in ENGINES and sep:
+        if not rest or any(c.isspace() for c in rest) or rest.startswith("-"):
+            raise BackendError(f"backend {text!r} names no usable image: {HELP}")
+        return BackendSpec("container", engine=kind, image=rest)
     if kind != "ssh" or not sep:
         names = f"; or one of the names in backends.named: {', '.join(sorted(named))}" if named else ""
         raise BackendError(f"unknown backend {text!r}: {HELP}{names}")

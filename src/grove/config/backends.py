@@ -1,6 +1,6 @@
-"""Backend settings (`backends:` in config.yaml): where the tools act — this machine (local) or an SSH host — and
-the SSH connection's limits. Keys and host keys are never here: they come from the user's ssh config and
-known_hosts."""
+"""Backend settings (`backends:` in config.yaml): where the tools act — this machine (local), an SSH host or a
+container — and the SSH connection's and the containers' limits. Keys and host keys are never here: they come from
+the user's ssh config and known_hosts."""
 
 from __future__ import annotations
 
@@ -14,14 +14,30 @@ if TYPE_CHECKING:
 
 
 @dataclass
+class ContainerConfig:
+    __pydantic_config__ = STRICT_KEYS
+
+    engine_args: Annotated[
+        list[str],
+        Field(description="global flags for podman/docker before the command, e.g. [--runtime, runc]"),
+    ] = field(default_factory=list)
+    memory_mb: Annotated[int, Field(ge=16, description="memory cap of the session's container")] = 2048
+    pids: Annotated[int, Field(ge=8, description="most processes and threads in the container")] = 256
+    cpus: Annotated[float, Field(gt=0, description="CPUs the container may use")] = 2.0
+    workdir: Annotated[str, Field(description="where the workspace is mounted inside the container")] = (
+        "/workspace"
+    )
+
+
+@dataclass
 class BackendsConfig:
     __pydantic_config__ = STRICT_KEYS
 
     use: Annotated[
         str,
         Field(
-            description="where terminal and file tools act: local, ssh:HOST[:/remote/workspace], or a name "
-            "from `named`; `--backend` on grove run/chat overrides it"
+            description="where terminal and file tools act: local, ssh:HOST[:/remote/workspace], "
+            "podman:IMAGE or docker:IMAGE, or a name from `named`; `--backend` on grove run/chat overrides it"
         ),
     ] = "local"
     named: Annotated[
@@ -46,3 +62,4 @@ class BackendsConfig:
     output_bytes: Annotated[
         int, Field(ge=1024, description="most bytes of a remote command's output kept; the rest is dropped")
     ] = 1_000_000
+    container: ContainerConfig = field(default_factory=ContainerConfig)

@@ -40,12 +40,16 @@ def backend_of(ctx: ToolContext) -> Backend:
         return ctx.backend
     backends = getattr(ctx.settings, "backends", None)
     spec = getattr(backends, "use", "local") or "local"
+    from grove.backends.local import LocalBackend
+
+    def local() -> LocalBackend:
+        return LocalBackend(ctx.workspace, ctx.policy, ctx.settings, ctx.session_id)
+
     if spec != "local":
         from grove.backends.open import open_backend
 
-        ctx.backend = open_backend(spec, ctx.settings)  # a name may stand for local: None then
+        # a name may stand for local: None then
+        ctx.backend = open_backend(spec, ctx.settings, local, lambda: ctx.policy.network)
         if ctx.backend is not None:
             return ctx.backend
-    from grove.backends.local import LocalBackend
-
-    return LocalBackend(ctx.workspace, ctx.policy, ctx.settings, ctx.session_id)
+    return local()

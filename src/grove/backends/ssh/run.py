@@ -63,7 +63,9 @@ async def run_remote(
     else:
         code = status
     timed_out = timed_out or (status in TIMED_OUT and time.monotonic() - started >= timeout - 0.5)
-    notes = [f"killed after {timeout:g} s (timeout)"] if timed_out else []
+    if timed_out:
+        code = -9  # as the local sandbox reports a run it killed
+    notes = [f"killed after {timeout:g}s"] if timed_out else []
     if dropped:
         notes.append(f"output cut: {dropped} bytes past the first {output_bytes} dropped")
     text = b"".join(kept).decode("utf-8", errors="replace")

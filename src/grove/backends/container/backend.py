@@ -1,0 +1,152 @@
+"""A session's container: started on the first command (`run -d` of the image with a sleeping shell), commands
+by `exec` under the image's `timeout` when it has one, file tools on the mounted workspace through the local
+confinement (the files are the host's), `rm -f` when the session goes."""
+
+from __future__ import annotations
+
+import secrets
+import weakref
+from collections.abc import Callable
+from contextlib import AbstractContextManager, suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from grove.backends.base import BackendError
+from grove.backends.container.engine import capture, engine_command, quick
+from grove.backends.spec import BackendSpec
+from grove.config.backends import BackendsConfig
+from grove.sandbox.types import Result
+
+if TYPE_CHECKING:
+    from grove.backends.local import LocalBackend
+
+GRACE = 10  # seconds past the in-container timeout before the exec client is killed
+# root in the container may still act on workspace files the file tools made (as the sandbox uid) and run tools
+# that switch users; nothing that reaches the kernel or the network stack
+KEEP_CAPS = "CHOWN,DAC_OVERRIDE,FOWNER,SETUID,SETGID,KILL"
+KEEP_ALIVE = "exec sleep 2147483647"
+# the command line in $1; bash when the image has it, killed by the image's timeout when it has one
+WRAPPER = (
+    'S=$(command -v bash || echo /bin/sh); if command -v timeout >/dev/null 2>&1; then exec timeout -s KILL "$0" '
+    '"$S" -c "$1"; else exec "$S" -c "$1"; fi'
+)
+
+
+class ContainerBackend:
+    kind = "container"
+
+    def __init__(
+        self,
+        spec: BackendSpec,
+        config: BackendsConfig,
+        workspace: Path,
+        local: Callable[[], LocalBackend],
+        network: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.spec, self.config = spec, config
+        self.name = spec.text
+        self.workspace = Path(workspace).resolve()
+        self.root = config.container.workdir
+        self._local, self._network = local, network
+        self.container = f"grove-{secrets.token_hex(6)}"
+        self.started = False
+        self._argv: list[str] | None = None
+        self._state: dict[str, Any] = {}
+        self._finalizer = weakref.finalize(self, _remove, self._state)
+
+    def _engine(self) -> list[str]:
+        if self._argv is None:
+            self._argv = engine_command(self.spec.engine, self.config.container.engine_args)
+        return self._argv
+
+    def _start(self) -> None:
+        if self.started:
+            return
+        c = self.config.container
+        network = (
+            "none" if not self._network() else ("bridge" if self.spec.engine == "docker" else "slirp4netns")
+        )
+        argv = [
+            *self._engine(), "run", "-d", "--rm", "--name", self.container,
+            "--network", network,  # never the host's
+            "--memory", f"{c.memory_mb}m", "--pids-limit", str(c.pids), "--cpus", f"{c.cpus:g}",
+            "--ulimit", "nofile=1024:1024", "--ulimit", f"nproc={c.pids}:{c.pids}",
+            "--cap-drop", "ALL", "--cap-add", KEEP_CAPS, "--security-opt", "no-new-privileges",
+            "-v", f"{self.workspace}:{self.root}", "-w", self.root,
+            "--entrypoint", "/bin/sh", self.spec.image, "-c", KEEP_ALIVE,
+        ]  # fmt: skip
+        done = quick(argv, timeout=120)
+        if done.returncode != 0:
+            why = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no message"]
+            raise BackendError(
+                f"{self.name}: the container did not start ({why[0]}). Check the image exists locally "
+                f"(`{self.spec.engine} image inspect {self.spec.image}`); engine flags such as "
+                "[--runtime, runc] go in backends.container.engine_args"
+            )
+        self.started = True
+        remove = [*self._engine(), "rm", "-f", *(["-t", "0"] if self.spec.engine == "podman" else [])]
+        self._state["remove"] = [*remove, self.container]
+
+    def run(self, command: str, *, timeout: float) -> Result:
+        self._start()
+        secs = str(max(1, int(timeout + 0.999)))
+        argv = [*self._engine(), "exec", self.container, "/bin/sh", "-c", WRAPPER, secs, command]
+        got = capture(argv, timeout + GRACE, self.config.output_bytes)
+        timed_out = got.timed_out or got.exit_code == 137
+        notes = [f"killed after {timeout:g}s"] if timed_out else []
+        if got.dropped:
+            notes.append(f"output cut: {got.dropped} bytes past the first {self.config.output_bytes} dropped")
+        return Result(
+            exit_code=-9 if timed_out else got.exit_code,  # as the local sandbox reports a run it killed
+            stdout=got.text,
+            stderr="",
+            backend=self.name,
+            timed_out=timed_out,
+            truncated=bool(got.dropped),
+            notes=notes,
+        )
+
+    def files(self) -> AbstractContextManager[Any]:
+        return (
+            self._local().files()
+        )  # the workspace is the host's folder, mounted: the local confinement holds
+
+    def check(self) -> tuple[bool, str]:
+        try:
+            engine = self._engine()
+        except BackendError as e:
+            return False, str(e)
+        info = quick([*engine, "image", "inspect", "--format", "{{.Id}}", self.spec.image], timeout=30)
+        if info.returncode != 0:
+            return False, (
+                f"{self.name}: image not found locally ({(info.stderr or '').strip()[:200]}); "
+                f"`{self.spec.engine} pull {self.spec.image}` or build one"
+            )
+        try:
+            result = self.run("echo ok", timeout=20)
+        except BackendError as e:
+            return False, str(e)
+        finally:
+            self.close()
+        if result.stdout.strip() != "ok":
+            return (
+                False,
+                f"{self.name}: a test command failed (exit {result.exit_code}): {result.stdout[:200]}",
+            )
+        return True, (
+            f"{self.name}: a container starts and runs commands (no network, {self.config.container.memory_mb} MB, "
+            f"{self.config.container.pids} processes); the workspace is mounted at {self.root}"
+        )
+
+    def close(self) -> None:
+        _remove(self._state)  # the finalizer stays: a container started again later is removed at exit
+        self.started = False
+
+
+def _remove(state: dict[str, Any]) -> None:
+    argv = state.pop("remove", None)
+    if argv:
+        with suppress(
+            BackendError
+        ):  # best effort at exit; `podman ps -a --filter name=grove-` shows leftovers
+            quick(argv, timeout=30)

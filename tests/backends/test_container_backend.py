@@ -1,0 +1,48 @@
+"""The container backend against a real engine (Podman or Docker, a from-scratch busybox image): no network,
+the workspace mounted, the container removed on close; skipped with the reason where no engine runs."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from tests.backends.engines import Engine
+
+from grove.backends.container.backend import ContainerBackend
+from grove.backends.local import LocalBackend
+from grove.backends.open import open_backend
+from grove.config import Settings
+
+
+def _names(engine: Engine) -> list[str]:
+    out = subprocess.run(
+        [engine.name, *engine.args, "ps", "-a", "--format", "{{.Names}}"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    return out.stdout.split()
+
+
+def test_a_session_container_has_no_network_and_goes_on_close(
+    container_settings: Settings, engine: Engine, workspace: Path
+) -> None:
+    b = open_backend(container_settings.backends.use, container_settings, lambda: LocalBackend(workspace))
+    assert isinstance(b, ContainerBackend)
+    (workspace / "in.txt").write_text("from the host")
+    try:
+        result = b.run("ls /sys/class/net; cat in.txt; echo; pwd", timeout=10)
+        assert result.stdout.split() == ["lo", "from", "the", "host", "/workspace"]
+        assert b.container in _names(engine)
+        assert b.run("echo again", timeout=10).stdout == "again\n"  # the same container, not a new one
+    finally:
+        b.close()
+    assert b.container not in _names(engine)
+
+
+def test_doctor_check_names_the_missing_image(container_settings: Settings, workspace: Path) -> None:
+    b = open_backend(
+        container_settings.backends.use + "-missing", container_settings, lambda: LocalBackend(workspace)
+    )
+    ok, text = b.check()
+    assert not ok and "image not found locally" in text
