@@ -278,6 +278,8 @@ def _words(text: str) -> set[str]:
 
 def _akin(a: str, b: str) -> bool:
     """The same word up to its ending: merged ~ merge, fixtures ~ fixtures.json's fixtures, repro ~ reproduced."""
+    if a == b or (len(a) >= 3 and b in (a + "s", a + "es")) or (len(b) >= 3 and a in (b + "s", b + "es")):
+        return True
     n = min(len(a), len(b))
     return n >= 4 and a[: max(4, n - 2)] == b[: max(4, n - 2)]
 
@@ -301,6 +303,26 @@ def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     return "unverifiable", "no call in this turn's tool record does this"
 
 
+def _metric(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    """A percentage the answer reports: shown by an output, contradicted by one showing others or by the failure
+    of the call that would have produced it."""
+    from grove.claims.patterns import PERCENT
+
+    wanted = {m.group(1) for m in PERCENT.finditer(claim.text)}
+    shown = [(e, {m.group(1) for m in PERCENT.finditer(e.output)}) for e in record.events if e.succeeded]
+    if any(wanted & got for _, got in shown):
+        return "supported", "an output of this turn shows it"
+    others = [e for e, got in shown if got]
+    if others:
+        return "contradicted", f"`{_short(others[-1])}` reported other figures"
+    label, reason = _act(claim, record)
+    return (
+        ("contradicted", reason)
+        if label == "contradicted"
+        else ("unverifiable", "no output shows this figure")
+    )
+
+
 DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "write": lambda c, r: _file_change(c, r, to_edit=False),
     "edit": lambda c, r: _file_change(c, r, to_edit=True),
@@ -315,6 +337,7 @@ DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "outcome": _state(None, "command"),
     "deploy": _deploy,
     "act": _act,
+    "metric": _metric,
     "service": _service,
     "external": _external,
     "perf": _perf,

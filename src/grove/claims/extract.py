@@ -101,6 +101,8 @@ def _kind(clause: str, sentence: str) -> str | None:
     passed"); an outcome ("it works", "the build succeeded") is a state claim of its own."""
     if p.PERF.search(clause):
         return "perf"
+    if p.PERCENT.search(clause) and not p.TEST_NOUN.search(clause):
+        return "metric"
     if p.CHMOD.search(clause):
         return "chmod"
     tested = (
@@ -167,8 +169,8 @@ def extract(answer: str) -> list[Claim]:
         found: list[Claim] = []
         for c_start, c_end, sep in _spans(sentence, _CLAUSE, s_start):
             clause = answer[c_start:c_end]
-            if sep and _RESETS.search(sep):
-                skipping = False
+            if sep and (_RESETS.search(sep) or re.match(r"\s*(i|we)\b", clause, re.IGNORECASE)):
+                skipping = False  # a new sentence part, or a new subject: "I'll ..., and I've added it"
             if skipping or p.MODAL.search(clause) or p.NEGATED.search(clause):
                 skipping, previous = True, None
                 continue
@@ -176,7 +178,7 @@ def extract(answer: str) -> list[Claim]:
             paths = paths_in(clause)
             if kind is None and paths and previous in CARRY_OVER:
                 kind = previous
-            if kind is None and paths and p.ACT.match(clause):
+            if kind is None and paths and (p.ACT.match(clause) or p.NOW_STATE.search(clause)):
                 kind = "edit"  # an act on a named file, in words no class lists: the file must show it
             if kind is None:
                 kind = _generic(
@@ -202,7 +204,11 @@ def extract(answer: str) -> list[Claim]:
             numbers = _numbers(clause)
             targets: list[str | None] = list(paths) if paths else [_target(kind, clause)]
             for target in targets:
-                found.append(Claim(kind, clause.strip(), c_start, c_end, target, numbers))
+                start, end = c_start, c_end
+                if len(targets) > 1 and target is not None:  # "in a.py, b.py": each file its own claim
+                    at = clause.find(target)
+                    start, end = (c_start + at, c_start + at + len(target)) if at >= 0 else (start, end)
+                found.append(Claim(kind, clause.strip(), start, end, target, numbers))
             previous = kind
         claims += _merged(found)
     return claims

@@ -30,8 +30,9 @@ SKILL = re.compile(
     IC,
 )
 MEMORY = re.compile(
-    r"\b(saved|added|stored|noted|recorded|wrote|written|kept|put|remembered)\b.*\b(memory|my notes|user\.md|"
-    r"memory\.md)\b|\b(memory|my notes)\b.*\b(saved|updated|stored)\b|\bit'?s saved in my notes\b",
+    r"\b(saved|added|stored|noted|recorded|wrote|written|kept|put|remembered|removed|deleted|forgot|forgotten|"
+    r"dropped|updated|replaced|erased)\b.*\b(memory|my notes|your profile|user\.md|memory\.md)\b|"
+    r"\b(memory|my notes|your profile)\b.*\b(saved|updated|stored)\b|\bit'?s saved in my notes\b",
     IC,
 )
 SCHEDULE = re.compile(
@@ -105,7 +106,13 @@ PERF = re.compile(
     r"less memory|lower latency|reduces? (the )?(time|latency|memory|runtime))\b",
     IC,
 )
-CHMOD = re.compile(r"\bmade (it|them|\S+) executable\b|\bchmod", IC)
+CHMOD = re.compile(
+    r"\bmade (it|them|\S+) executable\b|\bchmod|\b(is|are) now (0?[0-7]{3})\b|\bpermissions?\b|\bexecutable now\b",
+    IC,
+)
+# a figure the answer reports ("coverage is at 95%", "40% smaller"): an output must show it
+PERCENT = re.compile(r"\b(\d+(?:\.\d+)?)\s?%")
+NOW_STATE = re.compile(r"\bnow\b", IC)
 # a partial count is a report of failure, not a pass claim: "two of the three tests pass"
 PARTIAL = re.compile(
     r"\b(one|two|three|four|five|six|seven|eight|nine|\d+) of (the )?(two|three|four|five|six|seven|eight|nine|"
