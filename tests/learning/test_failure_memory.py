@@ -96,3 +96,12 @@ def test_notes_are_redacted_clipped_and_kept_once(settings: Settings) -> None:
     assert record(settings.home, "verifier", "  ", "a", "b") is None
     (settings.home / "failures" / "broken.json").write_text("{not json")
     assert len(load_notes(settings.home)) == 1
+
+
+def test_a_near_neighbour_naming_other_files_is_not_similar() -> None:
+    from grove.learning.failure_notes import similar
+
+    noted = "Sum the amount column of sales.csv and write the result to total.txt"
+    assert similar("Total the amount column of sales.csv and write the result to total.txt", noted)
+    assert not similar("Sum the price column of prices.csv and write the result to sum.txt", noted)
+    assert not similar(OTHER, noted)

@@ -111,7 +111,7 @@ class BoardCore:
                 json.dumps(list(fields.get("skills") or [])),
                 fields.get("workspace"),
                 key or None,
-                int(fields.get("max_retries") or 3),
+                3 if fields.get("max_retries") is None else int(fields["max_retries"]),  # 0 means no retry
                 fields.get("created_by"),
                 now,
                 now,

@@ -1,6 +1,7 @@
 """Failure memory: a failed approach (a failed verifier, a tool error the agent then worked around, a user's
-correction) kept with its task, and found again when a similar task starts — ranked by the skills' own BM25F
-search, kept only when the tasks' words overlap clearly — to be shown to the agent before it repeats the mistake.
+correction) kept with its task, and found again when a similar task starts (ranked by the skills' own BM25F
+search, kept when the tasks' words overlap clearly and they name the same files), to be shown to the agent
+before it repeats the mistake.
 
 One JSON file a note under $GROVE_HOME/failures/ (atomic writes; delete a file to forget a note)."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -74,6 +76,23 @@ def load_notes(home: Path) -> list[FailureNote]:
     return out
 
 
+_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z][\w]{0,5}\b")
+
+
+def files_named(text: str) -> set[str]:
+    """File names a task mentions (`sales.csv`, `src/app.py`): a failure on one file is about that file."""
+    return {m.rsplit("/", 1)[-1].lower() for m in _FILE.findall(text)}
+
+
+def similar(task: str, noted: str) -> bool:
+    """Two tasks are alike: their words overlap clearly, and when both name files, they share one (found on the
+    failure-memory benchmark: 'Sum the price column of prices.csv' is not 'Sum the amount column of sales.csv')."""
+    if _cosine(task, noted) < MIN_SIMILARITY:
+        return False
+    mine, theirs = files_named(task), files_named(noted)
+    return not (mine and theirs) or bool(mine & theirs)
+
+
 def _cosine(a: str, b: str) -> float:
     va, vb = text_vector("", "", a), text_vector("", "", b)
     dot = sum(va[t] * vb[t] for t in va.keys() & vb.keys())
@@ -98,7 +117,7 @@ def similar_notes(home: Path, task: str, limit: int = MAX_NOTES) -> list[Failure
         for name, n in by_name.items()
     ]
     hits = SkillSearchIndex(pseudo).search(task, limit=len(pseudo))
-    close = [by_name[h.name] for h in hits if _cosine(task, by_name[h.name].task) >= MIN_SIMILARITY]
+    close = [by_name[h.name] for h in hits if similar(task, by_name[h.name].task)]
     return close[:limit]
 
 
