@@ -7,7 +7,7 @@ import asyncio
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import acp
 from acp import schema
@@ -19,7 +19,7 @@ from grove.security.approval.base import ApprovalRequest
 from grove.tools.registry import ToolResult
 
 # ACP permission options -> grove approval answers (grove's "session" scope has no ACP kind of its own)
-OPTIONS = [
+OPTIONS: list[tuple[str, str, Literal["allow_once", "allow_always", "reject_once"]]] = [
     ("once", "Allow once", "allow_once"),
     ("always", "Allow always", "allow_always"),
     ("deny", "Reject", "reject_once"),

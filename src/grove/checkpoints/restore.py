@@ -41,7 +41,8 @@ def plan_undo(store: CheckpointStore, undone: list[Checkpoint]) -> UndoPlan:
     afters = [store.manifest(c.after) if c.after else None for c in undone]
     touched: set[str] = set()
     for i, before in enumerate(befores):
-        touched |= diff(before, afters[i] if afters[i] is not None else current)
+        after = afters[i]
+        touched |= diff(before, after if after is not None else current)
     target = befores[0]
     conflicts: set[str] = set()
     for p in touched:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import typer
@@ -210,17 +211,19 @@ def dispatch(
         log_dir=settings.home / "logs" / "kanban",
         worker_args=["--no-review"] if no_review else [],
     )
-    decomposer = None
+    decomposer: Callable[[Task], list[tuple[str, str]]] | None = None
     if not no_decompose:
         from grove.kanban.decompose import propose_subtasks
 
-        def decomposer(task: Task) -> list[tuple[str, str]]:
+        def decompose(task: Task) -> list[tuple[str, str]]:
             from grove.agent.events import AgentEvents
             from grove.runtime.assemble import build_router
 
             return propose_subtasks(
                 build_router(settings, model or settings.resolved_model(), AgentEvents()), task
             )
+
+        decomposer = decompose
 
     dispatcher = Dispatcher(_board(), config, decomposer=decomposer)
     if once:

@@ -199,6 +199,7 @@ def prompt_text(text: str | None) -> str:
         if sys.stdin is None or (text is None and sys.stdin.isatty()):  # no stdin at all, or a person
             fail('give the prompt as an argument (grove run "question") or pipe it (echo hi | grove run)', 2)
         text = sys.stdin.read()
+    assert text is not None  # narrowed above: the argument, or what stdin held
     if not text.strip():
         fail('the prompt is empty; say what to do, e.g. grove run "Summarise README.md"', 2)
     return text

@@ -71,7 +71,7 @@ def _lines(messages: list[Message], tool_chars: int, other_chars: int) -> list[s
             lines.append(f"TOOL RESULT ({m.get('name') or 'tool'}): {_clip(text, tool_chars)}")
             continue
         calls = [
-            f"{(c.get('function') or {}).get('name', '?')}({short_args((c.get('function') or {}).get('arguments'))})"
+            f"{(c.get('function') or {}).get('name', '?')}({short_args((c.get('function') or {}).get('arguments') or '')})"
             for c in m.get("tool_calls") or []
         ]
         line = f"{role.upper()}: {_clip(text, other_chars)}" if text else f"{role.upper()}:"

@@ -75,8 +75,12 @@ class ModelSettings:
 class Model(Protocol):
     """A chat model. `on_text`, when given, receives text deltas as they stream in."""
 
-    name: str  # the spec string, e.g. "openai:gpt-4o-mini"
-    context_window: int
+    # read-only here, so a wrapper (the router, a budget) may answer them as properties
+    @property
+    def name(self) -> str: ...  # the spec string, e.g. "openai:gpt-4o-mini"
+
+    @property
+    def context_window(self) -> int: ...
 
     def complete(
         self,
