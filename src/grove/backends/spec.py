@@ -36,6 +36,7 @@ def parse_spec(text: str, named: dict[str, str] | None = None) -> BackendSpec:
     """The spec `text` stands for (a name from `backends.named` first); bad input raises BackendError."""
     raw = (text or "").strip()
     if named and raw in named:
+        text = f"{named[raw].strip()} (backends.named.{raw})"
         raw = named[raw].strip()
     if raw == "local":
         return BackendSpec("local")

@@ -22,7 +22,7 @@ def doctor(
         None, "--model", "-m", help="Check this model spec instead of the default."
     ),
 ) -> None:
-    """Check settings, model, local model file, database and sandbox; exit 1 if something needs fixing."""
+    """Check settings, model, local model file, database, sandbox and backends; exit 1 if something needs fixing."""
     from rich.console import Console
     from rich.markup import escape
 
@@ -51,6 +51,9 @@ def run_checks(model_override: str | None = None) -> list[Check]:
     checks.append(_guard("local coder model", lambda: _check_catalog(settings)))
     checks.append(_guard("database", lambda: _check_db(settings)))
     checks.append(_guard("sandbox", _check_sandbox))
+    from grove.backends.doctor import backend_checks
+
+    checks += [_guard(label, check) for label, check in backend_checks(settings)]  # backends: use and named
     return checks
 
 
