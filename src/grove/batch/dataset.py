@@ -10,41 +10,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from grove.errors import GroveError
-
-
-class FileCheck(BaseModel):
-    """A file in the task's workspace: equal to, containing, or matching (regex) a text."""
-
-    model_config = ConfigDict(extra="forbid")
-    file: str
-    equals: str | None = None
-    contains: str | None = None
-    regex: str | None = None
-
-    @model_validator(mode="after")
-    def _one(self) -> FileCheck:
-        if sum(x is not None for x in (self.equals, self.contains, self.regex)) != 1:
-            raise ValueError("a file verifier takes exactly one of equals, contains, regex")
-        return self
-
-
-class CommandCheck(BaseModel):
-    """A command run in the task's workspace (sandboxed, no network) must exit with `exit`."""
-
-    model_config = ConfigDict(extra="forbid")
-    command: str
-    exit: int = 0
-    timeout: float = Field(60.0, gt=0, le=3600)
-
-
-class OutputCheck(BaseModel):
-    """The worker's final answer (the card's result) must match a regex (re.search)."""
-
-    model_config = ConfigDict(extra="forbid")
-    output_regex: str
-
-
-Check = FileCheck | CommandCheck | OutputCheck
+from grove.learning.checks import Check
 
 
 class Item(BaseModel):
