@@ -77,6 +77,19 @@ def test_marks_name_each_flagged_claim_and_why() -> None:
     assert marks(check_answer("I wrote src/app.py.", [WROTE])) == ""
 
 
+def test_a_huge_or_pathological_answer_is_checked_quickly() -> None:
+    import time
+
+    for answer in (
+        "the skill " * 20_000,
+        "the skill was created, " * 9_000,
+        "I wrote a.py and b.py. " * 3_000,
+    ):
+        start = time.perf_counter()
+        found = check_answer(answer, [WROTE] * 50)
+        assert time.perf_counter() - start < 1.0 and len(found) <= 200
+
+
 def test_benchmark_runs_and_ends_with_one_key_value_line() -> None:
     root = Path(__file__).resolve().parents[2]
     out = subprocess.run(

@@ -40,6 +40,10 @@ KINDS: list[tuple[str, re.Pattern[str]]] = [
 ]
 # kinds that need a path to be a claim at all ("I added a note" is not about a file)
 NEEDS_PATH = frozenset({"edit", "read"})
+# bounds that keep the check cheap on any answer: a claim is a short clause, and an answer's first part holds them
+MAX_ANSWER = 50_000
+MAX_CLAUSE = 500
+MAX_CLAIMS = 200
 # a clause with a path and no verb of its own continues the clause before it: "I checked a.py and b.py"
 CARRY_OVER = frozenset({"write", "edit", "read", "delete", "fix"})
 
@@ -156,7 +160,10 @@ def _count(word: str) -> int:
 def extract(answer: str) -> list[Claim]:
     """Every claim the answer makes about the work of its turn, one per clause and target."""
     claims: list[Claim] = []
+    answer = answer[:MAX_ANSWER]
     for s_start, s_end, _ in _spans(answer, _SENTENCE_END):
+        if len(claims) >= MAX_CLAIMS:
+            break
         raw = answer[s_start:s_end]
         bullet = _BULLET.match(raw)
         if bullet:
@@ -169,6 +176,9 @@ def extract(answer: str) -> list[Claim]:
         found: list[Claim] = []
         for c_start, c_end, sep in _spans(sentence, _CLAUSE, s_start):
             clause = answer[c_start:c_end]
+            if len(clause) > MAX_CLAUSE:
+                previous = None
+                continue  # not a claim one could check (and the patterns' cost grows with it)
             if sep and (_RESETS.search(sep) or re.match(r"\s*(i|we)\b", clause, re.IGNORECASE)):
                 skipping = False  # a new sentence part, or a new subject: "I'll ..., and I've added it"
             if skipping or p.MODAL.search(clause) or p.NEGATED.search(clause):
@@ -211,7 +221,7 @@ def extract(answer: str) -> list[Claim]:
                 found.append(Claim(kind, clause.strip(), start, end, target, numbers))
             previous = kind
         claims += _merged(found)
-    return claims
+    return claims[:MAX_CLAIMS]
 
 
 def _merged(found: list[Claim]) -> list[Claim]:
