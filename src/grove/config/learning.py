@@ -48,6 +48,16 @@ class LearningConfig:
         float,
         Field(ge=0, le=1, description="below this success rate an agent-made skill is proposed for a patch"),
     ] = 0.5
+    skill_probes: Annotated[
+        bool,
+        Field(
+            description="hold the reviewer's SKILL.md changes to probes (a task + checks) replayed on its model; "
+            "a change is written only when they pass"
+        ),
+    ] = False
+    probe_replays: Annotated[
+        int, Field(ge=0, description="probe replays one review may spend (each probe: with and without)")
+    ] = 4
     overlap_threshold: Annotated[
         float, Field(gt=0, le=1, description="lexical similarity that counts as overlap")
     ] = 0.45

@@ -13,10 +13,13 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from grove.learning.skill_probes import ProbeRunner
 from grove.tools.context import ToolContext
-from grove.tools.registry import Tool, ToolError, ToolRegistry
+from grove.tools.registry import Tool, ToolError, ToolRegistry, make_tool
 
 VIEWED_KEY = "reviewer_viewed"
+PROBES_KEY = "reviewer_probes"  # skill name -> probes the reviewer wrote in this review
+BUDGET_KEY = "reviewer_probe_budget"
 
 
 @dataclass
@@ -53,9 +56,12 @@ def reviewer_registry(
     *,
     dry_run: bool = False,
     overlap_threshold: float = 0.45,
+    probe_runner: ProbeRunner | None = None,
+    probe_budget: int = 4,
 ) -> ToolRegistry:
     """Tools for a reviewer of `kind` 'skill' (skills, memory, read_file, session_search, skill_code_create) or
-    'memory'."""
+    'memory'. With a `probe_runner`, prose skills are held to probes: `skill_probe` is added, and a create, edit
+    or patch of a SKILL.md is written only when its probes pass with it (at most `probe_budget` replays)."""
     from grove.tools import code_skills, files, memory, sessions, skills
 
     found = [*skills.tools(), *memory.tools(), *files.tools(), *sessions.tools(), *code_skills.tools()]
@@ -91,9 +97,18 @@ def reviewer_registry(
                 "skill", False, result, arguments={k: v for k, v in kw.items() if v is not None}, **detail
             )
             return result
+        held = probe_runner is not None and _changes_skill_md(action, kw.get("file_path"))
+        verdict = _probed(ctx, name, action, kw, probe_runner, probe_budget) if held else None
+        if verdict is not None and not verdict.keep:
+            result = f"change refused, nothing written: {verdict.text()}"
+            log.add("skill", False, result, probes=verdict.lines, **detail)
+            raise ToolError(result)
         # provenance: the change belongs to the reviewed session, not to the reviewer's own
         out = manage.handler(dataclasses.replace(ctx, session_id=source_session_id), **kw)
-        log.add("skill", True, str(out), **detail)
+        if verdict is not None:
+            _keep_probes(ctx, name)
+            out = f"{out} (probes: {verdict.text()})"
+        log.add("skill", True, str(out), **detail, **({"probes": verdict.lines} if verdict else {}))
         return out
 
     def memory_tool(ctx: ToolContext, **kw: Any) -> Any:
@@ -130,6 +145,9 @@ def reviewer_registry(
 
     chosen = ["skill_view", "skills_search", "skill_manage", "memory", "read_file", "session_search"]
     chosen.append("skill_code_create")  # repeated code in the session becomes a tested tool
+    if probe_runner is not None:
+        by_name["skill_probe"] = make_tool(skill_probe, toolset="skills", subagent_ok=False)
+        chosen.append("skill_probe")
     if kind == "memory":
         chosen = ["memory", "read_file", "session_search"]
     wrapped = {
@@ -139,3 +157,74 @@ def reviewer_registry(
         "skill_code_create": skill_code_create,
     }
     return ToolRegistry(_wrap(by_name[n], wrapped[n]) if n in wrapped else by_name[n] for n in chosen)
+
+
+def skill_probe(
+    ctx: ToolContext, name: str, task: str, checks: list[dict[str, Any]], files: dict[str, str] | None = None
+) -> str:
+    """Hold a skill to a probe: the task that taught it and checks a correct result passes. Call it before you
+    create, edit or patch the skill's SKILL.md; the change is then replayed on this task and written only when
+    the checks pass with it.
+
+    Args:
+        name: the skill the probe belongs to
+        task: the user's request, as the reviewed session was asked
+        checks: e.g. [{"file": "total.txt", "equals": "42"}] ("equals", "contains" or "regex"), or [{"output_regex": "42"}]
+        files: the files the task starts from, path -> content
+    """
+    from grove.learning.skill_probes import parse_probe
+
+    try:
+        probe = parse_probe(task, checks, files)
+    except ValueError as e:
+        raise ToolError(f"probe not taken: {e}") from e
+    pending = ctx.state.setdefault(PROBES_KEY, {}).setdefault(name, [])
+    pending.append(probe)
+    return f"probe {len(pending)} for '{name}' taken; it is replayed when you change the skill's SKILL.md"
+
+
+def _changes_skill_md(action: str, file_path: str | None) -> bool:
+    return action in ("create", "edit") or (action == "patch" and file_path in (None, "", "SKILL.md"))
+
+
+def _candidate(ctx: ToolContext, name: str, action: str, kw: dict[str, Any]) -> tuple[str, str | None] | None:
+    """(the SKILL.md the change would write, the one it replaces or None); None when the patch cannot apply
+    (skill_manage then says why)."""
+    from grove.skills.discover import home_skills_dir
+
+    current = home_skills_dir(ctx.settings.home) / name / "SKILL.md"
+    before = current.read_text(encoding="utf-8") if current.is_file() else None
+    if action in ("create", "edit"):
+        return str(kw.get("content") or ""), before
+    old, new = kw.get("old_string") or "", kw.get("new_string")
+    if before is None or new is None or not old or before.count(old) != 1:
+        return None
+    return before.replace(old, new, 1), before
+
+
+def _probed(
+    ctx: ToolContext, name: str, action: str, kw: dict[str, Any], runner: ProbeRunner | None, budget: int
+) -> Any:
+    from grove.learning.skill_probes import Verdict, judge, load_probes
+
+    assert runner is not None
+    texts = _candidate(ctx, name, action, kw)
+    if texts is None:
+        return None
+    probes = load_probes(ctx.settings.home, name) + list(ctx.state.get(PROBES_KEY, {}).get(name, []))
+    left = ctx.state.get(BUDGET_KEY, budget)
+    if not probes:
+        return Verdict(
+            False, [f"no probe for '{name}': call skill_probe(name='{name}', task=..., checks=...) first"]
+        )
+    verdict = judge(name, texts[0], texts[1], probes, runner, left)
+    ctx.state[BUDGET_KEY] = left - verdict.replays
+    return verdict
+
+
+def _keep_probes(ctx: ToolContext, name: str) -> None:
+    from grove.learning.skill_probes import load_probes, save_probes
+
+    pending = ctx.state.get(PROBES_KEY, {}).pop(name, [])
+    if pending:
+        save_probes(ctx.settings.home, name, load_probes(ctx.settings.home, name) + pending)

@@ -81,8 +81,21 @@ def review_session(
             memory_prompt_block(settings),
         )
         system = SKILL_REVIEW_PROMPT if kind == "skill" else MEMORY_REVIEW_PROMPT
+        runner = None
+        if config.skill_probes and kind == "skill" and not dry_run:
+            from grove.learning.skill_probes import PROBE_ASK
+            from grove.runtime.review_probes import probe_runner
+
+            runner = probe_runner(settings, GatedModel(model, gate))  # replayed on the reviewer's model
+            task = f"{task}\n\n{PROBE_ASK}"
         tools = reviewer_registry(
-            kind, log, session_id, dry_run=dry_run, overlap_threshold=config.overlap_threshold
+            kind,
+            log,
+            session_id,
+            dry_run=dry_run,
+            overlap_threshold=config.overlap_threshold,
+            probe_runner=runner,
+            probe_budget=config.probe_replays,
         )
         lean = lean_for(model.name)
         reviewer: Model = FirstCall(model) if lean else model
