@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import time
 from pathlib import Path
 
@@ -165,3 +166,34 @@ def test_a_missing_remote_workspace_is_a_clear_error(ssh_settings: Settings, ssh
             b.run("true", timeout=5)
     finally:
         b.close()
+
+
+@pytest.mark.skipif(
+    not shutil.which("bwrap"), reason="the host has no bubblewrap (apt-get install bubblewrap)"
+)
+def test_remote_commands_run_in_the_hosts_bubblewrap(
+    backend: SshBackend, sshd: Sshd, remote_ws: Path
+) -> None:
+    outside = Path(f"/var/tmp/grove-escape-{sshd.port}")  # not under /tmp, which the sandbox makes private
+    result = backend.run(
+        f"echo ok > in-ws.txt; touch {outside}; exec 3<>/dev/tcp/127.0.0.1/{sshd.port} && echo reached",
+        timeout=10,
+    )
+    assert backend.bwrap is True
+    assert (remote_ws / "in-ws.txt").read_text() == "ok\n"  # the workspace is writable
+    escaped = outside.exists()
+    outside.unlink(missing_ok=True)
+    assert not escaped and "Read-only file system" in result.stdout  # the rest is not
+    assert "reached" not in result.stdout  # no network: the session did not allow it
+
+
+def test_remote_sandbox_none_runs_commands_bare(ssh_settings: Settings, sshd: Sshd, remote_ws: Path) -> None:
+    ssh_settings.backends.remote_sandbox = "none"
+    b = open_backend(ssh_settings.backends.use, ssh_settings)
+    outside = sshd.dir / "written-bare"
+    try:
+        assert b.run(f"touch {outside}", timeout=10).exit_code == 0
+    finally:
+        b.close()
+    assert outside.exists()
+    outside.unlink()

@@ -29,7 +29,8 @@ def open_backend(
 ) -> Backend | None:
     """The backend `text` names, connecting lazily (on its first command or file act); None = the local one, which
     grove.tools.context makes per call. A container mounts the workspace `local` makes file acts on, and gets a
-    network only while `network()` says so at its start. A bad spec raises BackendError."""
+    network only when `network()` says so at its start; an SSH host's bubblewrap asks it per command. A bad spec
+    raises BackendError."""
     config = backends_config(settings)
     spec = parse_spec(text, config.named)
     if spec.kind == "local":
@@ -45,4 +46,4 @@ def open_backend(
     except ImportError as e:
         raise BackendError(f"the ssh backend needs asyncssh ({e}): pip install 'grove-agent[ssh]'") from None
 
-    return SshBackend(spec, config)
+    return SshBackend(spec, config, network)

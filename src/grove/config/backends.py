@@ -5,7 +5,7 @@ the user's ssh config and known_hosts."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from grove.dataclass_io import STRICT_KEYS
 
@@ -62,4 +62,12 @@ class BackendsConfig:
     output_bytes: Annotated[
         int, Field(ge=1024, description="most bytes of a remote command's output kept; the rest is dropped")
     ] = 1_000_000
+    remote_sandbox: Annotated[
+        Literal["auto", "bwrap", "none"],
+        Field(
+            description="SSH: run remote commands in the host's bubblewrap (only the workspace writable, the "
+            "remote home hidden, no network unless the session allows it); auto = when the host has a working "
+            "bwrap, bwrap = refuse hosts without one, none = never"
+        ),
+    ] = "auto"
     container: ContainerConfig = field(default_factory=ContainerConfig)

@@ -16,7 +16,7 @@ from grove.backends.spec import BackendSpec
 from grove.backends.ssh.connect import open_connection
 from grove.backends.ssh.files import SftpFiles
 from grove.backends.ssh.loop import LoopThread
-from grove.backends.ssh.run import GRACE, run_remote
+from grove.backends.ssh.run import GRACE, PROBE, remote_line, run_remote
 from grove.config.backends import BackendsConfig
 from grove.sandbox.types import Result
 
@@ -37,8 +37,13 @@ FILE_ACT_SECONDS = 120.0
 class SshBackend:
     kind = "ssh"
 
-    def __init__(self, spec: BackendSpec, config: BackendsConfig) -> None:
+    def __init__(
+        self, spec: BackendSpec, config: BackendsConfig, network: Callable[[], bool] = lambda: True
+    ) -> None:
         self.spec, self.config = spec, config
+        self._network = network  # asked per command: the session may allow the network later
+        self.bwrap: bool | None = None  # the host's bubblewrap works (probed at the first connect)
+        self.home: str | None = None
         self.name = spec.text
         self.root = spec.workspace or ""  # resolved (realpath on the server) at connect
         self.connects = 0  # how many times a connection was opened (1 + reconnects)
@@ -57,11 +62,20 @@ class SshBackend:
         conn = await open_connection(self.spec.host, self.config)
         try:
             sftp = await conn.start_sftp_client()
+            home = await sftp.realpath(".")  # an SFTP session starts in the user's home
             root = await sftp.realpath(self.spec.workspace or ".")
             if not await sftp.isdir(root):
                 raise BackendError(
                     f"{self.name}: the remote workspace {root} is not a folder; create it "
                     f"(`ssh {self.spec.host} mkdir -p {root}`) or name another"
+                )
+            if self.bwrap is None and self.config.remote_sandbox != "none":
+                probe = await conn.run(PROBE, stdin=asyncssh.DEVNULL, timeout=30)
+                self.bwrap = probe.exit_status == 0
+            if self.config.remote_sandbox == "bwrap" and not self.bwrap:
+                raise BackendError(
+                    f"{self.name}: backends.remote_sandbox is bwrap, but the host has no working bubblewrap; "
+                    "install it there (Debian: apt-get install bubblewrap) or set remote_sandbox: auto"
                 )
         except asyncssh.SFTPError as e:
             conn.close()
@@ -69,7 +83,7 @@ class SshBackend:
         except BaseException:
             conn.close()
             raise
-        self._held.conn, self._held.sftp, self.root = conn, sftp, root
+        self._held.conn, self._held.sftp, self.root, self.home = conn, sftp, root, home
         self.connects += 1
         return conn, sftp
 
@@ -105,18 +119,27 @@ class SshBackend:
 
     # --- Backend
 
+    def _line(self, command: str, timeout: float) -> str:
+        return remote_line(
+            self.root,
+            command,
+            timeout,
+            bwrap=bool(self.bwrap) and self.config.remote_sandbox != "none",
+            home=self.home,
+            network=self._network(),
+        )
+
     def run(self, command: str, *, timeout: float) -> Result:
+        async def once(conn: asyncssh.SSHClientConnection) -> Result:
+            line = self._line(command, timeout)
+            return await run_remote(
+                conn, line, timeout=timeout, output_bytes=self.config.output_bytes, name=self.name
+            )
+
         async def attempt() -> Result:
             conn, _sftp = await self._ensure()
             try:
-                return await run_remote(
-                    conn,
-                    self.root,
-                    command,
-                    timeout=timeout,
-                    output_bytes=self.config.output_bytes,
-                    name=self.name,
-                )
+                return await once(conn)
             except asyncssh.ChannelOpenError:  # refused before it started: safe to try once more
                 self._drop()
                 conn, _sftp = await self._ensure()
@@ -126,14 +149,7 @@ class SshBackend:
                     f"{self.name}: the connection dropped while the command ran ({e}); it may or may not have "
                     "finished: check its effects before running it again (the next call reconnects)"
                 ) from None
-            return await run_remote(
-                conn,
-                self.root,
-                command,
-                timeout=timeout,
-                output_bytes=self.config.output_bytes,
-                name=self.name,
-            )
+            return await once(conn)
 
         return self._call(attempt, timeout + GRACE + 5)
 
@@ -147,9 +163,7 @@ class SshBackend:
 
     def check(self) -> tuple[bool, str]:
         try:
-            result = self.run(
-                "uname -sr; command -v bwrap >/dev/null && echo bwrap=yes || echo bwrap=no", timeout=15
-            )
+            result = self.run("uname -sr", timeout=15)
         except BackendError as e:
             return False, str(e)
         if result.exit_code != 0:
@@ -157,11 +171,14 @@ class SshBackend:
                 False,
                 f"{self.name}: connected, but a test command failed (exit {result.exit_code}): {result.stdout[:200]}",
             )
-        lines = result.stdout.split()
-        system = " ".join(w for w in lines if not w.startswith("bwrap="))
+        system = result.stdout.strip()
         return True, (
             f"{self.name}: connected (host key checked against known_hosts), workspace {self.root}, {system}; "
-            "commands there run as the remote user, not sandboxed"
+            + (
+                "commands run in the host's bubblewrap (workspace writable, home hidden, no network unless allowed)"
+                if self.bwrap and self.config.remote_sandbox != "none"
+                else "commands run as the remote user, NOT sandboxed (install bubblewrap there to change that)"
+            )
         )
 
     def close(self) -> None:

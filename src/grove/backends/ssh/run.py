@@ -15,9 +15,39 @@ GRACE = 5  # seconds past the remote timeout's kill before the client gives up o
 TIMED_OUT = (124, 137)  # coreutils timeout: TERM sent (124), KILL after -k (137)
 
 
-def remote_line(root: str, command: str, timeout: float) -> str:
+PROBE = "bwrap --ro-bind / / --unshare-all --die-with-parent true"
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root.rstrip("/") + "/")
+
+
+def sandboxed(root: str, home: str | None, network: bool) -> str:
+    """The host's bubblewrap around a command: the filesystem read-only but the workspace, a private /tmp, /dev
+    and /proc, the remote home hidden (unless the workspace holds it), every namespace new (the network too,
+    unless allowed), killed with its parent."""
+    q = shlex.quote
+    argv = ["bwrap", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp"]
+    if home and home != "/" and not _under(home, root):
+        argv += ["--tmpfs", home]  # before the workspace's bind: a workspace inside the home stays visible
+    argv += ["--bind", root, root, "--unshare-all", *(["--share-net"] if network else [])]
+    argv += ["--die-with-parent", "--new-session", "--chdir", root]
+    return " ".join(q(a) for a in argv)
+
+
+def remote_line(
+    root: str,
+    command: str,
+    timeout: float,
+    *,
+    bwrap: bool = False,
+    home: str | None = None,
+    network: bool = True,
+) -> str:
     secs = max(1, int(timeout + 0.999))
     inner = f"/bin/bash -c {shlex.quote(command)}"
+    if bwrap:
+        inner = f"{sandboxed(root, home, network)} {inner}"
     return (
         f"cd {shlex.quote(root)} || exit 125; "
         f"if command -v timeout >/dev/null 2>&1; then exec timeout -k 2 {secs} {inner}; else exec {inner}; fi"
@@ -25,18 +55,11 @@ def remote_line(root: str, command: str, timeout: float) -> str:
 
 
 async def run_remote(
-    conn: asyncssh.SSHClientConnection,
-    root: str,
-    command: str,
-    *,
-    timeout: float,
-    output_bytes: int,
-    name: str,
+    conn: asyncssh.SSHClientConnection, line: str, *, timeout: float, output_bytes: int, name: str
 ) -> Result:
+    """Run a `remote_line` and collect its result."""
     started = time.monotonic()
-    proc = await conn.create_process(
-        remote_line(root, command, timeout), stdin=asyncssh.DEVNULL, stderr=asyncssh.STDOUT, encoding=None
-    )
+    proc = await conn.create_process(line, stdin=asyncssh.DEVNULL, stderr=asyncssh.STDOUT, encoding=None)
     kept: list[bytes] = []
     size = dropped = 0
 
