@@ -16,7 +16,6 @@ pytest.importorskip("jwt")
 
 import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
-
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.teams_server import FakeBotFramework, activity, send_activity
 
