@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from tests.kanban.conftest import pg_cluster  # noqa: F401 (the throwaway PostgreSQL cluster, once a session)
 
 SCRIPT = """\
 - tool_calls: [{name: write_file, arguments: {path: out.txt, content: "ok\\n"}}]

@@ -38,15 +38,16 @@ class Card:
 
 
 def label_of(board: Leases, task_id: int) -> Label | None:
-    """The first label comment on the card (a second batch process racing to label it wrote the same)."""
+    """The card's label comment (one per card: see write_label)."""
     for c in board.comments(task_id):
         if c.author == AUTHOR and c.body.startswith(LABEL):
             return Label(**json.loads(c.body[len(LABEL) :]))
     return None
 
 
-def write_label(board: Leases, task_id: int, label: Label) -> None:
-    board.comment(task_id, AUTHOR, LABEL + json.dumps(label.as_dict(), ensure_ascii=False))
+def write_label(board: Leases, task_id: int, label: Label) -> bool:
+    """The card's label, unless another batch process labelled it first (False)."""
+    return board.comment_once(task_id, AUTHOR, LABEL + json.dumps(label.as_dict(), ensure_ascii=False), LABEL)
 
 
 def find(board: Leases, name: str, items: list[Item]) -> dict[str, Task]:

@@ -111,10 +111,12 @@ def label_finished(board: Leases, items: list[Item], config: BatchConfig, progre
                 task.result or "",
                 task.error or "",
             )
-            cards.write_label(board, task.id, label)
-            progress.newly.append((item.id, label))
-            if config.failure_home is not None and not label.passed and task.status in ("done", "review"):
-                note_failure(board, task, label, config.failure_home)
+            if cards.write_label(board, task.id, label):
+                progress.newly.append((item.id, label))
+                if config.failure_home is not None and not label.passed and task.status in ("done", "review"):
+                    note_failure(board, task, label, config.failure_home)
+            else:  # another batch process (another host) labelled it first: its label stands
+                label = cards.label_of(board, task.id)
         if label is not None:
             progress.labelled += 1
             progress.passed += label.passed

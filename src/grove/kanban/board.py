@@ -101,7 +101,8 @@ class BoardCore:
         now = self.clock()
         row = tx.q(
             "INSERT INTO kanban_tasks (title, body, status, assignee, priority, skills, workspace, idempotency_key,"
-            " max_retries, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+            " max_retries, created_by, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (idempotency_key) DO NOTHING RETURNING id",
             (
                 title.strip(),
                 body,
@@ -117,6 +118,9 @@ class BoardCore:
                 now,
             ),
         )
+        if not row:  # the same key added at once elsewhere (PostgreSQL: its commit came first): that task
+            found = tx.q("SELECT id FROM kanban_tasks WHERE idempotency_key = ?", (key,))
+            return self._task(tx, found[0]["id"])
         task_id = int(row[0]["id"])
         for p in parents:
             tx.x("INSERT INTO kanban_deps (task_id, parent_id) VALUES (?, ?)", (task_id, p))
@@ -232,6 +236,19 @@ class BoardCore:
     def comment(self, task_id: int, author: str, body: str) -> Comment:
         with self.transaction() as tx:
             return self._comment(tx, task_id, author, body)
+
+    def comment_once(self, task_id: int, author: str, body: str, prefix: str = "") -> bool:
+        """Add the comment unless the task has one by `author` starting with `prefix`, checked under the task's
+        lock (two processes labelling one card write one label); False when one was there."""
+        with self.transaction() as tx:
+            self._task(tx, task_id, lock=True)
+            found = tx.q(
+                "SELECT body FROM kanban_comments WHERE task_id = ? AND author = ?", (task_id, author)
+            )
+            if any(str(r["body"]).startswith(prefix) for r in found):
+                return False
+            self._comment(tx, task_id, author, body)
+            return True
 
     def _comment(self, tx: Tx, task_id: int, author: str, body: str) -> Comment:
         self._task(tx, task_id)
