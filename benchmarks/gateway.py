@@ -1,6 +1,7 @@
 """Gateway throughput and recovery: messages per second through the shared core (an in-memory platform, many users,
 each message a full turn on the script model), then per platform through its real adapter against the test
-servers (fake Telegram, signed webhook receiver, real ngircd, fake Matrix homeserver, real dovecot + aiosmtpd),
+servers (fake Telegram, signed webhook receiver, real ngircd, fake Matrix homeserver, real dovecot + aiosmtpd,
+fake Mattermost, signal-cli daemon and DingTalk stream),
 and how long each takes to be back after its connection is dropped.
 
 Run: python benchmarks/gateway.py [--messages N]   (platforms whose server is missing are reported as skipped)
@@ -270,6 +271,86 @@ def bench_email(tmp: Path, count: int) -> tuple[float, float | None]:
     return rate, recovery
 
 
+def bench_mattermost(tmp: Path, count: int) -> tuple[float, float | None]:
+    from tests.gateway.fakes.mattermost_server import FakeMattermost
+    from tests.gateway.fakes.runner import running
+
+    from grove.gateway.mattermost import MattermostAdapter
+
+    os.environ["MATTERMOST_TOKEN"] = "tok"
+    with FakeMattermost("tok") as fake:
+        cfg = config(tmp, owners=["ada"], base_url=fake.url, port=0)
+        adapter = MattermostAdapter(cfg)
+        gateway = Gateway(
+            Settings(home=tmp / "home-mm", gateway={"mattermost": cfg}), adapter, model=ScriptModel(answer)
+        )
+        with running(gateway):
+            fake.wait_connected()
+            rate = timed(
+                gateway, lambda i: fake.user_posts("dm", "ada", f"m{i}"), lambda: len(fake.texts("dm")), count
+            )
+            start = time.perf_counter()
+            fake.drop()
+            fake.wait_connected(count=2)
+            recovery = time.perf_counter() - start
+    return rate, recovery
+
+
+def bench_signal(tmp: Path, count: int) -> tuple[float, float | None]:
+    from tests.gateway.fakes.runner import running
+    from tests.gateway.fakes.signal_daemon import FakeSignalDaemon
+
+    from grove.gateway.signal_cli import SignalAdapter
+
+    with FakeSignalDaemon() as daemon:
+        cfg = config(tmp, owners=["uuid-ada"], base_url=daemon.url)
+        adapter = SignalAdapter(cfg)
+        gateway = Gateway(
+            Settings(home=tmp / "home-sig", gateway={"signal": cfg}), adapter, model=ScriptModel(answer)
+        )
+        with running(gateway):
+            daemon.wait_streams(1)
+            rate = timed(
+                gateway,
+                lambda i: daemon.user_says("uuid-ada", "+1", f"m{i}"),
+                lambda: len(daemon.texts("uuid-ada")),
+                count,
+            )
+            start = time.perf_counter()
+            daemon.drop()
+            daemon.wait_streams(2)
+            recovery = time.perf_counter() - start
+    return rate, recovery
+
+
+def bench_dingtalk(tmp: Path, count: int) -> tuple[float, float | None]:
+    from tests.gateway.fakes.dingtalk_server import FakeDingTalk
+    from tests.gateway.fakes.runner import running
+
+    from grove.gateway.dingtalk import DingTalkAdapter
+
+    os.environ["DINGTALK_APP_SECRET"] = "s"
+    with FakeDingTalk("key", "s") as fake:
+        cfg = config(tmp, owners=["ada"], base_url=fake.url, options={"app_key": "key"})
+        adapter = DingTalkAdapter(cfg)
+        gateway = Gateway(
+            Settings(home=tmp / "home-dt", gateway={"dingtalk": cfg}), adapter, model=ScriptModel(answer)
+        )
+        with running(gateway):
+            fake.wait_connects(1)
+            rate = timed(
+                gateway,
+                lambda i: fake.user_says("cid", "ada", f"m{i}"),
+                lambda: len(fake.texts("cid")),
+                count,
+            )
+            start = time.perf_counter()
+            fake.drop()
+            fake.wait_connects(2)
+            recovery = time.perf_counter() - start
+    return rate, recovery
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument(
@@ -289,11 +370,14 @@ def main() -> None:
             ("irc", bench_irc),
             ("matrix", bench_matrix),
             ("email", bench_email),
+            ("mattermost", bench_mattermost),
+            ("signal", bench_signal),
+            ("dingtalk", bench_dingtalk),
         ):
             try:
                 rate, recovery = bench(tmp, per if name != "email" else max(5, per // 4))
             except FileNotFoundError as exc:
-                print(f"{name:<9} skipped: {exc} is not installed")
+                print(f"{name:<10} skipped: {exc} is not installed")
                 continue
             back = (
                 f"{recovery * 1000:7.0f} ms back after a drop"
@@ -301,7 +385,7 @@ def main() -> None:
                 else "  (no drop measured)"
             )
             paced = "  (ngircd's flood control paces each client)" if name == "irc" else ""
-            print(f"{name:<9} {rate:8.1f} messages/s   {back}{paced}")
+            print(f"{name:<10} {rate:8.1f} messages/s   {back}{paced}")
             figures[f"{name}_msgs_per_s"] = f"{rate:.1f}"
             if recovery is not None:
                 figures[f"{name}_reconnect_ms"] = f"{recovery * 1000:.0f}"
