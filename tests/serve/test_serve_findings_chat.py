@@ -74,7 +74,6 @@ def test_a_new_clients_history_seeds_the_session_as_messages(seen: tuple[TestCli
     ("field", "value"),
     [
         ("n", 2),
-        ("tools", [{"type": "function", "function": {"name": "f", "parameters": {}}}]),
         ("tool_choice", "required"),
         ("response_format", {"type": "json_object"}),
         ("logprobs", True),

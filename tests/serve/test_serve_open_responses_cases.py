@@ -1,11 +1,12 @@
 """The cases of the Open Responses compliance run (openresponses/openresponses src/lib/compliance-tests.ts),
 requested here the way that run sends them, each response checked against the openai SDK's Response model (the
 run's own zod schemas are not on a package registry, so CI cannot fetch them). Expected failures are marked
-with why: grove runs its own tools and reads text only, and it says so with a 400 instead of ignoring them."""
+with why."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -15,6 +16,10 @@ pytest.importorskip("openai", reason="responses are checked against the openai S
 
 from fastapi.testclient import TestClient
 from openai.types.responses import Response
+from tests.serve.conftest import echo, make_app
+
+from grove.config import Settings
+from grove.llm.script import ScriptModel
 
 WEATHER = {
     "type": "function",
@@ -27,9 +32,22 @@ WEATHER = {
     },
 }
 PNG = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
-NOT_CLIENT_TOOLS = (
-    "grove runs its own tools; client-declared function tools are refused (400), not yet offered"
-)
+
+
+def compliant(messages: list[dict[str, Any]], tools: list[Any]) -> Any:
+    """Calls the first function tool the client declares (as a model asked about the weather would), else echoes."""
+    if tools and messages[-1]["role"] == "user":
+        name = tools[0]["function"]["name"]
+        return {"tool_calls": [{"name": name, "arguments": {"location": "San Francisco"}}]}
+    return echo(messages, tools)
+
+
+@pytest.fixture
+def client(settings: Settings) -> Iterator[TestClient]:
+    app = make_app(settings, model=ScriptModel(compliant, name="script:compliant"))
+    key = app.state.grove.keys.add("compliance")
+    with TestClient(app, headers={"Authorization": f"Bearer {key}"}) as c:
+        yield c
 
 
 def msg(role: str, content: Any) -> dict[str, Any]:
@@ -50,14 +68,12 @@ CASES: list[Any] = [
         False,
         "function_call",
         id="tool-calling",
-        marks=pytest.mark.xfail(reason=NOT_CLIENT_TOOLS, strict=True),
     ),
     pytest.param(
         {"input": [msg("user", "What's the weather like in San Francisco?")], "tools": [WEATHER]},
         True,
         "function_call",
         id="tool-calling-streaming",
-        marks=pytest.mark.xfail(reason=NOT_CLIENT_TOOLS, strict=True),
     ),
     pytest.param(
         {

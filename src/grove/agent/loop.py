@@ -47,6 +47,8 @@ class TurnResult:
     interrupted: bool = False
     budget_exhausted: bool = False
     claims: list[Any] = field(default_factory=list)  # grove.claims verdicts on the answer, set by the session
+    # calls of the client's own tools (an API client declared them): the turn ends there, the client runs them
+    client_calls: list[ToolCall] = field(default_factory=list)
 
 
 class Agent:
@@ -83,17 +85,32 @@ class Agent:
         self.events = events or AgentEvents()
         self.compressor = compressor or Compressor(model, store, session_id, on_notice=self.events.on_notice)
         self._pool = ThreadPoolExecutor(max_workers=8, thread_name_prefix="grove-tool")
+        # tools an API client declared for this turn: offered to the model, run by the client, never by grove
+        self.client_tools: list[ToolSchema] = []
         # what a tool script (tools/tool_script.py) may call: this agent's tools, through their own gates
         ctx.state["tool_registry"] = tools
 
-    def run_turn(self, text: str, images: list[dict[str, Any]] | None = None) -> TurnResult:
-        """One user turn; `images` are OpenAI-format image parts (grove.llm.images) sent after the text."""
+    def run_turn(
+        self,
+        text: str,
+        images: list[dict[str, Any]] | None = None,
+        *,
+        tool_results: dict[str, str] | None = None,
+    ) -> TurnResult:
+        """One user turn; `images` are OpenAI-format image parts (grove.llm.images) sent after the text.
+        `tool_results` (call id -> output) answer the client-tool calls the previous turn ended on; the turn then
+        goes on from them, with `text` as a new user message only when it is not empty."""
         from grove.llm.images import user_content
 
         result = TurnResult(answer="")
-        if not any(m["role"] == "user" for m in self.messages):
-            self.store.set_title(self.session_id, redact(" ".join(text.split()))[:80])
-        self.append({"role": "user", "content": user_content(text, images)})
+        if tool_results is not None:
+            self._answer_pending(tool_results)
+        else:
+            self._answer_pending({})  # a new message instead of results: the client never ran them
+        if text or tool_results is None:
+            if not any(m["role"] == "user" for m in self.messages):
+                self.store.set_title(self.session_id, redact(" ".join(text.split()))[:80])
+            self.append({"role": "user", "content": user_content(text, images)})
         if self.ctx.checkpoints is not None:
             self.ctx.checkpoints.start_turn(text)
         try:
@@ -104,7 +121,14 @@ class Agent:
                 if not completion.tool_calls:
                     result.answer = completion.text
                     return result
-                self._run_tools(completion.tool_calls, result)
+                theirs = {t["function"]["name"] for t in self.client_tools}
+                own = [c for c in completion.tool_calls if c.name not in theirs]
+                if own:
+                    self._run_tools(own, result)
+                if len(own) < len(completion.tool_calls):  # the client runs the rest and sends their results
+                    result.client_calls = [c for c in completion.tool_calls if c.name in theirs]
+                    result.answer = completion.text
+                    return result
             result.budget_exhausted = True
             self.events.on_notice(
                 f"iteration budget ({self.max_iterations}) used up; asking for a final answer"
@@ -129,7 +153,7 @@ class Agent:
         """One model call on the live conversation: compressed first when due, compressed and retried once on a
         context overflow, its usage and cost counted, its reply appended. `schemas` None = the session's tools;
         [] = a text-only call (any tool calls the model tries are dropped)."""
-        schemas = self.tools.schemas() if schemas is None else schemas
+        schemas = [*self.tools.schemas(), *self.client_tools] if schemas is None else schemas
         settings = settings or self.settings
         streamed = self.events.on_text if self.events.streaming else None
         self.messages = self.compressor.before_call(self.messages, schemas)
@@ -216,6 +240,38 @@ class Agent:
         result.tool_calls.append(ToolCallRecord(call.name, _parse_args(call.arguments), outcome.ok, content))
         self.events.on_tool_end(call, ToolResult(content, outcome.ok))
 
+    def pending_calls(self) -> list[str]:
+        """Ids of the tool calls of the last assistant message that have no result yet (client tools)."""
+        for i in range(len(self.messages) - 1, -1, -1):
+            m = self.messages[i]
+            if m["role"] == "assistant":
+                answered = {x.get("tool_call_id") for x in self.messages[i + 1 :] if x["role"] == "tool"}
+                return [c["id"] for c in m.get("tool_calls") or [] if c["id"] not in answered]
+        return []
+
+    def _answer_pending(self, results: dict[str, str]) -> None:
+        """Every pending call gets its result (or a note that the client sent none), so the conversation stays
+        one any provider accepts; results for calls that are not pending are an error (ValueError)."""
+        pending = self.pending_calls()
+        stray = sorted(set(results) - set(pending))
+        if stray:
+            raise ValueError(
+                f"tool results for calls this conversation is not waiting on: {', '.join(stray)}"
+            )
+        names = {
+            c["id"]: c["function"]["name"]
+            for m in self.messages
+            if m["role"] == "assistant"
+            for c in m.get("tool_calls") or []
+        }
+        for call_id in pending:
+            name = names.get(call_id, "")
+            if call_id not in results:
+                self.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": NO_RESULT})
+                continue
+            self.append({"role": "tool", "tool_call_id": call_id, "name": name, "content": results[call_id]})
+            self.ctx.policy.taint.mark(f"output of the client's {name or 'tool'}")  # outside content
+
     def append(self, message: Message, usage: Usage | None = None) -> None:
         """Redact, commit, then keep: what is in memory is always also in state.db, and neither holds a secret
         that a tool read (a .env, a log), the user pasted or the model repeated."""
@@ -236,6 +292,9 @@ class Agent:
             closer = getattr(value, "close_with_session", None)
             if callable(closer):
                 closer()
+
+
+NO_RESULT = "[grove: no result came back for this call]"
 
 
 class StopRequested(Exception):

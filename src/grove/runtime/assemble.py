@@ -32,13 +32,14 @@ LOST_RESULT = (
 )
 
 
-def unanswered_tool_results(history: list[Message]) -> list[Message]:
-    """Results for tool calls a killed process never answered, so the conversation is valid again."""
+def unanswered_tool_results(history: list[Message], own: set[str]) -> list[Message]:
+    """Results for calls of the session's own tools (`own`) that a killed process never answered, so the
+    conversation is valid again. Calls of a client's tools wait for the client's results (Agent.run_turn)."""
     answered = {m.get("tool_call_id") for m in history if m["role"] == "tool"}
     missing: list[Message] = []
     for m in history:
         for call in m.get("tool_calls") or []:
-            if call["id"] not in answered:
+            if call["id"] not in answered and call["function"]["name"] in own:
                 name = call["function"]["name"]
                 missing.append(
                     {"role": "tool", "tool_call_id": call["id"], "name": name, "content": LOST_RESULT}
@@ -158,7 +159,7 @@ def open_agent(
         spec = profile.model or store.get_session(session_id).model
         system = store.system_prompt(session_id) or ""
         history = store.messages(session_id)
-        for message in unanswered_tool_results(history):
+        for message in unanswered_tool_results(history, set(tools.names())):
             store.add_message(session_id, message)
             history.append(message)
     else:

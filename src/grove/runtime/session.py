@@ -67,12 +67,19 @@ class Session:
         return self.agent.session_id
 
     # -- the three ways to drive a session ---------------------------------------------------------------------
-    def run_turn(self, text: str, images: list[dict[str, Any]] | None = None) -> TurnResult:
-        """One user turn (with image parts, if any); after a delivered answer the self-review is scheduled when
-        its triggers fire."""
+    def run_turn(
+        self,
+        text: str,
+        images: list[dict[str, Any]] | None = None,
+        *,
+        tool_results: dict[str, str] | None = None,
+    ) -> TurnResult:
+        """One user turn (with image parts, if any), or the results of the client's tool calls the last turn
+        ended on (`tool_results`); after a delivered answer the self-review is scheduled when its triggers fire."""
         self._before(text)
         try:
-            result = self.agent.run_turn(self.failures.before(text), images)
+            asked = self.failures.before(text) if text else text
+            result = self.agent.run_turn(asked, images, tool_results=tool_results)
         finally:
             self._resume_reviews()  # an interrupted or failed turn must not leave a running review paused
         self._after(result)
@@ -140,7 +147,7 @@ class Session:
     def _before(self, text: str) -> None:
         if self.reviews is not None:
             self.reviews.before_turn()  # the user comes first: a running review waits
-        if self._grades and not text.startswith("[grove"):
+        if self._grades and text and not text.startswith("[grove"):
             from grove.learning.grades import note_user_message
 
             note_user_message(self.store.db, self.id, text)

@@ -16,6 +16,7 @@ from fastapi.middleware.trustedhost import TrustedHostMiddleware
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from grove.serve.client_tools import chat_tools, tool_choice
 from grove.serve.errors import ApiError, refuse
 from grove.serve.fields import check_extras, check_parts
 from grove.serve.identity import (
@@ -33,6 +34,7 @@ from grove.serve.responses_api import responses_router
 from grove.serve.schemas import (
     ChatCompletion,
     ChatCompletionRequest,
+    ChatMessage,
     ErrorResponse,
     ModelCard,
     ModelList,
@@ -192,18 +194,24 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         """One turn of a grove session. The conversation it continues: header X-Grove-Conversation, else
         metadata conversation_id, else the history the client resends (when it extends one it was sent);
         else a new session (its id comes back in the X-Grove-Conversation header). `user` is attribution.
-        Tools run inside grove; only text comes back."""
+        grove's tools run inside grove; function tools the client declares (`tools`) come back as `tool_calls`
+        for the client to run, and its `tool` messages carry the turn on."""
         spec = model_spec(body.model)
-        check_extras(body.model_extra)
+        extras = dict(body.model_extra or {})
+        client_tools = chat_tools(extras.pop("tools")) if extras.get("tools") else []
+        choice = tool_choice(extras.pop("tool_choice", None), client_tools, "chat") if client_tools else None
+        check_extras(extras)  # tool_choice without tools is refused there unless it asks for nothing
         check_parts(body.messages)
         if body.stream_options and set(body.stream_options) - {"include_usage", "include_obfuscation"}:
             raise refuse("stream_options takes include_usage only", "stream_options")
         conversation, turn, prior = chat_turn(runner, key.name, x_grove_conversation, body)
+        turn.client_tools, turn.tool_choice = client_tools, choice
         reply_id = f"chatcmpl-{secrets.token_hex(12)}"
         headers = {} if conversation.startswith(HISTORY_PREFIX) else {CONVERSATION_HEADER: conversation}
 
         def remember(outcome: TurnOutcome) -> None:  # a stateless client's next request names this history
-            for answer in {outcome.result.answer, outcome.streamed} - {""}:
+            # an answer that is only calls of the client's tools has no text: its history ends at the question
+            for answer in ({outcome.result.answer, outcome.streamed} - {""}) or {""}:
                 digest = history_digest([*prior, ("user", turn.text), ("assistant", answer)])
                 runner.conversations.set(key.name, digest, outcome.session_id)
 
@@ -235,12 +243,24 @@ def chat_turn(
     runner: TurnRunner, key: str, header: str | None, body: ChatCompletionRequest
 ) -> tuple[str, TurnRequest, list[tuple[str, str]]]:
     """The conversation a chat request continues, the turn it asks for, and the history before it."""
-    *earlier, last = body.messages
-    if last.role != "user" or not last.text().strip():
+    messages = list(body.messages)
+    results: dict[str, str] | None = None
+    while (
+        messages and messages[-1].role == "tool"
+    ):  # outputs of the client's tools: the turn goes on from them
+        m = messages.pop()
+        call_id = (m.model_extra or {}).get("tool_call_id")
+        if not isinstance(call_id, str) or not call_id:
+            raise ApiError(
+                400, "a tool message needs its tool_call_id", "invalid_request_error", "invalid_messages"
+            )
+        results = {call_id: m.text(), **(results or {})}
+    *earlier, last = messages if results is None else [*messages, ChatMessage(role="user", content="")]
+    if results is None and (last.role != "user" or not last.text().strip()):
         raise ApiError(
             400,
-            "the last message must be a user message with text (grove runs tools itself; tool and assistant "
-            "messages are not taken as the turn)",
+            "the last message must be a user message with text, or tool messages answering grove's tool_calls "
+            "(grove runs its own tools; assistant messages are not taken as the turn)",
             "invalid_request_error",
             "invalid_messages",
         )
@@ -248,6 +268,7 @@ def chat_turn(
     prior = [(normal_role(m.role), m.text()) for m in kept]
     turn = TurnRequest(
         text=last.text(),
+        tool_results=results,
         history=[{"role": role, "content": text} for role, text in prior],
         system=[text for role, text in prior if role == "system"],
         max_tokens=body.max_completion_tokens or body.max_tokens,
@@ -276,14 +297,33 @@ def _completion(outcome: TurnOutcome, reply_id: str, model: str) -> dict[str, An
         "choices": [
             {
                 "index": 0,
-                "message": {"role": "assistant", "content": outcome.result.answer},
-                "finish_reason": "length" if outcome.result.budget_exhausted else "stop",
+                "message": {
+                    "role": "assistant",
+                    "content": outcome.result.answer or (None if outcome.result.client_calls else ""),
+                    **_tool_calls(outcome),
+                },
+                "finish_reason": _finish(outcome),
             }
         ],
         "usage": _usage(outcome),
         "system_fingerprint": None,
         "grove_claims": [v.as_dict() for v in outcome.result.claims],  # the answer's claims, checked
     }
+
+
+def _tool_calls(outcome: TurnOutcome, indexed: bool = False) -> dict[str, Any]:
+    """The calls of the client's own tools the turn ended on, as chat `tool_calls` (with `index` in a stream)."""
+    calls = [
+        {**({"index": i} if indexed else {}), **c.to_message()}
+        for i, c in enumerate(outcome.result.client_calls)
+    ]
+    return {"tool_calls": calls} if calls else {}
+
+
+def _finish(outcome: TurnOutcome) -> str:
+    if outcome.result.client_calls:
+        return "tool_calls"
+    return "length" if outcome.result.budget_exhausted else "stop"
 
 
 def _usage(outcome: TurnOutcome) -> dict[str, int]:
@@ -321,8 +361,9 @@ async def _chat_stream(
                 yield _chunk(reply_id, model, {"content": event})
                 continue
             remember(event)
-            finish = "length" if event.result.budget_exhausted else "stop"
-            yield _chunk(reply_id, model, {}, finish)
+            if event.result.client_calls:
+                yield _chunk(reply_id, model, _tool_calls(event, indexed=True))
+            yield _chunk(reply_id, model, {}, _finish(event))
             if include_usage:
                 payload = {
                     "id": reply_id,

@@ -1,5 +1,5 @@
 """Every field a client sends is honoured or refused with a clear 400, never ignored: the fields grove cannot
-honour (several choices, client-declared tools, structured output, image input...) are refused by name."""
+honour (several choices, structured output, image input...) are refused by name."""
 
 from __future__ import annotations
 
@@ -48,8 +48,8 @@ _DEFAULTS: dict[str, tuple[Any, ...]] = {
 }
 _WHY = {
     "n": "grove answers with one choice (n must be 1)",
-    "tools": "grove runs its own tools; client-declared tools are not offered to the model yet",
-    "tool_choice": "grove runs its own tools; tool_choice may only be 'auto' or 'none'",
+    "tools": "tools must be a list of function tools",
+    "tool_choice": "tool_choice other than 'auto' or 'none' names the client's own tools: declare them in tools",
     "functions": "grove runs its own tools; client-declared functions are not offered to the model",
     "function_call": "grove runs its own tools; function_call may only be 'auto' or 'none'",
     "response_format": "grove answers in text; structured output (json_object, json_schema) is not supported",

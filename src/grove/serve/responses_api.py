@@ -11,6 +11,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
+from grove.llm.types import ToolCall
+from grove.serve.client_tools import responses_tools, tool_choice
 from grove.serve.errors import ApiError, refuse
 from grove.serve.fields import check_extras, check_parts
 from grove.serve.identity import history_digest, new_conversation, normal_role
@@ -31,14 +33,30 @@ def responses_router(runner: TurnRunner, client: Any, model_spec: Callable[[str]
     async def create(body: ResponsesRequest, key: client, request: Request) -> Any:  # type: ignore[valid-type]
         """One turn; `stream: true` sends the spec's server-sent events."""
         spec = model_spec(body.model)
-        check_extras(body.model_extra)
-        messages = _messages(body)
-        *earlier, last = messages
-        if last.role != "user" or not last.text().strip():
-            raise refuse("the last input item must be a user message with text", "input", "invalid_input")
+        extras = dict(body.model_extra or {})
+        client_tools = responses_tools(extras.pop("tools")) if extras.get("tools") else []
+        choice = (
+            tool_choice(extras.pop("tool_choice", None), client_tools, "responses") if client_tools else None
+        )
+        check_extras(extras)  # tool_choice without tools is refused there unless it asks for nothing
+        messages, results = _messages(body)
+        if results is not None:
+            earlier, last = messages, ChatMessage(role="user", content="")
+        else:
+            *earlier, last = messages
+            if last.role != "user" or not last.text().strip():
+                raise refuse(
+                    "the last input item must be a user message with text, or function_call_output items "
+                    "answering grove's function calls",
+                    "input",
+                    "invalid_input",
+                )
         prior = [(normal_role(m.role), m.text()) for m in earlier if m.text().strip()]
         turn = TurnRequest(
             text=last.text(),
+            client_tools=client_tools,
+            tool_choice=choice,
+            tool_results=results,
             history=[{"role": role, "content": text} for role, text in prior],
             system=[text for role, text in prior if role == "system"],
             max_tokens=body.max_output_tokens,
@@ -68,8 +86,11 @@ def responses_router(runner: TurnRunner, client: Any, model_spec: Callable[[str]
         item_id = f"msg_{secrets.token_hex(24)}"
         created = int(time.time())
 
-        def finish(outcome: TurnOutcome, text: str) -> dict[str, Any]:
-            done = _body(body, response_id, created, _status(outcome), [_message(item_id, text, "completed")])
+        def finish(outcome: TurnOutcome, text: str, announced: bool = False) -> dict[str, Any]:
+            calls = [_function_call(c) for c in outcome.result.client_calls]
+            said = [_message(item_id, text, "completed")] if text or announced or not calls else []
+            done = _body(body, response_id, created, _status(outcome), [*said, *calls])
+            done["tools"] = [{"type": "function", **t["function"], "strict": None} for t in client_tools]
             done["usage"] = _usage(outcome)
             digest = history_digest([*prior, ("user", turn.text), ("assistant", text)])
             runner.conversations.set(name, digest, outcome.session_id)
@@ -103,25 +124,55 @@ def responses_router(runner: TurnRunner, client: Any, model_spec: Callable[[str]
     return router
 
 
-def _messages(body: ResponsesRequest) -> list[ChatMessage]:
+def _messages(body: ResponsesRequest) -> tuple[list[ChatMessage], dict[str, str] | None]:
+    """The input as messages, and the outputs of the client's function calls when the input ends with them.
+    `function_call` items a stateless client resends are grove's own earlier calls: the session has them."""
+    messages: list[ChatMessage] = []
+    results: dict[str, str] | None = None
     if isinstance(body.input, str):
         messages = [ChatMessage(role="user", content=body.input)]
     else:
-        messages = []
         for item in body.input:
+            extra = item.model_extra or {}
+            if item.type == "function_call_output":
+                call_id, output = extra.get("call_id"), extra.get("output")
+                if not isinstance(call_id, str) or not call_id:
+                    raise refuse("a function_call_output item needs its call_id", "input", "invalid_input")
+                text = output if isinstance(output, str) else json.dumps(output, ensure_ascii=False)
+                results = {**(results or {}), call_id: text}
+                continue
+            if item.type == "function_call":
+                continue
             message = item.message()
             if message is None:
                 raise refuse(
-                    f"input items of type {item.type!r} are not supported (grove takes messages; it runs its "
-                    "own tools, so there are no function call outputs to send)",
+                    f"input items of type {item.type!r} are not supported (grove takes messages, and "
+                    "function_call_output items for the function tools a request declares)",
                     "input",
                     "unsupported_input",
+                )
+            if results is not None:
+                raise refuse(
+                    "function_call_output items must come last in the input", "input", "invalid_input"
                 )
             messages.append(message)
     check_parts(messages)
     if body.instructions:
         messages = [ChatMessage(role="system", content=body.instructions), *messages]
-    return messages
+    if not messages and results is None:
+        raise refuse("the input holds no message", "input", "invalid_input")
+    return messages, results
+
+
+def _function_call(call: ToolCall) -> dict[str, Any]:
+    return {
+        "type": "function_call",
+        "id": f"fc_{call.id}",
+        "call_id": call.id,
+        "name": call.name,
+        "arguments": call.arguments,
+        "status": "completed",
+    }
 
 
 def _status(outcome: TurnOutcome) -> str:
@@ -151,7 +202,7 @@ def _body(
     request: ResponsesRequest, response_id: str, created: int, status: str, output: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """A whole response object, every field the spec requires present (null where grove has no value)."""
-    text = "".join(p["text"] for item in output for p in item["content"])
+    text = "".join(p["text"] for item in output for p in item.get("content", []))
     return {
         "id": response_id,
         "object": "response",
@@ -193,7 +244,7 @@ async def _events(
     turn: AsyncIterator[str | TurnOutcome],
     started: dict[str, Any],
     item_id: str,
-    finish: Callable[[TurnOutcome, str], dict[str, Any]],
+    finish: Callable[[TurnOutcome, str, bool], dict[str, Any]],
 ) -> AsyncIterator[str]:
     """The spec's streaming events, in its order, each numbered; text deltas as the turn produces them."""
     sequence = 0
@@ -217,13 +268,19 @@ async def _events(
                 text += delta
                 yield event("response.output_text.delta", **at, delta=delta, logprobs=[])
                 continue
-            done = finish(delta, text or delta.result.answer)
+            done = finish(delta, text or delta.result.answer, True)
             if not text and delta.result.answer:  # nothing streamed (the turn ended without text deltas)
                 text = delta.result.answer
                 yield event("response.output_text.delta", **at, delta=text, logprobs=[])
             yield event("response.output_text.done", **at, text=text, logprobs=[])
             yield event("response.content_part.done", **at, part={**empty, "text": text})
             yield event("response.output_item.done", output_index=0, item=done["output"][0])
+            for index, item in enumerate(done["output"][1:], start=1):  # the client's function calls
+                yield event("response.output_item.added", output_index=index, item={**item, "arguments": ""})
+                where = {"item_id": item["id"], "output_index": index}
+                yield event("response.function_call_arguments.delta", **where, delta=item["arguments"])
+                yield event("response.function_call_arguments.done", **where, arguments=item["arguments"])
+                yield event("response.output_item.done", output_index=index, item=item)
             yield event(f"response.{done['status']}", response=done)
     except ApiError as exc:
         failed = {

@@ -10,7 +10,7 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grove.agent.events import AgentEvents
 
@@ -45,6 +45,9 @@ class TurnRequest:
     temperature: float | None = None
     seed: int | None = None
     upto: int | None = None  # continue the session as it was at this message id (an older response: a copy)
+    client_tools: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # the client's own tools
+    tool_choice: str | None = None  # None/auto, "none", "required" or a tool's name
+    tool_results: dict[str, str] | None = None  # outputs of the client-tool calls the last turn ended on
 
 
 @dataclass
@@ -180,13 +183,29 @@ class TurnRunner:
             for text in request.system:
                 if text not in known:
                     session.agent.append({"role": "system", "content": text})
-        asked = {k: getattr(request, k) for k in ("max_tokens", "temperature", "seed")}
+        asked = {k: getattr(request, k) for k in ("max_tokens", "temperature", "seed", "tool_choice")}
         session.agent.settings = dataclasses.replace(
             session.agent.settings, **{k: v for k, v in asked.items() if v is not None}
         )
         try:
+            from grove.serve.client_tools import check_collisions
+
+            check_collisions(request.client_tools, session.agent.tools.names())
+            session.agent.client_tools = request.client_tools
             self.conversations.set(key_name, conversation, session.id)
-            result = session.run_turn(request.text)
+            stray = sorted(set(request.tool_results or {}) - set(session.agent.pending_calls()))
+            if stray:
+                from grove.serve.errors import ApiError
+
+                raise ApiError(
+                    400,
+                    f"tool results for calls this conversation is not waiting on: {', '.join(stray)} (send a "
+                    "tool message for each tool call of grove's last answer, in the same conversation)",
+                    "invalid_request_error",
+                    "invalid_tool_results",
+                    "messages",
+                )
+            result = session.run_turn(request.text, tool_results=request.tool_results)
             if on_text is not None and not sink.sent and result.answer:
                 on_text(result.answer)  # a provider that does not stream: the whole answer at once
                 sink.text = result.answer
