@@ -197,3 +197,21 @@ def test_remote_sandbox_none_runs_commands_bare(ssh_settings: Settings, sshd: Ss
         b.close()
     assert outside.exists()
     outside.unlink()
+
+
+def test_unattended_unsandboxed_commands_need_the_opt_in(ssh_settings: Settings, remote_ws: Path) -> None:
+    from grove.security.approval.policy import SafetyPolicy
+
+    ssh_settings.backends.remote_sandbox = "none"
+    policy = SafetyPolicy(unattended=True)
+    b = open_backend(ssh_settings.backends.use, ssh_settings, policy=lambda: policy)
+    try:
+        refused = b.run("echo ran > ran.txt", timeout=10)
+        assert (
+            refused.refused and "NOT sandboxed" in refused.stdout and "--allow-unisolated" in refused.stdout
+        )
+        assert not (remote_ws / "ran.txt").exists()
+        policy.allow_unisolated = True
+        assert b.run("echo ran > ran.txt", timeout=10).exit_code == 0
+    finally:
+        b.close()

@@ -49,7 +49,7 @@ def backend_of(ctx: ToolContext) -> Backend:
         from grove.backends.open import open_backend
 
         # a name may stand for local: None then
-        ctx.backend = open_backend(spec, ctx.settings, local, lambda: ctx.policy.network)
+        ctx.backend = open_backend(spec, ctx.settings, local, lambda: ctx.policy)
         if ctx.backend is not None:
             return ctx.backend
     return local()

@@ -18,7 +18,9 @@ from grove.backends.ssh.files import SftpFiles
 from grove.backends.ssh.loop import LoopThread
 from grove.backends.ssh.run import GRACE, PROBE, remote_line, run_remote
 from grove.config.backends import BackendsConfig
+from grove.sandbox.gate import OPT_IN
 from grove.sandbox.types import Result
+from grove.security.approval.policy import SafetyPolicy
 
 T = TypeVar("T")
 # what a dropped connection looks like, from the socket up to the SFTP layer
@@ -38,10 +40,10 @@ class SshBackend:
     kind = "ssh"
 
     def __init__(
-        self, spec: BackendSpec, config: BackendsConfig, network: Callable[[], bool] = lambda: True
+        self, spec: BackendSpec, config: BackendsConfig, policy: Callable[[], SafetyPolicy] = SafetyPolicy
     ) -> None:
         self.spec, self.config = spec, config
-        self._network = network  # asked per command: the session may allow the network later
+        self._policy = policy  # asked per command: the session may allow the network later
         self.bwrap: bool | None = None  # the host's bubblewrap works (probed at the first connect)
         self.home: str | None = None
         self.name = spec.text
@@ -124,9 +126,29 @@ class SshBackend:
             self.root,
             command,
             timeout,
-            bwrap=bool(self.bwrap) and self.config.remote_sandbox != "none",
+            bwrap=self.sandboxed,
             home=self.home,
-            network=self._network(),
+            network=self._policy().network,
+        )
+
+    @property
+    def sandboxed(self) -> bool:
+        return bool(self.bwrap) and self.config.remote_sandbox != "none"
+
+    def _refusal(self) -> str | None:
+        """As the local sandbox's rule: with nobody to approve and no isolation, commands need an explicit opt-in."""
+        policy = self._policy()
+        if self.sandboxed or not policy.unattended or policy.allow_unisolated:
+            return None
+        why = (
+            "backends.remote_sandbox is none"
+            if self.config.remote_sandbox == "none"
+            else "it has no working bwrap"
+        )
+        return (
+            f"refused: this run is unattended and commands on {self.name} would run NOT sandboxed ({why}), so they "
+            "could read and change anything the remote user can. To fix: install bubblewrap on the host (Debian: "
+            f"apt-get install bubblewrap); or, accepting that risk, allow it with {OPT_IN}"
         )
 
     def run(self, command: str, *, timeout: float) -> Result:
@@ -138,6 +160,9 @@ class SshBackend:
 
         async def attempt() -> Result:
             conn, _sftp = await self._ensure()
+            refusal = self._refusal()
+            if refusal:
+                return Result(126, refusal, "", self.name, notes=["refused: no isolation"], refused=True)
             try:
                 return await once(conn)
             except asyncssh.ChannelOpenError:  # refused before it started: safe to try once more
@@ -176,7 +201,7 @@ class SshBackend:
             f"{self.name}: connected (host key checked against known_hosts), workspace {self.root}, {system}; "
             + (
                 "commands run in the host's bubblewrap (workspace writable, home hidden, no network unless allowed)"
-                if self.bwrap and self.config.remote_sandbox != "none"
+                if self.sandboxed
                 else "commands run as the remote user, NOT sandboxed (install bubblewrap there to change that)"
             )
         )
