@@ -41,7 +41,7 @@ def test_a_turn_reads_edits_and_runs_code_on_the_remote_host(
     monkeypatch.chdir(workspace)
     code, out, err = grove(
         capsys, "run", "make app.py print 42", "-m", f"script:{script}", "-t", "files,terminal",
-        "--allow-terminal", "--yolo", "--json", "--backend", sshd.spec,
+        "--allow-terminal", "--yolo", "--allow-unisolated", "--json", "--backend", sshd.spec,
     )  # fmt: skip
     assert code == 0, err
     result = json.loads(out)
