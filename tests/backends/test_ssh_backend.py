@@ -215,3 +215,12 @@ def test_unattended_unsandboxed_commands_need_the_opt_in(ssh_settings: Settings,
         assert b.run("echo ran > ran.txt", timeout=10).exit_code == 0
     finally:
         b.close()
+
+
+def test_tool_calls_from_several_threads_share_one_connection(backend: SshBackend) -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(4) as pool:
+        outs = list(pool.map(lambda i: backend.run(f"echo {i}", timeout=10).stdout, range(8)))
+    assert outs == [f"{i}\n" for i in range(8)]
+    assert backend.connects == 1

@@ -3,6 +3,7 @@ with the remote workspace as their folder, file acts over SFTP (grove.backends.s
 
 from __future__ import annotations
 
+import asyncio
 import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -50,6 +51,7 @@ class SshBackend:
         self.root = spec.workspace or ""  # resolved (realpath on the server) at connect
         self.connects = 0  # how many times a connection was opened (1 + reconnects)
         self._held = _Held()
+        self._connecting = asyncio.Lock()  # bound to the backend's loop at first use
         self._loop = LoopThread(f"grove-ssh-{spec.host}")
         # the session's context goes (or grove exits): connection closed, thread stopped
         self._finalizer = weakref.finalize(self, _shut, self._loop, self._held)
@@ -57,6 +59,10 @@ class SshBackend:
     # --- the connection
 
     async def _ensure(self) -> tuple[asyncssh.SSHClientConnection, asyncssh.SFTPClient]:
+        async with self._connecting:  # tool calls from several threads: one connection, not one each
+            return await self._ensure_locked()
+
+    async def _ensure_locked(self) -> tuple[asyncssh.SSHClientConnection, asyncssh.SFTPClient]:
         held = self._held
         if held.conn is not None and held.sftp is not None and not held.conn.is_closed():
             return held.conn, held.sftp
