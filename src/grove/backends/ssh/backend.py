@@ -78,8 +78,11 @@ class SshBackend:
                     f"(`ssh {self.spec.host} mkdir -p {root}`) or name another"
                 )
             if self.bwrap is None and self.config.remote_sandbox != "none":
-                probe = await conn.run(PROBE, stdin=asyncssh.DEVNULL, timeout=30)
-                self.bwrap = probe.exit_status == 0
+                try:
+                    probe = await conn.run(PROBE, stdin=asyncssh.DEVNULL, timeout=30)
+                    self.bwrap = probe.exit_status == 0
+                except (asyncssh.ProcessError, TimeoutError):  # a hanging or odd bwrap is no sandbox
+                    self.bwrap = False
             if self.config.remote_sandbox == "bwrap" and not self.bwrap:
                 raise BackendError(
                     f"{self.name}: backends.remote_sandbox is bwrap, but the host has no working bubblewrap; "
