@@ -156,3 +156,39 @@ def test_no_probe_no_prose_change_and_probes_off_changes_nothing(workspace: Path
     review_session(plain, ScriptModel(reviewer), sid, workspace=workspace)
     assert skill_md(plain).is_file() and "skill_probe" not in seen[0]
     assert json.loads(json.dumps(report.changes))  # the change log stays JSON
+
+
+def test_a_curator_merge_is_held_to_the_members_probes(settings: Settings) -> None:
+    from tests.learning.test_curator import UMBRELLA, overlapping
+
+    from grove.learning.curator import run_curator
+    from grove.learning.skill_probes import Probe, save_probes
+    from grove.runtime.review_probes import probes_for
+    from grove.skills.discover import discover
+    from grove.store.sessions import SessionStore
+
+    settings = probed_settings()
+    store = SessionStore.open(settings.db_path)
+    overlapping(settings, store)
+    probe = Probe(task="Report on sales.csv", checks=[{"output_regex": "markdown report"}])  # type: ignore[list-item]
+    save_probes(settings.home, "csv-report", [probe])
+
+    def curator_model(umbrella: str) -> ScriptModel:
+        def reply(messages: list[dict], tools: list[dict]) -> Any:
+            if not tools:  # the merge proposal
+                return json.dumps({"merge": True, "name": "csv-reports", "content": umbrella, "why": "same"})
+            # a probe replay: a markdown report only when the library says how
+            return "a markdown report" if "markdown reports" in str(messages[0]["content"]) else "a list"
+
+        return ScriptModel(reply)
+
+    vague = UMBRELLA.replace("column totals and markdown reports", "numbers")
+    report = run_curator(settings, model=curator_model(vague), db=store.db, probes=probes_for(settings))
+    [action] = report.actions
+    assert action.kind == "skipped" and "refused: probe 1 fails with the change" in action.detail
+    assert {"csv-report", "csv-totals"} <= set(discover(settings).skills)
+
+    report = run_curator(settings, model=curator_model(UMBRELLA), db=store.db, probes=probes_for(settings))
+    assert [(a.kind, a.applied) for a in report.actions] == [("consolidate", True)]
+    assert load_probes(settings.home, "csv-reports") == [probe]  # the umbrella carries its members' probes
+    store.db.close()

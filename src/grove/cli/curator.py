@@ -44,7 +44,9 @@ def run(
 
         spec = model or curator_model_spec(settings, settings.resolved_model()) or settings.resolved_model()
         reviewer = build_router(settings, spec, AgentEvents())
-    report = run_curator(settings, dry_run=dry_run, model=reviewer)
+    from grove.runtime.review_probes import probes_for
+
+    report = run_curator(settings, dry_run=dry_run, model=reviewer, probes=probes_for(settings))
     print(json.dumps(asdict(report), ensure_ascii=False) if as_json else report.render())
     if report.error:
         raise typer.Exit(1)

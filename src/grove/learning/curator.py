@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grove.config.learning import LearningConfig, learning_config
 from grove.learning.runs import finish_run, runs, start_run
@@ -22,6 +22,9 @@ from grove.llm.types import Model
 from grove.skills.skill import Skill
 from grove.skills.stale import read_stale, write_stale
 from grove.store.db import Database
+
+if TYPE_CHECKING:
+    from grove.learning.skill_probes import ProbeRunner
 
 DAY = 86_400.0
 
@@ -166,8 +169,10 @@ def run_curator(
     model: Model | None = None,
     db: Database | None = None,
     now: float | None = None,
+    probes: Callable[[Model], ProbeRunner] | None = None,
 ) -> CuratorReport:
-    """One pass over the library. Every change is kept in the skill history or the archive, and listed."""
+    """One pass over the library. Every change is kept in the skill history or the archive, and listed. With
+    `probes` (learning.skill_probes), a merge is replayed on the members' probes first and kept only if they pass."""
     from grove.learning.consolidate import propose
     from grove.learning.merge_check import check_merge
     from grove.learning.overlap import clusters, overlapping_pairs
@@ -225,6 +230,12 @@ def run_curator(
                     )
                 )
                 continue
+            held = _merge_probes(settings, proposal, members, probes, model, config.probe_replays)
+            if held is not None and not held.keep:
+                report.actions.append(
+                    CuratorAction("skipped", group, f"merge into '{proposal.name}' refused: {held.text()}")
+                )
+                continue
             dropped = "".join(f"; dropped {e.kind} {e.text!r}: {why}" for e, why in check.excused)
             action = CuratorAction(
                 "consolidate",
@@ -246,6 +257,8 @@ def run_curator(
                         mgr.archive(name, f"curator: merged into {proposal.name}")
                         stale.pop(name, None)
                 action.applied = True
+                if held is not None:
+                    _carry_probes(settings, proposal.name, group)
             except SkillError as e:
                 action.kind, action.detail = "skipped", f"merge into '{proposal.name}' refused: {e}"
         if not dry_run:
@@ -303,12 +316,39 @@ def has_curatable_skills(settings: Any) -> bool:
     return False
 
 
+def _merge_probes(
+    settings: Any,
+    proposal: Any,
+    members: list[Any],
+    probes: Callable[[Model], ProbeRunner] | None,
+    model: Model,
+    budget: int,
+) -> Any:
+    """The probes of the merged skills replayed on the umbrella; None when there is nothing to hold it to."""
+    from grove.learning.skill_probes import judge, load_probes
+
+    held = [p for m in members for p in load_probes(settings.home, m.name)]
+    if probes is None or not held:
+        return None
+    before = next((m.skill_md.read_text(encoding="utf-8") for m in members if m.name == proposal.name), None)
+    return judge(proposal.name, proposal.content, before, held, probes(model), budget)
+
+
+def _carry_probes(settings: Any, name: str, group: list[str]) -> None:
+    """The umbrella skill keeps the probes of every skill it merged."""
+    from grove.learning.skill_probes import load_probes, save_probes
+
+    merged = [p for member in group for p in load_probes(settings.home, member)]
+    save_probes(settings.home, name, list({p.model_dump_json(): p for p in merged}.values()))
+
+
 def run_curator_if_due(
     settings: Any,
     model_factory: Callable[[], Model] | None = None,
     *,
     require_idle: bool = True,
     opening: str | None = None,
+    probes: Callable[[Model], ProbeRunner] | None = None,
 ) -> CuratorReport | None:
     """For front ends: run the curator when it is due and no other process is curating (call it in a
     background thread or a detached process); None when not due."""
@@ -324,6 +364,6 @@ def run_curator_if_due(
             if model_factory is not None:
                 with contextlib.suppress(Exception):  # no curator model: age and grade only, as documented
                     model = model_factory()
-            return run_curator(settings, model=model, db=db)
+            return run_curator(settings, model=model, db=db, probes=probes)
     finally:
         db.close()

@@ -93,9 +93,10 @@ def _curate(settings: Any, spec: str | None) -> int:
     from grove.agent.events import AgentEvents
     from grove.learning.curator import run_curator_if_due
     from grove.runtime.assemble import build_router
+    from grove.runtime.review_probes import probes_for
 
     factory = (lambda: build_router(settings, spec, AgentEvents())) if spec else None
-    report = run_curator_if_due(settings, factory, require_idle=False)
+    report = run_curator_if_due(settings, factory, require_idle=False, probes=probes_for(settings))
     print(report.render() if report else "curator: not due", flush=True)
     return 1 if report is not None and report.error else 0
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -84,3 +85,12 @@ def probe_runner(settings: Any, model: Model, max_iterations: int = PROBE_MAX_IT
             shutil.rmtree(ws, ignore_errors=True)
 
     return run
+
+
+def probes_for(settings: Any) -> Callable[[Model], ProbeRunner] | None:
+    """What the curator replays merges with (learning.skill_probes), or None when probes are off."""
+    from grove.config.learning import learning_config
+
+    if not learning_config(settings).skill_probes:
+        return None
+    return lambda model: probe_runner(settings, model)

@@ -185,6 +185,7 @@ class Session:
     def _start_curator(self) -> None:
         from grove.learning.curator import run_curator_if_due
         from grove.memory.prompt import memory_notice
+        from grove.runtime.review_probes import probes_for
 
         notice = memory_notice(self.settings)
         if notice:
@@ -193,7 +194,8 @@ class Session:
             threading.Thread(
                 target=run_curator_if_due,
                 args=(self.settings, self._curator_factory()),
-                kwargs={"opening": self.id},  # idle means: before this chat opened
+                # idle means: before this chat opened; merges replayed on probes when learning.skill_probes
+                kwargs={"opening": self.id, "probes": probes_for(self.settings)},
                 name="grove-curator",
                 daemon=True,
             ).start()
