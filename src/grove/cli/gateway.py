@@ -10,7 +10,8 @@ import typer
 from grove.cli.common import load
 
 app = typer.Typer(
-    help="Chat gateways: answer Telegram, Slack, Discord, IRC, email, Matrix and webhook messages with grove "
+    help="Chat gateways: answer Telegram, Slack, Discord, IRC, email, Matrix, Mattermost, WhatsApp, Signal, "
+    "Feishu, DingTalk, WeCom, Teams and webhook messages with grove "
     "(pip install 'grove-agent[gateways]'; docs/guide/gateways.md).",
     no_args_is_help=True,
     rich_markup_mode=None,
@@ -20,14 +21,16 @@ app = typer.Typer(
 @app.command("run")
 def run(
     platform: str = typer.Argument(
-        ..., help="telegram, slack, discord, irc, email, matrix, webhook (or a platform a plugin adds)"
+        ...,
+        help="telegram, slack, discord, irc, email, matrix, mattermost, whatsapp, signal, feishu, dingtalk, "
+        "wecom, teams, webhook (or a platform a plugin adds)",
     ),
     model: str | None = typer.Option(None, "--model", "-m", help="Model spec for the chats' sessions."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message, tool call and notice."),
 ) -> None:
     """Answer the platform's messages until Ctrl-C. Tokens come from the environment (TELEGRAM_BOT_TOKEN,
     SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET or SLACK_APP_TOKEN, DISCORD_BOT_TOKEN, IRC_PASSWORD, EMAIL_PASSWORD,
-    MATRIX_ACCESS_TOKEN, GROVE_WEBHOOK_SECRET); who may talk to it from `gateway.<platform>.owners` and
+    MATRIX_ACCESS_TOKEN, GROVE_WEBHOOK_SECRET, ...: docs/guide/gateways.md); who may talk to it from `gateway.<platform>.owners` and
     `allowed_users` in config.yaml and `grove gateway users`."""
     import logging
 
