@@ -224,3 +224,23 @@ def test_tool_calls_from_several_threads_share_one_connection(backend: SshBacken
         outs = list(pool.map(lambda i: backend.run(f"echo {i}", timeout=10).stdout, range(8)))
     assert outs == [f"{i}\n" for i in range(8)]
     assert backend.connects == 1
+
+
+def test_an_unresolvable_command_never_runs_unattended_on_an_ssh_host(
+    ssh_settings: Settings, workspace: Path
+) -> None:
+    """Locally it may (the sandbox confines it, a checkpoint can undo it); the local checkpoint does not cover
+    the remote workspace, so there it is denied."""
+    from grove.security.approval.policy import SafetyPolicy
+    from grove.tools.terminal import approve_command
+
+    command = "$(cat cmd.txt) --all"  # what runs is only known at run time
+    policy = SafetyPolicy(
+        allow_terminal=True, unattended=True, sandbox="bwrap", checkpoint_ready=lambda: True
+    )
+    local = ToolContext(workspace=workspace, policy=policy)
+    assert approve_command(local, "terminal", {"command": command}) is None
+    remote = ToolContext(workspace=workspace, policy=policy, settings=ssh_settings)
+    refusal = approve_command(remote, "terminal", {"command": command})
+    assert refusal is not None and "no checkpoint" in refusal
+    remote.backend.close()  # type: ignore[union-attr]

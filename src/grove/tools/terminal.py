@@ -12,6 +12,7 @@ from grove.tools.context import ToolContext, backend_of
 from grove.tools.registry import Tool, ToolError, make_tool
 
 if TYPE_CHECKING:
+    from grove.security.approval.policy import SafetyPolicy
     from grove.security.commands.base import Finding
 
 MAX_OUTPUT_CHARS = 20_000
@@ -142,17 +143,32 @@ def approve_command(ctx: ToolContext, _name: str, args: dict[str, Any]) -> str |
     command = str(args.get("command") or "")
     if not command.strip():
         return None  # the handler says what is wrong
+    policy = _policy_for_backend(ctx)
     egress = _egress(ctx, command)
     if egress is None:
-        decision = ctx.policy.check_command(command, session_id=ctx.session_id, workspace=str(ctx.workspace))
+        decision = policy.check_command(command, session_id=ctx.session_id, workspace=str(ctx.workspace))
     else:  # one question naming both what the classifier found and the untrusted source in context
         from grove.security.approval.flow import decide_verdict
         from grove.security.commands.classify import classify_command
 
         verdict = classify_command(command, str(ctx.workspace))
         verdict.findings.append(egress)
-        decision = decide_verdict(ctx.policy, verdict, session_id=ctx.session_id)
+        decision = decide_verdict(policy, verdict, session_id=ctx.session_id)
     return None if decision.allowed else decision.reason
+
+
+def _policy_for_backend(ctx: ToolContext) -> SafetyPolicy:
+    """The policy a command is judged by where it runs. On an SSH host no checkpoint covers the workspace (the
+    session's checkpoints are of the local folder), so what cannot be resolved never runs unattended there."""
+    try:
+        kind = backend_of(ctx).kind
+    except BackendError:
+        return ctx.policy  # the handler reports the bad backend
+    if kind != "ssh":
+        return ctx.policy
+    from dataclasses import replace
+
+    return replace(ctx.policy, checkpoint_ready=None)  # shares the session's approvals and decision log
 
 
 def _egress(ctx: ToolContext, command: str) -> Finding | None:
