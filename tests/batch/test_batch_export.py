@@ -206,3 +206,14 @@ def test_bad_dataset_lines_are_refused_with_their_line(
         assert code == 2 and expected in err, (text, err)
     code, _, err = grove(capsys, "batch", "export", str(tmp_path / "ds.jsonl"))
     assert code == 2 and "--sharegpt FILE and/or --openai FILE" in err
+
+
+def test_a_rerun_with_a_changed_prompt_keeps_the_card_and_says_so(
+    finished_batch: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    lines = [json.loads(line) for line in finished_batch.read_text().splitlines()]
+    lines[0]["prompt"] = "write something else"
+    finished_batch.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = grove(capsys, "batch", str(finished_batch), "-m", "script:unused.yaml", "--tick", "0.1")
+    assert code == 0 and "4/4 labelled, 3 passed" in out
+    assert "file-ok: its prompt changed since the card was made; the card keeps the old one" in err

@@ -72,12 +72,17 @@ def _prepare(config: BatchConfig, item: Item) -> Path:
     return ws
 
 
-def enqueue(board: Leases, items: list[Item], config: BatchConfig) -> int:
+def enqueue(
+    board: Leases, items: list[Item], config: BatchConfig, warn: Callable[[str], None] = lambda _: None
+) -> int:
     """Put every dataset line without a card on the board; the number added."""
     have = cards.find(board, config.name, items)
     added = 0
     for item in items:
         if item.id in have:
+            if have[item.id].body != item.prompt:  # the dataset changed under a card: the card stands
+                warn(f"{item.id}: its prompt changed since the card was made; the card keeps the old one "
+                     f"(a new id, or another --name, runs the new prompt)")  # fmt: skip
             continue  # a resumed batch: the card and its workspace are as the first run left them
         ws = _prepare(config, item)
         board.add(
@@ -167,8 +172,9 @@ def run_batch(
     *,
     on_tick: Callable[[TickReport, Progress], None] | None = None,
     spawn: Callable[[Claim], int] | None = None,
+    warn: Callable[[str], None] = lambda _: None,
 ) -> Progress:
-    progress = Progress(total=len(items), added=enqueue(board, items, config))
+    progress = Progress(total=len(items), added=enqueue(board, items, config, warn))
     dispatcher = dispatcher_for(board, config, spawn)
     while True:
         report = dispatcher.tick()

@@ -125,7 +125,12 @@ def run(
         for item_id, label in progress.newly:
             print(f"{item_id}: {'passed' if label.passed else 'failed'} ({label.detail})", flush=True)
 
-    progress = run_batch(open_board(location), items, config, on_tick=None if as_json else show)
+    import sys
+
+    def warn(line: str) -> None:
+        print(f"grove: {line}", file=sys.stderr)
+
+    progress = run_batch(open_board(location), items, config, on_tick=None if as_json else show, warn=warn)
     if as_json:
         print(
             json.dumps(
