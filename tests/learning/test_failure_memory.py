@@ -105,3 +105,19 @@ def test_a_near_neighbour_naming_other_files_is_not_similar() -> None:
     assert similar("Total the amount column of sales.csv and write the result to total.txt", noted)
     assert not similar("Sum the price column of prices.csv and write the result to sum.txt", noted)
     assert not similar(OTHER, noted)
+
+
+def test_a_resumed_session_is_past_its_first_turn(settings: Settings, workspace: Path) -> None:
+    record(settings.home, "verifier", TASK, 'write_file(path="report.txt")', "the check failed: total wrong")
+    s = session(settings, workspace, ScriptModel(["ok"]))
+    s.run_turn(OTHER)
+    s.close()
+    model = ScriptModel(["ok"])
+    profile = Profile(
+        workspace=workspace, toolsets=["files"], model_override=model, review="thread", resume=s.id
+    )
+    resumed = Session.open(settings, profile)
+    resumed.run_turn(SIMILAR)
+    resumed.close()
+    last_user = [m["content"] for m in model.requests[0][0] if m["role"] == "user"][-1]
+    assert last_user == SIMILAR

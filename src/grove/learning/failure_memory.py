@@ -20,9 +20,9 @@ class FailureMemory:
     task_text: str | None = (
         None  # what the task is, when the first message wraps it (a kanban worker's prompt)
     )
+    turns: int = 0  # user turns so far (a resumed session starts past its first: no notes then)
     shown: list[FailureNote] = field(default_factory=list)  # the notes the first turn was given
     recorded: list[FailureNote] = field(default_factory=list)
-    _turns: int = 0
     _last_task: str = ""
     _last_answer: str = ""
 
@@ -33,9 +33,9 @@ class FailureMemory:
         note = from_correction(self.home, self._last_task, self._last_answer, text, self.session_id)
         if note is not None:
             self.recorded.append(note)
-        self._last_task = self.task_text if (self._turns == 0 and self.task_text) else text
-        self._turns += 1
-        if self._turns > 1:
+        self._last_task = self.task_text if (self.turns == 0 and self.task_text) else text
+        self.turns += 1
+        if self.turns > 1:
             return text
         self.shown = similar_notes(self.home, self._last_task)
         block = hint(self.shown)

@@ -40,7 +40,8 @@ class Session:
 
         # notes of failed approaches: shown with a similar task's first turn, taken from each turn (learning's)
         learns = self._grades and profile.review != "off" and learning_config(settings).review
-        self.failures = FailureMemory(settings.home, agent.session_id, learns)
+        earlier = sum(1 for m in agent.messages if m.get("role") == "user")  # a resumed session's turns
+        self.failures = FailureMemory(settings.home, agent.session_id, learns, turns=earlier)
 
     @classmethod
     def open(
