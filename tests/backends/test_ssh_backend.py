@@ -244,3 +244,23 @@ def test_an_unresolvable_command_never_runs_unattended_on_an_ssh_host(
     refusal = approve_command(remote, "terminal", {"command": command})
     assert refusal is not None and "no checkpoint" in refusal
     remote.backend.close()  # type: ignore[union-attr]
+
+
+def test_command_paths_are_judged_against_the_remote_workspace(
+    ssh_settings: Settings, workspace: Path, remote_ws: Path
+) -> None:
+    """A delete inside the local folder is not inside the workspace when the command runs on the SSH host."""
+    from grove.security.approval.policy import SafetyPolicy
+    from grove.tools.terminal import approve_command
+
+    policy = SafetyPolicy(
+        allow_terminal=True, unattended=True, sandbox="bwrap", checkpoint_ready=lambda: True
+    )
+    local = ToolContext(workspace=workspace, policy=policy)
+    remote = ToolContext(workspace=workspace, policy=policy, settings=ssh_settings)
+    try:
+        for ctx, inside in ((local, workspace), (remote, remote_ws.resolve())):
+            assert approve_command(ctx, "terminal", {"command": f"rm -rf {inside}/build"}) is None
+        assert approve_command(remote, "terminal", {"command": f"rm -rf {workspace}/build"}) is not None
+    finally:
+        remote.backend.close()  # type: ignore[union-attr]

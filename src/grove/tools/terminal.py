@@ -143,32 +143,41 @@ def approve_command(ctx: ToolContext, _name: str, args: dict[str, Any]) -> str |
     command = str(args.get("command") or "")
     if not command.strip():
         return None  # the handler says what is wrong
-    policy = _policy_for_backend(ctx)
+    policy, where = _judged_where(ctx)
     egress = _egress(ctx, command)
     if egress is None:
-        decision = policy.check_command(command, session_id=ctx.session_id, workspace=str(ctx.workspace))
+        decision = policy.check_command(command, session_id=ctx.session_id, workspace=where)
     else:  # one question naming both what the classifier found and the untrusted source in context
         from grove.security.approval.flow import decide_verdict
         from grove.security.commands.classify import classify_command
 
-        verdict = classify_command(command, str(ctx.workspace))
+        verdict = classify_command(command, where)
         verdict.findings.append(egress)
         decision = decide_verdict(policy, verdict, session_id=ctx.session_id)
     return None if decision.allowed else decision.reason
 
 
-def _policy_for_backend(ctx: ToolContext) -> SafetyPolicy:
-    """The policy a command is judged by where it runs. On an SSH host no checkpoint covers the workspace (the
-    session's checkpoints are of the local folder), so what cannot be resolved never runs unattended there."""
+def _judged_where(ctx: ToolContext) -> tuple[SafetyPolicy, str]:
+    """The policy a command is judged by and the workspace its paths are read against, where it runs. On an SSH
+    host the workspace is the remote one (a path inside the local folder means nothing there), and no checkpoint
+    covers it (the session's are of the local folder), so what cannot be resolved never runs unattended there."""
     try:
-        kind = backend_of(ctx).kind
+        backend = backend_of(ctx)
     except BackendError:
-        return ctx.policy  # the handler reports the bad backend
-    if kind != "ssh":
-        return ctx.policy
+        return ctx.policy, str(ctx.workspace)  # the handler reports the bad backend
+    if backend.kind != "ssh":
+        return ctx.policy, str(ctx.workspace)
     from dataclasses import replace
 
-    return replace(ctx.policy, checkpoint_ready=None)  # shares the session's approvals and decision log
+    try:
+        with backend.files():  # connects, so the remote workspace's real path is known
+            pass
+        where = backend.root
+    except (BackendError, OSError):
+        where = "/nonexistent/remote-workspace"  # unknown: then no path counts as inside it
+    return replace(
+        ctx.policy, checkpoint_ready=None
+    ), where  # shares the session's approvals and decision log
 
 
 def _egress(ctx: ToolContext, command: str) -> Finding | None:
