@@ -66,7 +66,14 @@ def _command(check: CommandCheck, workspace: Path) -> str | None:
     # the workspace holds what the agent wrote: the command runs sandboxed, like the agent's own commands
     from grove.sandbox import Limits, run
 
-    result = run(["sh", "-c", check.command], workspace, Limits(timeout=check.timeout), merge_stderr=True)
+    # unattended: where no isolation exists the command is refused (and the check fails), as for the agent
+    result = run(
+        ["sh", "-c", check.command],
+        workspace,
+        Limits(timeout=check.timeout),
+        merge_stderr=True,
+        unattended=True,
+    )
     if result.refused:
         return f"`{check.command}` was not run: {result.stderr.strip()[:200]}"
     if result.timed_out:
