@@ -46,3 +46,19 @@ def test_doctor_check_names_the_missing_image(container_settings: Settings, work
     )
     ok, text = b.check()
     assert not ok and "image not found locally" in text
+
+
+def test_the_network_comes_only_when_the_session_allows_it(
+    container_settings: Settings, workspace: Path
+) -> None:
+    from grove.security.approval.policy import SafetyPolicy
+
+    policy = SafetyPolicy(network=True)
+    b = open_backend(
+        container_settings.backends.use, container_settings, lambda: LocalBackend(workspace), lambda: policy
+    )
+    try:
+        names = b.run("ls /sys/class/net", timeout=10).stdout.split()
+    finally:
+        b.close()
+    assert "lo" in names and len(names) > 1  # an interface of its own besides loopback

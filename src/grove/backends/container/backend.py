@@ -4,6 +4,7 @@ confinement (the files are the host's), `rm -f` when the session goes."""
 
 from __future__ import annotations
 
+import os
 import secrets
 import weakref
 from collections.abc import Callable
@@ -63,9 +64,7 @@ class ContainerBackend:
         if self.started:
             return
         c = self.config.container
-        network = (
-            "none" if not self._network() else ("bridge" if self.spec.engine == "docker" else "slirp4netns")
-        )
+        network = "none" if not self._network() else _own_network(self.spec.engine)
         argv = [
             *self._engine(), "run", "-d", "--rm", "--name", self.container,
             "--network", network,  # never the host's
@@ -141,6 +140,12 @@ class ContainerBackend:
     def close(self) -> None:
         _remove(self._state)  # the finalizer stays: a container started again later is removed at exit
         self.started = False
+
+
+def _own_network(engine: str) -> str:
+    """A network of the container's own when the session allows one: the engine's bridge (rootless podman: its
+    user-mode stack), never the host's."""
+    return "slirp4netns" if engine == "podman" and os.geteuid() != 0 else "bridge"
 
 
 def _remove(state: dict[str, Any]) -> None:
