@@ -48,6 +48,7 @@ class Progress:
     running: int = 0
     added: int = 0  # cards this run put on the board (0 on a resume that found them all)
     newly: list[tuple[str, Label]] = field(default_factory=list)  # labelled in the last tick
+    labels: dict[str, Label] = field(default_factory=dict)  # a label never changes: read once, not every tick
 
     def line(self) -> str:
         return (
@@ -107,7 +108,9 @@ def label_finished(board: Leases, items: list[Item], config: BatchConfig, progre
             continue
         if task.status == "running":
             progress.running += 1
-        label = cards.label_of(board, task.id)
+        label = progress.labels.get(item.id)
+        if label is None and task.status in FINISHED:  # only a finished card can have a label
+            label = cards.label_of(board, task.id)
         if label is None and task.status in FINISHED:
             label = verify(
                 item,
@@ -123,6 +126,7 @@ def label_finished(board: Leases, items: list[Item], config: BatchConfig, progre
             else:  # another batch process (another host) labelled it first: its label stands
                 label = cards.label_of(board, task.id)
         if label is not None:
+            progress.labels[item.id] = label
             progress.labelled += 1
             progress.passed += label.passed
 
