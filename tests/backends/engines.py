@@ -9,7 +9,7 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-IMAGE = "localhost/grove-test-busybox:1"
+IMAGE = "localhost/grove-test-busybox:1"  # bump the tag when APPLETS change: an existing image is reused
 BUSYBOX = "/bin/busybox"
 APPLETS = (
     "sh",
@@ -65,11 +65,13 @@ def find_engine(tmp: Path) -> tuple[Engine | None, str]:
             f"{BUSYBOX} is missing to build a test image from (Debian: apt-get install -y busybox-static)",
         )
     try:
-        made = subprocess.run(
-            [engine, "import", str(_image_tar(tmp)), IMAGE], capture_output=True, text=True, timeout=60
-        )
-        if made.returncode != 0:
-            return None, f"{engine} import failed: {made.stderr.strip()[-300:]}"
+        have = subprocess.run([engine, "image", "inspect", IMAGE], capture_output=True, timeout=60)
+        if have.returncode != 0:  # imported once per machine: the image is 2 MB of busybox
+            made = subprocess.run(
+                [engine, "import", str(_image_tar(tmp)), IMAGE], capture_output=True, text=True, timeout=60
+            )
+            if made.returncode != 0:
+                return None, f"{engine} import failed: {made.stderr.strip()[-300:]}"
         why = ""
         for args in ([], ["--runtime", "runc"]):
             ran = subprocess.run(
