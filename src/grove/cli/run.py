@@ -20,7 +20,8 @@ if TYPE_CHECKING:
 
 BACKEND_HELP = (
     "Where terminal and file tools act: local, ssh:HOST[:/remote/workspace] (HOST, keys and host key from your "
-    "ssh config and known_hosts), or a name from the `backends.named` config; default: `backends.use`."
+    "ssh config and known_hosts), podman:IMAGE or docker:IMAGE (a container per session), or a name from the "
+    "`backends.named` config; default: `backends.use`."
 )
 
 
