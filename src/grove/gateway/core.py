@@ -118,10 +118,8 @@ class Gateway:
         return role
 
     def allowed(self, user_id: str, user_name: str = "") -> bool:
-        return self.role(user_id) not in (
-            None,
-            "blocked",
-        )  # user_name is only for the log: anyone can take one
+        """Only the id counts; `user_name` is for the log (anyone can take a name)."""
+        return self.role(user_id) not in (None, "blocked")
 
     async def on_message(self, msg: Incoming) -> None:
         """Refuse strangers at once; otherwise queue the turn and return, so button presses keep flowing."""
@@ -162,7 +160,7 @@ class Gateway:
         return self.approvals.press(chat_id, str(user_id), data)
 
     # -- one message -------------------------------------------------------------------------------------------
-    async def _handle(self, msg: Incoming, role: Role = "owner") -> None:
+    async def _handle(self, msg: Incoming, role: Role = "user") -> None:
         key = (msg.chat_id, str(msg.user_id))
         self.last_message[key] = self.clock()
         lock = self.locks.setdefault(key, asyncio.Lock())
