@@ -294,7 +294,10 @@ class Agent:
                 closer()
 
 
-NO_RESULT = "[grove: no result came back for this call]"
+NO_RESULT = (
+    "[grove] No result came back for this call (the process stopped before it finished, or the client that was to "
+    "run it sent none); its effect is unknown. Check the current state before repeating it."
+)
 
 
 class StopRequested(Exception):

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grove.agent.events import AgentEvents
-from grove.agent.loop import Agent
+from grove.agent.loop import NO_RESULT, Agent
 from grove.agent.prompt import build_system_prompt, lean_for, lean_tools
 from grove.config import Settings
 from grove.context.compressor import Compressor
@@ -26,11 +26,6 @@ from grove.tools.schema_cache import prime_schemas
 if TYPE_CHECKING:
     from grove.security.approval.flow import ApprovalRequest, Approver
 
-LOST_RESULT = (
-    "[grove] The process stopped before this tool call finished; its effect is unknown. "
-    "Check the current state before repeating it."
-)
-
 
 def unanswered_tool_results(history: list[Message], own: set[str]) -> list[Message]:
     """Results for calls of the session's own tools (`own`) that a killed process never answered, so the
@@ -42,7 +37,7 @@ def unanswered_tool_results(history: list[Message], own: set[str]) -> list[Messa
             if call["id"] not in answered and call["function"]["name"] in own:
                 name = call["function"]["name"]
                 missing.append(
-                    {"role": "tool", "tool_call_id": call["id"], "name": name, "content": LOST_RESULT}
+                    {"role": "tool", "tool_call_id": call["id"], "name": name, "content": NO_RESULT}
                 )
     return missing
 

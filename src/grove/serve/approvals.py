@@ -80,7 +80,12 @@ class ApprovalQueue:
     def pending(self, owner: str | None = None, *, everyone: bool = False) -> list[PendingApproval]:
         """Open questions, oldest first: `owner`'s only, or with everyone=True (an admin) all of them."""
         with self._lock:
-            shown = [s.info for s in self._slots.values() if everyone or s.info.owner == owner]
+            # an answered question is no longer open, though its asker may not have taken its slot away yet
+            shown = [
+                s.info
+                for s in self._slots.values()
+                if not s.done.is_set() and (everyone or s.info.owner == owner)
+            ]
         return sorted(shown, key=lambda p: p.asked_at)
 
     def answer(self, ident: str, answer: str, owner: str | None = None, *, everyone: bool = False) -> bool:
