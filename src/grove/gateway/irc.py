@@ -112,8 +112,8 @@ class IrcAdapter(PlatformAdapter):
         if writer is not None:
             with contextlib.suppress(Exception):
                 writer.write(b"QUIT :bye\r\n")
-                await writer.drain()
-                writer.close()
+                await asyncio.wait_for(writer.drain(), 2)
+            writer.close()
         task = getattr(self, "_reader_task", None)
         if task is not None:
             task.cancel()
@@ -231,6 +231,8 @@ class IrcAdapter(PlatformAdapter):
         for _ in range(300):
             if self.writer is not None and self.ready.is_set():
                 return
+            if self._stop is not None and self._stop.is_set():
+                break  # stopping: nothing waits for a link that will not come
             await asyncio.sleep(0.1)
         raise GatewayError(f"irc: not connected to {self.host}:{self.port}")
 

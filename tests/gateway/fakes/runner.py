@@ -39,4 +39,13 @@ def running(gateway: Gateway) -> Iterator[Gateway]:
         thread.join(20)
         if failure:  # the gateway's own error explains a test that waited in vain
             raise failure[0]
-    assert not thread.is_alive(), "the gateway did not stop"
+    if thread.is_alive():  # where it hangs, for whoever reads the failure
+        import sys
+        import traceback
+
+        stacks = "\n".join(
+            f"--- {t.name}\n" + "".join(traceback.format_stack(sys._current_frames()[t.ident]))
+            for t in threading.enumerate()
+            if t.ident in sys._current_frames() and t is not threading.current_thread()
+        )
+        raise AssertionError(f"the gateway did not stop\n{stacks}")
