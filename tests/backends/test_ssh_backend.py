@@ -16,8 +16,9 @@ from grove.backends.base import BackendError
 from grove.backends.open import open_backend
 from grove.backends.ssh.backend import SshBackend
 from grove.config import Settings
+from grove.security.files.confine import Refused
 from grove.tools import files, terminal
-from grove.tools.context import ToolContext
+from grove.tools.context import ToolContext, backend_of
 from grove.tools.registry import ToolError
 
 
@@ -264,3 +265,24 @@ def test_command_paths_are_judged_against_the_remote_workspace(
         assert approve_command(remote, "terminal", {"command": f"rm -rf {workspace}/build"}) is not None
     finally:
         remote.backend.close()  # type: ignore[union-attr]
+
+
+def test_a_folder_swapped_for_a_link_after_the_check_is_caught(
+    ctx: ToolContext, remote_ws: Path, tmp_path: Path
+) -> None:
+    """The race SFTP leaves open, forced: the path is checked, then a folder in it becomes a link out."""
+    outside = tmp_path / "out-there"
+    outside.mkdir()
+    (outside / "f.txt").write_text("outside")
+    (remote_ws / "d").mkdir()
+    (remote_ws / "d" / "f.txt").write_text("inside")
+    with backend_of(ctx).files() as fs:
+        spot = fs.locate("d/f.txt", write=True)
+        (remote_ws / "d").rename(remote_ws / "d-old")
+        (remote_ws / "d").symlink_to(outside)
+        with pytest.raises(Refused, match="changed while it was being used"):
+            fs.read(spot, "d/f.txt")
+        with pytest.raises(Refused, match="changed while it was being used"):
+            fs.write(spot, "d/f.txt", b"planted")
+    assert (outside / "f.txt").read_text() == "outside"
+    assert [p.name for p in outside.iterdir()] == ["f.txt"]  # no temporary file left there either

@@ -135,7 +135,18 @@ class SftpFiles:
             data = await f.read(limit + 1)
         if len(data) > limit:
             raise Refused(f"{path} grew past {limit // 2**20} MiB while being read")
+        await self._unmoved(sftp, real, path)  # SFTP opens follow links: a swap meanwhile is caught here
         return data
+
+    async def _unmoved(self, sftp: asyncssh.SFTPClient, real: str, path: str) -> None:
+        """`real` still resolves to itself on the server (no folder or file in it became a link since it was
+        checked); else Refused. Narrows, does not close, the gap SFTP leaves (no open without following links)."""
+        try:
+            now = await sftp.realpath(real)
+        except asyncssh.SFTPError:
+            now = ""
+        if now != real:
+            raise Refused(f"{path} changed while it was being used (now {now or 'gone'}); try again")
 
     def write(self, spot: RemoteSpot, path: str, data: bytes) -> None:  # type: ignore[override]
         if spot.is_dir or not spot.name:
@@ -161,10 +172,14 @@ class SftpFiles:
                 raise Refused(f"{spot.real} is not a regular file; not replaced")
             mode = (attrs.permissions or 0o644) & 0o777  # keep its rwx bits, lose setuid/setgid/sticky
         tmp = posixpath.join(folder, f".{spot.name}.grove-{secrets.token_hex(4)}")
+        await self._unmoved(sftp, folder, spot.real)  # nothing, not even the temporary file, lands outside
         try:
             async with sftp.open(tmp, "xb", asyncssh.SFTPAttrs(permissions=0o600)) as f:
                 await f.write(data)
             await sftp.chmod(tmp, mode)
+            await self._unmoved(
+                sftp, folder, spot.real
+            )  # the folder is still the checked one, not a link out
             await sftp.posix_rename(tmp, spot.real)
         except BaseException:
             with suppress(asyncssh.SFTPError):
