@@ -68,7 +68,9 @@ def test_one_press_from_the_chat_asked_decides_and_replays_change_nothing(loop: 
     allow, _session, deny = (c.data for c in choices)
     assert box.press("chat-2", "u1", allow).text == "This question belongs to another chat."
     assert box.press("chat-1", "u2", allow).text == "This question belongs to another user."
-    assert box.press("chat-1", "u1", allow.rsplit(":", 1)[0] + ":always").text == "Unknown button."  # not offered
+    assert (
+        box.press("chat-1", "u1", allow.rsplit(":", 1)[0] + ":always").text == "Unknown button."
+    )  # not offered
     assert box.press("chat-1", "u1", "grove:ffffffff:once").text == "This question is no longer open."
     assert thread.is_alive()  # none of those answered it
     pressed = box.press("chat-1", "u1", deny)
