@@ -1,5 +1,5 @@
 """A Telegram conversation against a fake Bot API server: answers, a stranger refused, an approval by button,
-a file in and a file out, the chat's session resumed after a restart."""
+a file in and a file out, the chat's session resumed after a restart, a Bot API outage ridden out."""
 
 from __future__ import annotations
 
@@ -149,3 +149,17 @@ def test_files_in_and_out_and_the_session_resumes_after_a_restart(fake: FakeTele
     contents = [str(m.get("content")) for m in messages if m["role"] in ("user", "tool")]
     assert any("inbox/notes.txt" in c for c in contents) and any("alpha" in c for c in contents)
     assert any("are you there?" in c for c in contents)
+
+
+def test_an_outage_of_the_bot_api_is_ridden_out_and_nothing_is_answered_twice(
+    fake: FakeTelegram, tmp_path: Path
+) -> None:
+    model = ScriptModel([{"text": "one"}, {"text": "two"}])
+    with running(gateway_for(fake, tmp_path, model)):
+        fake.user_says(CHAT, ALICE, "first")
+        fake.wait_for(lambda c: c.method == "sendMessage" and c.params.get("text") == "one")
+        fake.fail_polls = 1  # Telegram answers 502 for a moment
+        fake.wait_for(lambda c: c.method == "getUpdates-failed")
+        fake.user_says(CHAT, ALICE, "during the outage")
+        fake.wait_for(lambda c: c.method == "sendMessage" and c.params.get("text") == "two")
+    assert texts_to(fake, CHAT) == ["one", "two"] and model.calls == 2

@@ -24,6 +24,7 @@ class FakeTelegram(FakeServer):
         self.message_ids = itertools.count(100)
         self.files: dict[str, bytes] = {}
         self.new_update = threading.Condition()
+        self.fail_polls = 0  # answer this many getUpdates with 502, as Telegram's front does in an outage
 
     # -- what the test does ---------------------------------------------------------------------------------------
     def _push(self, update: dict[str, Any]) -> None:
@@ -91,6 +92,10 @@ class FakeTelegram(FakeServer):
             return json_body({"ok": False, "error_code": 401, "description": f"Unauthorized {path}"}, 401)
         method = path[len(prefix) :]
         if method == "getUpdates":
+            if self.fail_polls > 0:
+                self.fail_polls -= 1
+                self.record(Call("getUpdates-failed", {}))
+                return json_body({"ok": False, "error_code": 502, "description": "Bad Gateway"}, 502)
             return json_body({"ok": True, "result": self._updates(params)})
         message_id = next(self.message_ids)
         self.record(Call(method, {**params, "_message_id": message_id}, files))
