@@ -29,6 +29,8 @@ class Backoff:
         pause = self.delay()
         self.attempts += 1
         self.reconnects += 1
+        # asyncio.timeout, not wait_for: 3.11's wait_for can swallow a cancel that races its inner result
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), pause)
+            async with asyncio.timeout(pause):
+                await stop.wait()
         return stop.is_set()

@@ -44,6 +44,7 @@ Key = tuple[str, str]  # (chat id, account id): one conversation; a group chat h
 
 log = logging.getLogger("grove.gateway")
 TYPING_EVERY = 4.0  # seconds; Telegram shows "typing" for 5 s, Discord for 10 s
+REFUSE_EVERY = 60.0  # a stranger is answered at most once a minute: no floods, no backscatter by spoofed mail
 REFUSED = "Sorry, you are not on this grove's allow-list. Ask its owner to add your user id: {user}"
 PAIRING = (
     "Sorry, you are not on this grove's allow-list yet. Your pairing code is {code} (valid for an hour): ask "
@@ -81,6 +82,7 @@ class Gateway:
         self.approvals: ApprovalBox | None = None
         self.loop: asyncio.AbstractEventLoop | None = None
         self.last_message: dict[Key, float] = {}  # conversation -> time.monotonic() of its last message
+        self.refused_at: dict[str, float] = {}  # stranger's account -> when grove last answered them
         self.clock: Callable[[], float] = time.monotonic
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
@@ -132,6 +134,13 @@ class Gateway:
             return
         if role is None:
             log.warning("%s: refused user %s (%s)", self.platform, msg.user_id, msg.user_name)
+            now = self.clock()
+            if now - self.refused_at.get(str(msg.user_id), -REFUSE_EVERY) < REFUSE_EVERY:
+                return
+            if len(self.refused_at) > 10_000:  # a flood of strangers: forget the oldest half
+                for old in sorted(self.refused_at, key=self.refused_at.__getitem__)[:5_000]:
+                    del self.refused_at[old]
+            self.refused_at[str(msg.user_id)] = now
             code = (
                 self.book.pairing_code(self.platform, msg.user_id, msg.user_name)
                 if self.config.pairing and msg.user_id

@@ -90,9 +90,8 @@ class IrcAdapter(PlatformAdapter):
     # -- connection --------------------------------------------------------------------------------------------
     async def _dial(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
         context = ssl.create_default_context() if self.tls else None
-        reader, writer = await asyncio.wait_for(
-            asyncio.open_connection(self.host, self.port, ssl=context), timeout=15
-        )
+        async with asyncio.timeout(15):
+            reader, writer = await asyncio.open_connection(self.host, self.port, ssl=context)
         password = os.environ.get(self.config.token_env or self.token_env)
         self.writer, self.ready = writer, asyncio.Event()
         await self._raw("CAP LS 302")
@@ -105,14 +104,16 @@ class IrcAdapter(PlatformAdapter):
     async def open(self) -> None:
         reader, _ = await self._dial()
         self._reader_task = asyncio.get_running_loop().create_task(self._read(reader, None))
-        await asyncio.wait_for(self.ready.wait(), timeout=15)
+        async with asyncio.timeout(15):
+            await self.ready.wait()
 
     async def close(self) -> None:
         writer, self.writer = self.writer, None
         if writer is not None:
             with contextlib.suppress(Exception):
                 writer.write(b"QUIT :bye\r\n")
-                await asyncio.wait_for(writer.drain(), 2)
+                async with asyncio.timeout(2):
+                    await writer.drain()
             writer.close()
         task = getattr(self, "_reader_task", None)
         if task is not None:
@@ -159,7 +160,10 @@ class IrcAdapter(PlatformAdapter):
         pinged = False
         while True:
             try:
-                raw = await asyncio.wait_for(reader.readline(), IDLE)
+                # asyncio.timeout, not wait_for: 3.11's wait_for swallows a cancel that races a line arriving,
+                # and the stop would then hang on this read
+                async with asyncio.timeout(IDLE):
+                    raw = await reader.readline()
             except TimeoutError:
                 if pinged:
                     raise ConnectionError("no answer to PING") from None

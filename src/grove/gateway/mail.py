@@ -137,7 +137,8 @@ class EmailAdapter(PlatformAdapter):
                         if incoming is not None:
                             await on_message(incoming)
                     with contextlib.suppress(TimeoutError):
-                        await asyncio.wait_for(self._stop.wait(), self.poll)
+                        async with asyncio.timeout(self.poll):
+                            await self._stop.wait()
             except (OSError, imaplib.IMAP4.error, EOFError) as exc:
                 log.warning("email: IMAP connection lost (%s); reconnecting", exc)
             finally:

@@ -120,7 +120,8 @@ class MatrixAdapter(PlatformAdapter):
             except RateLimited as exc:
                 log.warning("matrix: %s", exc)
                 with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stop.wait(), exc.wait)
+                    async with asyncio.timeout(exc.wait):
+                        await self._stop.wait()
                 continue
             except (httpx.HTTPError, GatewayError, ValueError) as exc:
                 self.synced.clear()

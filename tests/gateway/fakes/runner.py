@@ -48,4 +48,22 @@ def running(gateway: Gateway) -> Iterator[Gateway]:
             for t in threading.enumerate()
             if t.ident in sys._current_frames() and t is not threading.current_thread()
         )
-        raise AssertionError(f"the gateway did not stop\n{stacks}")
+        raise AssertionError(f"the gateway did not stop\n{_tasks(gateway)}\n{stacks}")
+
+
+def _tasks(gateway: Gateway) -> str:
+    """The stacks of the gateway loop's pending tasks (what it waits for)."""
+    import io
+
+    async def dump() -> str:
+        out = io.StringIO()
+        for task in asyncio.all_tasks():
+            if task is not asyncio.current_task():
+                task.print_stack(file=out)
+        return out.getvalue()
+
+    try:
+        assert gateway.loop is not None
+        return asyncio.run_coroutine_threadsafe(dump(), gateway.loop).result(5)
+    except Exception as exc:
+        return f"(tasks not readable: {exc!r})"
