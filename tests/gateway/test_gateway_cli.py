@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -79,26 +80,53 @@ def test_list_names_the_platforms(
     assert "token set; 0 owner(s), 2 allowed user(s)" in lines["telegram"]
 
 
-def test_run_answers_until_sigterm(fake: FakeTelegram, tmp_path: Path) -> None:
+def test_run_answers_two_platforms_in_one_process_until_sigterm(fake: FakeTelegram, tmp_path: Path) -> None:
+    from tests.gateway.fakes.ircd import free_port
+    from tests.gateway.fakes.webhook_receiver import Receiver, post_event
+
     script = tmp_path / "model.yaml"
     script.write_text("- text: Hello from the process.\n")
-    env = {
-        **os.environ,
-        "GROVE_MODEL": f"script:{script}",
-        "GROVE_GATEWAY__TELEGRAM__ALLOWED_USERS": '["42"]',
-        "GROVE_GATEWAY__TELEGRAM__WORKSPACE": str(tmp_path / "chats"),
-        "GROVE_GATEWAY__TELEGRAM__REVIEW": "off",
-    }
-    cmd = [sys.executable, "-m", "grove", "gateway", "run", "telegram"]
-    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    try:
-        fake.wait_for(lambda c: c.method == "getMe")  # connected
-        fake.user_says(9, 42, "hello")
-        fake.wait_for(
-            lambda c: c.method == "sendMessage" and c.params.get("text") == "Hello from the process."
-        )
-    finally:
-        proc.send_signal(signal.SIGTERM)
-        _, err = proc.communicate(timeout=30)
+    port = free_port()
+    with Receiver("hook-secret") as receiver:
+        env = {
+            **os.environ,
+            "GROVE_MODEL": f"script:{script}",
+            "GROVE_GATEWAY__TELEGRAM__ALLOWED_USERS": '["42"]',
+            "GROVE_GATEWAY__TELEGRAM__WORKSPACE": str(tmp_path / "chats"),
+            "GROVE_GATEWAY__TELEGRAM__REVIEW": "off",
+            "GROVE_WEBHOOK_SECRET": "hook-secret",
+            "GROVE_GATEWAY__WEBHOOK__OWNERS": '["ada"]',
+            "GROVE_GATEWAY__WEBHOOK__BASE_URL": receiver.url + "/in",
+            "GROVE_GATEWAY__WEBHOOK__PORT": str(port),
+            "GROVE_GATEWAY__WEBHOOK__WORKSPACE": str(tmp_path / "hook"),
+            "GROVE_GATEWAY__WEBHOOK__REVIEW": "off",
+        }
+        cmd = [sys.executable, "-m", "grove", "gateway", "run", "telegram", "webhook"]
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            fake.wait_for(lambda c: c.method == "getMe")  # connected
+            fake.user_says(9, 42, "hello")
+            fake.wait_for(
+                lambda c: c.method == "sendMessage" and c.params.get("text") == "Hello from the process."
+            )
+            deadline = time.monotonic() + 20
+            while True:  # the webhook listener is up once an event is taken
+                try:
+                    if post_event(
+                        port, "hook-secret", {"id": "1", "chat": "c", "user": "ada", "text": "hi"}
+                    ).is_success:
+                        break
+                except OSError:
+                    pass
+                assert time.monotonic() < deadline, "the webhook never listened"
+                time.sleep(0.1)
+            receiver.wait_for(
+                lambda c: c.method == "message" and c.params["text"] == "Hello from the process."
+            )
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            _, err = proc.communicate(timeout=30)
     assert proc.returncode == 0, err
-    assert "telegram running; owners: none in config; users: 42" in err
+    assert (
+        "telegram running; owners: none in config; users: 42" in err and "webhook running; owners: ada" in err
+    )

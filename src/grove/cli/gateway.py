@@ -20,18 +20,18 @@ app = typer.Typer(
 
 @app.command("run")
 def run(
-    platform: str = typer.Argument(
+    platforms: list[str] = typer.Argument(
         ...,
-        help="telegram, slack, discord, irc, email, matrix, mattermost, whatsapp, signal, feishu, dingtalk, "
-        "wecom, teams, webhook (or a platform a plugin adds)",
+        help="one or more of telegram, slack, discord, irc, email, matrix, mattermost, whatsapp, signal, "
+        "feishu, dingtalk, wecom, teams, webhook (or a platform a plugin adds)",
     ),
     model: str | None = typer.Option(None, "--model", "-m", help="Model spec for the chats' sessions."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log each message, tool call and notice."),
 ) -> None:
-    """Answer the platform's messages until Ctrl-C. Tokens come from the environment (TELEGRAM_BOT_TOKEN,
-    SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET or SLACK_APP_TOKEN, DISCORD_BOT_TOKEN, IRC_PASSWORD, EMAIL_PASSWORD,
-    MATRIX_ACCESS_TOKEN, GROVE_WEBHOOK_SECRET, ...: docs/guide/gateways.md); who may talk to it from `gateway.<platform>.owners` and
-    `allowed_users` in config.yaml and `grove gateway users`."""
+    """Answer the platforms' messages until Ctrl-C, several in one process if named. Tokens come from the
+    environment (TELEGRAM_BOT_TOKEN, SLACK_BOT_TOKEN + SLACK_SIGNING_SECRET or SLACK_APP_TOKEN, DISCORD_BOT_TOKEN,
+    IRC_PASSWORD, EMAIL_PASSWORD, MATRIX_ACCESS_TOKEN, GROVE_WEBHOOK_SECRET, ...: docs/guide/gateways.md); who may
+    talk to it from `gateway.<platform>.owners` and `allowed_users` in config.yaml and `grove gateway users`."""
     import logging
 
     from grove.config.gateway import gateway_config
@@ -39,20 +39,21 @@ def run(
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="%(asctime)s %(message)s")
     settings = load(model=model)
-    gateway = service.build(settings, platform)
-    config = gateway_config(settings, platform)
-    who = "everyone" if config.allow_everyone else (", ".join(config.allowed_users) or "nobody in config")
-    owners = ", ".join(config.owners) or "none in config"
-    print(
-        f"grove gateway: {platform} running; owners: {owners}; users: {who}. Ctrl-C stops.", file=sys.stderr
-    )
-    if not config.owners:
-        print(
-            f"  Strangers get a pairing code: `grove gateway users allow {platform} CODE --role owner` makes "
-            "you the owner (your memory and approvals; others get homes of their own).",
-            file=sys.stderr,
-        )
-    service.run(gateway)
+    names = list(dict.fromkeys(platforms))  # each once
+    gateways = [service.build(settings, name) for name in names]  # every token checked before any starts
+    for platform in names:
+        config = gateway_config(settings, platform)
+        who = "everyone" if config.allow_everyone else (", ".join(config.allowed_users) or "nobody in config")
+        owners = ", ".join(config.owners) or "none in config"
+        print(f"grove gateway: {platform} running; owners: {owners}; users: {who}.", file=sys.stderr)
+        if not config.owners:
+            print(
+                f"  Strangers get a pairing code: `grove gateway users allow {platform} CODE --role owner` "
+                "makes you the owner (your memory and approvals; others get homes of their own).",
+                file=sys.stderr,
+            )
+    print("Ctrl-C stops.", file=sys.stderr)
+    service.run(gateways)
 
 
 @app.command("list")
