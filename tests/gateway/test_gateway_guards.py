@@ -133,3 +133,22 @@ def test_slack_sends_its_token_only_to_slack_file_hosts() -> None:
         assert not adapter._fetchable({"url_private_download": url}), url
     local = SlackAdapter(GatewayPlatformConfig(base_url="http://127.0.0.1:9"))
     assert local._fetchable({"url_private_download": "http://127.0.0.1:9/files/F1"})
+
+
+def test_a_typed_answer_needs_exactly_one_open_question_of_that_user(loop: Loop) -> None:
+    box = ApprovalBox(loop.loop, loop.ask, buttons=False)
+    first, _ = ask_in_thread(box, "rm -rf a")
+    assert loop.posted.wait(10)
+    assert "Reply once, session or deny" in loop.asked[0][1]
+    assert box.typed("chat-1", "u1", "hello there") is None  # an ordinary message
+    assert box.typed("chat-1", "u2", "yes") is None  # another user's
+    loop.posted.clear()
+    second, result = ask_in_thread(box, "rm -rf b")
+    assert loop.posted.wait(10)
+    assert box.typed("chat-1", "u1", "yes") is None  # two open questions: "yes" to which? neither
+    ident = loop.asked[1][2][2].data  # the second question's deny, typed in full
+    assert box.typed("chat-1", "u1", ident).decided
+    second.join(10)
+    assert result[0][0] == "deny"
+    assert box.typed("chat-1", "u1", "Once.").text == "Allowed once."  # one left: a word answers it
+    first.join(10)
