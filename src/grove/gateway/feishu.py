@@ -28,6 +28,7 @@ from grove.gateway.adapter import (
     PlatformAdapter,
 )
 from grove.gateway.backoff import Backoff
+from grove.gateway.receiver import receiving
 
 log = logging.getLogger("grove.gateway")
 FEISHU = "https://open.feishu.cn"  # Lark: https://open.larksuite.com
@@ -191,18 +192,10 @@ class FeishuAdapter(PlatformAdapter):
                     await on_message(incoming)
             return web.json_response({})
 
-        app = web.Application(client_max_size=2 * 1024 * 1024)
-        app.router.add_post("/feishu/events", receive)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, self.config.host, self.config.port)
-        await site.start()
-        self.port = runner.addresses[0][1]
-        self._stop = asyncio.Event()
-        try:
+        routes = [("POST", "/feishu/events", receive)]
+        async with receiving(routes, self.config.host, self.config.port, 2 * 1024 * 1024) as self.port:
+            self._stop = asyncio.Event()
             await self._stop.wait()
-        finally:
-            await runner.cleanup()
 
     def _incoming(self, body: dict[str, Any]) -> Incoming | None:
         sender = body.get("sender") or {}

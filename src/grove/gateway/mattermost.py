@@ -27,6 +27,7 @@ from grove.gateway.adapter import (
     PlatformAdapter,
 )
 from grove.gateway.backoff import Backoff
+from grove.gateway.receiver import start_receiver
 
 log = logging.getLogger("grove.gateway")
 API = "/api/v4"
@@ -201,13 +202,8 @@ class MattermostAdapter(PlatformAdapter):
             question = str(context.get("question", ""))
             return web.json_response({"update": {"message": f"{question}\n\n→ {pressed.text}", "props": {}}})
 
-        app = web.Application()
-        app.router.add_post("/mattermost/actions", press)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, self.config.host, self.config.port)
-        await site.start()
-        self.port = runner.addresses[0][1]
+        routes = [("POST", "/mattermost/actions", press)]
+        runner, self.port = await start_receiver(routes, self.config.host, self.config.port)
         if not self.action_url:
             self.action_url = f"http://{self.config.host}:{self.port}/mattermost/actions"
         return runner

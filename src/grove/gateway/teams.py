@@ -28,6 +28,7 @@ from grove.gateway.adapter import (
     PlatformAdapter,
 )
 from grove.gateway.backoff import Backoff
+from grove.gateway.receiver import receiving
 
 log = logging.getLogger("grove.gateway")
 OPENID = "https://login.botframework.com/v1/.well-known/openidconfiguration"
@@ -126,18 +127,10 @@ class TeamsAdapter(PlatformAdapter):
             await self._activity(activity, on_message, on_button)
             return web.Response(status=202)
 
-        app = web.Application(client_max_size=1024 * 1024)
-        app.router.add_post("/api/messages", receive)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, self.config.host, self.config.port)
-        await site.start()
-        self.port = runner.addresses[0][1]
-        self._stop = asyncio.Event()
-        try:
+        routes = [("POST", "/api/messages", receive)]
+        async with receiving(routes, self.config.host, self.config.port, 1024 * 1024) as self.port:
+            self._stop = asyncio.Event()
             await self._stop.wait()
-        finally:
-            await runner.cleanup()
 
     async def _activity(self, activity: dict[str, Any], on_message: OnMessage, on_button: OnButton) -> None:
         if activity.get("type") != "message":

@@ -26,6 +26,7 @@ from grove.gateway.adapter import (
     PlatformAdapter,
 )
 from grove.gateway.backoff import Backoff
+from grove.gateway.receiver import receiving
 
 log = logging.getLogger("grove.gateway")
 TOLERANCE = 300.0  # seconds a signature stays good: a captured event cannot be replayed later
@@ -125,18 +126,10 @@ class WebhookAdapter(PlatformAdapter):
             )
             return web.json_response({"ok": True})
 
-        app = web.Application(client_max_size=MAX_BODY)
-        app.router.add_post("/webhook", receive)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, self.config.host, self.config.port)
-        await site.start()
-        self.port = runner.addresses[0][1]
-        self._stop = asyncio.Event()
-        try:
+        routes = [("POST", "/webhook", receive)]
+        async with receiving(routes, self.config.host, self.config.port, MAX_BODY) as self.port:
+            self._stop = asyncio.Event()
             await self._stop.wait()
-        finally:
-            await runner.cleanup()
 
     async def stop(self) -> None:
         if self._stop is not None:

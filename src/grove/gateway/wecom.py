@@ -29,6 +29,7 @@ from grove.gateway.adapter import (
     PlatformAdapter,
 )
 from grove.gateway.backoff import Backoff
+from grove.gateway.receiver import receiving
 
 log = logging.getLogger("grove.gateway")
 QYAPI = "https://qyapi.weixin.qq.com"
@@ -197,19 +198,10 @@ class WeComAdapter(PlatformAdapter):
             await self._message(ET.fromstring(plain), on_message, on_button)
             return web.Response(text="success")
 
-        app = web.Application(client_max_size=MAX_BODY)
-        app.router.add_get("/wecom", verify)
-        app.router.add_post("/wecom", receive)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, self.config.host, self.config.port)
-        await site.start()
-        self.port = runner.addresses[0][1]
-        self._stop = asyncio.Event()
-        try:
+        routes = [("GET", "/wecom", verify), ("POST", "/wecom", receive)]
+        async with receiving(routes, self.config.host, self.config.port, MAX_BODY) as self.port:
+            self._stop = asyncio.Event()
             await self._stop.wait()
-        finally:
-            await runner.cleanup()
 
     async def _message(self, msg: ET.Element, on_message: OnMessage, on_button: OnButton) -> None:
         user = msg.findtext("FromUserName") or ""

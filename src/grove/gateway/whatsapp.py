@@ -27,6 +27,7 @@ from grove.gateway.adapter import (
     PlatformAdapter,
 )
 from grove.gateway.backoff import Backoff
+from grove.gateway.receiver import receiving
 
 log = logging.getLogger("grove.gateway")
 GRAPH = "https://graph.facebook.com/v21.0"
@@ -113,19 +114,10 @@ class WhatsAppAdapter(PlatformAdapter):
                     await self._change(change.get("value") or {}, on_message, on_button)
             return web.Response(text="ok")  # at once: Meta redelivers what is not acknowledged quickly
 
-        app = web.Application(client_max_size=2 * 1024 * 1024)
-        app.router.add_get("/whatsapp", verify)
-        app.router.add_post("/whatsapp", receive)
-        runner = web.AppRunner(app)
-        await runner.setup()
-        site = web.TCPSite(runner, self.config.host, self.config.port)
-        await site.start()
-        self.port = runner.addresses[0][1]
-        self._stop = asyncio.Event()
-        try:
+        routes = [("GET", "/whatsapp", verify), ("POST", "/whatsapp", receive)]
+        async with receiving(routes, self.config.host, self.config.port, 2 * 1024 * 1024) as self.port:
+            self._stop = asyncio.Event()
             await self._stop.wait()
-        finally:
-            await runner.cleanup()
 
     async def _change(self, value: dict[str, Any], on_message: OnMessage, on_button: OnButton) -> None:
         names = {
