@@ -86,10 +86,20 @@ class Sshd:
 
 
 def _children(pid: int) -> list[int]:
+    """Every descendant of `pid`: as root a connection is a monitor and its unprivileged child; without root
+    sshd cannot separate privileges and the process holding the socket may sit a level further down."""
     out: list[int] = []
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        text = (task / "children").read_text().split()
-        out += [int(c) for c in text]
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except FileNotFoundError:
+        return out
+    for task in tasks:
+        try:
+            text = (task / "children").read_text().split()
+        except FileNotFoundError:
+            continue
+        for child in map(int, text):
+            out += [child, *_children(child)]
     return out
 
 
