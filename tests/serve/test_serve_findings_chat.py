@@ -1,5 +1,5 @@
 """Issue 33's findings about the chat API, one test each: conversation identity (`user` is attribution), a
-stateless client's history, system messages, fields honoured or refused, image parts, GET /v1/models/{id},
+stateless client's history, system messages, fields honoured or refused, audio parts, GET /v1/models/{id},
 CORS for the official browser SDK."""
 
 from __future__ import annotations
@@ -107,15 +107,15 @@ def test_max_tokens_and_temperature_reach_the_model(settings: Settings) -> None:
         assert asked[-1].max_tokens == 9
 
 
-def test_image_parts_are_refused_not_dropped(client: TestClient) -> None:
+def test_audio_parts_are_refused_not_dropped(client: TestClient) -> None:
     content = [
         {"type": "text", "text": "what is this?"},
-        {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
+        {"type": "input_audio", "input_audio": {"data": "UklGRg==", "format": "wav"}},
     ]
     r = client.post(
         "/v1/chat/completions", json={"model": "grove", "messages": [{"role": "user", "content": content}]}
     )
-    assert r.status_code == 400 and "image_url" in r.json()["error"]["message"]
+    assert r.status_code == 400 and "input_audio" in r.json()["error"]["message"]
 
 
 def test_a_model_can_be_retrieved(client: TestClient) -> None:

@@ -1,5 +1,5 @@
 """Issue 33's findings about the Responses API, one test each: exact `previous_response_id` chains, streaming
-events, full bodies, retrieve and delete, client tools and image input said rather than ignored."""
+events, full bodies, retrieve and delete, file input said rather than ignored."""
 
 from __future__ import annotations
 
@@ -99,13 +99,13 @@ def test_fields_grove_cannot_honour_are_refused_not_ignored(
     assert r.status_code == 400 and r.json()["error"]["param"] == field
 
 
-def test_input_image_is_refused_not_dropped(client: TestClient) -> None:
+def test_input_file_is_refused_not_dropped(client: TestClient) -> None:
     content = [
         {"type": "input_text", "text": "what is this?"},
-        {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="},
+        {"type": "input_file", "file_data": "data:application/pdf;base64,JVBERi0=", "filename": "a.pdf"},
     ]
     r = client.post("/v1/responses", json={"model": "grove", "input": [{"role": "user", "content": content}]})
-    assert r.status_code == 400 and "input_image" in r.json()["error"]["message"]
+    assert r.status_code == 400 and "input_file" in r.json()["error"]["message"]
 
 
 def test_a_stateless_history_in_input_continues_the_session(client: TestClient) -> None:

@@ -90,9 +90,6 @@ CASES: list[Any] = [
         False,
         None,
         id="image-input",
-        marks=pytest.mark.xfail(
-            reason="grove takes text only; an image is refused (400), not dropped", strict=True
-        ),
     ),
     pytest.param(
         {

@@ -25,6 +25,10 @@ SIGNATURES = (
 )
 
 
+class CannotSee(ModelError):
+    """Images would go to a model that cannot see them: the request's fault, not the model's (an API says 400)."""
+
+
 class ImageError(ValueError):
     """An image that cannot be sent: missing, not an image, or too large; the message says what to do."""
 
@@ -98,7 +102,7 @@ def refuse_if_blind(messages: list[Message], vision: bool, model: str) -> None:
     """A clear error, before any request, when images would go to a model that cannot see them."""
     if vision or not has_images(messages):
         return
-    raise ModelError(
+    raise CannotSee(
         ErrorKind.BAD_REQUEST,
         f"this model cannot see images; pick one that can: --model {seeing_models()} "
         "(or another vision model of your provider)",

@@ -26,6 +26,7 @@ from grove.serve.identity import (
     new_conversation,
     normal_role,
 )
+from grove.serve.image_input import image_parts
 from grove.serve.keys import ClientKey, KeyStore
 from grove.serve.limits import BodyLimit
 from grove.serve.live import run_turn, streamed_turn
@@ -256,10 +257,10 @@ def chat_turn(
             )
         results = {call_id: m.text(), **(results or {})}
     *earlier, last = messages if results is None else [*messages, ChatMessage(role="user", content="")]
-    if results is None and (last.role != "user" or not last.text().strip()):
+    if results is None and (last.role != "user" or not (last.text().strip() or last.image_urls())):
         raise ApiError(
             400,
-            "the last message must be a user message with text, or tool messages answering grove's tool_calls "
+            "the last message must be a user message with text or images, or tool messages answering grove's tool_calls "
             "(grove runs its own tools; assistant messages are not taken as the turn)",
             "invalid_request_error",
             "invalid_messages",
@@ -268,6 +269,7 @@ def chat_turn(
     prior = [(normal_role(m.role), m.text()) for m in kept]
     turn = TurnRequest(
         text=last.text(),
+        images=image_parts(last),
         tool_results=results,
         history=[{"role": role, "content": text} for role, text in prior],
         system=[text for role, text in prior if role == "system"],

@@ -1,5 +1,5 @@
 """Every field a client sends is honoured or refused with a clear 400, never ignored: the fields grove cannot
-honour (several choices, structured output, image input...) are refused by name."""
+honour (several choices, structured output, audio...) are refused by name."""
 
 from __future__ import annotations
 
@@ -73,12 +73,13 @@ def check_extras(extras: dict[str, Any] | None) -> None:
 
 
 def check_parts(messages: Iterable[ChatMessage]) -> None:
-    """Refuses image, audio and file parts: said, rather than dropped so the model answers without them."""
+    """Refuses audio and file parts: said, rather than dropped so the model answers without them (images are taken:
+    grove.serve.image_input)."""
     for message in messages:
         other = message.other_parts()
         if other:
             raise refuse(
-                f"content parts of type {other[0]!r} are not supported (grove takes text parts only)",
+                f"content parts of type {other[0]!r} are not supported (grove takes text and image parts)",
                 "messages",
                 "unsupported_content",
             )

@@ -27,11 +27,16 @@ async def run_turn(
     """Runs the turn; if the client hangs up meanwhile, the turn stops at its next step (what it did is kept)."""
     from grove.errors import GroveError
     from grove.llm.errors import ModelError
+    from grove.llm.images import CannotSee
 
     stop = stop or threading.Event()
     watcher = asyncio.create_task(_until_disconnect(request, stop))
     try:
         return await runner.run(key, conversation, turn, spec, on_text, stop)
+    except (
+        CannotSee
+    ) as exc:  # images sent to a model that cannot see: the request's to change, not the model's
+        raise ApiError(400, str(exc), "invalid_request_error", "unsupported_content", "messages") from exc
     except ModelError as exc:
         raise ApiError(502, f"the model failed: {exc}", "api_error", "model_error") from exc
     except GroveError as exc:  # a configuration problem (no model configured, a bad spec): the operator's

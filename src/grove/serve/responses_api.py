@@ -16,6 +16,7 @@ from grove.serve.client_tools import responses_tools, tool_choice
 from grove.serve.errors import ApiError, refuse
 from grove.serve.fields import check_extras, check_parts
 from grove.serve.identity import history_digest, new_conversation, normal_role
+from grove.serve.image_input import image_parts
 from grove.serve.live import run_turn, streamed_turn
 from grove.serve.response_store import ResponseStore
 from grove.serve.schemas import ChatMessage, ResponsesRequest
@@ -44,7 +45,7 @@ def responses_router(runner: TurnRunner, client: Any, model_spec: Callable[[str]
             earlier, last = messages, ChatMessage(role="user", content="")
         else:
             *earlier, last = messages
-            if last.role != "user" or not last.text().strip():
+            if last.role != "user" or not (last.text().strip() or last.image_urls()):
                 raise refuse(
                     "the last input item must be a user message with text, or function_call_output items "
                     "answering grove's function calls",
@@ -54,6 +55,7 @@ def responses_router(runner: TurnRunner, client: Any, model_spec: Callable[[str]
         prior = [(normal_role(m.role), m.text()) for m in earlier if m.text().strip()]
         turn = TurnRequest(
             text=last.text(),
+            images=image_parts(last, "input"),
             client_tools=client_tools,
             tool_choice=choice,
             tool_results=results,

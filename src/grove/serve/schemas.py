@@ -28,13 +28,28 @@ class ChatMessage(BaseModel):
         return "\n".join(p.text for p in self.content if p.type in TEXT_PARTS and p.text)
 
     def other_parts(self) -> list[str]:
-        """The types of content parts that are not text (images, audio, files)."""
+        """The types of content parts that are neither text nor images (audio, files)."""
         if not isinstance(self.content, list):
             return []
-        return [p.type for p in self.content if p.type not in TEXT_PARTS]
+        return [p.type for p in self.content if p.type not in TEXT_PARTS + IMAGE_PARTS]
+
+    def image_urls(self) -> list[str]:
+        """The URLs (data: or http(s):) of the message's image parts, in either API's shape: chat's
+        {"type": "image_url", "image_url": {"url": ...}} or the Responses {"type": "input_image", "image_url": ...}."""
+        if not isinstance(self.content, list):
+            return []
+        urls = []
+        for part in self.content:
+            if part.type not in IMAGE_PARTS:
+                continue
+            given = (part.model_extra or {}).get("image_url")
+            url = given.get("url") if isinstance(given, dict) else given
+            urls.append(url if isinstance(url, str) else "")
+        return urls
 
 
 TEXT_PARTS = ("text", "input_text", "output_text")
+IMAGE_PARTS = ("image_url", "input_image")
 
 
 class ChatCompletionRequest(BaseModel):

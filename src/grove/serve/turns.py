@@ -48,6 +48,9 @@ class TurnRequest:
     client_tools: list[dict[str, Any]] = dataclasses.field(default_factory=list)  # the client's own tools
     tool_choice: str | None = None  # None/auto, "none", "required" or a tool's name
     tool_results: dict[str, str] | None = None  # outputs of the client-tool calls the last turn ended on
+    images: list[dict[str, Any]] = dataclasses.field(
+        default_factory=list
+    )  # image parts of this turn's message
 
 
 @dataclass
@@ -205,7 +208,7 @@ class TurnRunner:
                     "invalid_tool_results",
                     "messages",
                 )
-            result = session.run_turn(request.text, tool_results=request.tool_results)
+            result = session.run_turn(request.text, request.images or None, tool_results=request.tool_results)
             if on_text is not None and not sink.sent and result.answer:
                 on_text(result.answer)  # a provider that does not stream: the whole answer at once
                 sink.text = result.answer
