@@ -61,6 +61,7 @@ def _post(running: Running, key: str, conversation: str, text: str, out: dict[st
         headers={"Authorization": f"Bearer {key}", "X-Grove-Conversation": conversation},
         timeout=20,
     )
+    assert r.status_code == 200, (r.status_code, r.text)
     out[text] = r.json()["choices"][0]["message"]["content"]
 
 
@@ -108,6 +109,7 @@ def test_a_client_history_is_taken_once_when_two_first_turns_race(gated: tuple[R
             headers={"Authorization": f"Bearer {key}", "X-Grove-Conversation": "race"},
             timeout=20,
         )
+        assert r.status_code == 200, (r.status_code, r.text)
         out[text] = r.json()["choices"][0]["message"]["content"]
 
     first = threading.Thread(target=post, args=("one",))

@@ -103,10 +103,7 @@ class Agent:
         from grove.llm.images import user_content
 
         result = TurnResult(answer="")
-        if tool_results is not None:
-            self._answer_pending(tool_results)
-        else:
-            self._answer_pending({})  # a new message instead of results: the client never ran them
+        self._answer_pending(tool_results or {})  # a new message instead of results: the client ran none
         if text or tool_results is None:
             if not any(m["role"] == "user" for m in self.messages):
                 self.store.set_title(self.session_id, redact(" ".join(text.split()))[:80])
