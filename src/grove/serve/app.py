@@ -16,7 +16,7 @@ from fastapi.middleware.trustedhost import TrustedHostMiddleware
 from fastapi.responses import JSONResponse, StreamingResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from grove.serve.client_tools import chat_tools, tool_choice
+from grove.serve.client_tools import take_tools
 from grove.serve.errors import ApiError, refuse
 from grove.serve.fields import check_extras, check_parts
 from grove.serve.identity import (
@@ -199,8 +199,7 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         for the client to run, and its `tool` messages carry the turn on."""
         spec = model_spec(body.model)
         extras = dict(body.model_extra or {})
-        client_tools = chat_tools(extras.pop("tools")) if extras.get("tools") else []
-        choice = tool_choice(extras.pop("tool_choice", None), client_tools, "chat") if client_tools else None
+        client_tools, choice = take_tools(extras, "chat")
         check_extras(extras)  # tool_choice without tools is refused there unless it asks for nothing
         check_parts(body.messages)
         if body.stream_options and set(body.stream_options) - {"include_usage", "include_obfuscation"}:

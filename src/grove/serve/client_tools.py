@@ -56,6 +56,15 @@ def responses_tools(value: Any) -> list[ToolSchema]:
     return _unique(out)
 
 
+def take_tools(extras: dict[str, Any], shape: str) -> tuple[list[ToolSchema], str | None]:
+    """The client's tools and the model's tool_choice, taken out of a request's extra fields when it declares any
+    (`shape`: "chat" or "responses"); without tools both stay for grove.serve.fields to honour or refuse."""
+    if not extras.get("tools"):
+        return [], None
+    tools = (chat_tools if shape == "chat" else responses_tools)(extras.pop("tools"))
+    return tools, tool_choice(extras.pop("tool_choice", None), tools, shape)
+
+
 def tool_choice(value: Any, tools: list[ToolSchema], shape: str) -> str | None:
     """The model setting for `tool_choice`: None/"auto", "none", "required", or a declared tool's name."""
     if value in (None, "auto"):

@@ -12,7 +12,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 
 from grove.llm.types import ToolCall
-from grove.serve.client_tools import responses_tools, tool_choice
+from grove.serve.client_tools import take_tools
 from grove.serve.errors import ApiError, refuse
 from grove.serve.fields import check_extras, check_parts
 from grove.serve.identity import history_digest, new_conversation, normal_role
@@ -35,10 +35,7 @@ def responses_router(runner: TurnRunner, client: Any, model_spec: Callable[[str]
         """One turn; `stream: true` sends the spec's server-sent events."""
         spec = model_spec(body.model)
         extras = dict(body.model_extra or {})
-        client_tools = responses_tools(extras.pop("tools")) if extras.get("tools") else []
-        choice = (
-            tool_choice(extras.pop("tool_choice", None), client_tools, "responses") if client_tools else None
-        )
+        client_tools, choice = take_tools(extras, "responses")
         check_extras(extras)  # tool_choice without tools is refused there unless it asks for nothing
         messages, results = _messages(body)
         if results is not None:
