@@ -4,14 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from grove.agent.prompt import build_system_prompt, lean_for
+from grove.agent.prompt import build_system_prompt
 from grove.config import Settings
+from grove.llm.profiles import needs_for
 from grove.tools.builtin import builtin_registry
 
 
 def test_local_specs_get_the_lean_prompt_and_it_is_shorter(settings: Settings, tmp_path: Path) -> None:
-    assert lean_for("local") and lean_for("local:qwen2.5-coder-1.5b")
-    assert not lean_for("openai:gpt-5.4-mini") and not lean_for(None)
+    assert needs_for("local").lean and needs_for("local:qwen2.5-coder-1.5b").lean
+    assert not needs_for("openai:gpt-5.4-mini").lean and not needs_for(None).lean
     (tmp_path / "AGENTS.md").write_text("Use tabs.\n" * 1000)
     tools = builtin_registry().select(settings.toolsets)
     full = build_system_prompt(settings, tmp_path, tools)

@@ -9,6 +9,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from grove.llm.profiles import SMALL_LOCAL, SMALL_MODEL_SKIP_TOOLS
+
 if TYPE_CHECKING:
     from grove.config import Settings
     from grove.tools.registry import ToolRegistry
@@ -21,7 +23,8 @@ TOOL_GUIDANCE = (
     "Use tools only when the task needs them (files, commands); answer plain questions directly. "
     "Read before you edit; prefer `patch` for small changes. Paths are relative to the workspace: {workspace}."
 )
-# Local models (`lean`): a 1.5B model on 2 cores reads ~25-140 prompt tokens/s, so every section is short.
+# The lean style (ModelNeeds.prompt, small local models): a 1.5B model on 2 cores reads ~25-140 prompt
+# tokens/s, so every section is short.
 LEAN_IDENTITY = "You are grove, an assistant in the user's terminal. Answer briefly and accurately."
 LEAN_TOOL_GUIDANCE = (
     "You see files, skills and past sessions only through tools: to answer about them, call the tool first "
@@ -33,23 +36,16 @@ LEAN_SECTION_CHARS = 1_500
 LEAN_SKILLS_HEADER = (
     "## Skills\nWhat worked before on tasks like these; when one fits the task, follow its steps."
 )
-# Not offered to local models from the toolsets: a 1.5B model takes skill_manage for write_file or patch ("create
-# .gitignore" became a skill), `memory` for a file ("set workers to 9" became a memory entry) and `todo` for TODO
-# comments. Library and memory are still kept up to date by the reviewer, which has its own tools, and memory
-# still shows in the prompt.
-LEAN_SKIP_TOOLS = frozenset({"skill_manage", "memory", "todo"})
+# the tools a small model is not offered (why: grove.llm.profiles)
+LEAN_SKIP_TOOLS = SMALL_MODEL_SKIP_TOOLS
 PROJECT_FILES = ("AGENTS.md", "GROVE.md")
 MAX_PROJECT_CHARS = 12_000
 
 
-def lean_for(spec: str | None) -> bool:
-    """Whether a model spec names a local model, which gets the lean prompt."""
-    return (spec or "").partition(":")[0] == "local"
-
-
 def lean_tools(tools: ToolRegistry) -> ToolRegistry:
-    """The tools of a local model's session: those of the toolsets minus the rarely-needed, easily confused ones."""
-    return tools.without(LEAN_SKIP_TOOLS)
+    """The tools of a small local model's session (benchmarks, tests): those of the toolsets minus the
+    rarely-needed, easily confused ones. Sessions get this from their ModelNeeds (grove.runtime.assemble)."""
+    return tools.without(SMALL_LOCAL.skip_tools)
 
 
 def build_system_prompt(settings: Settings, workspace: Path, tools: ToolRegistry, lean: bool = False) -> str:

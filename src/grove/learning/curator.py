@@ -299,7 +299,9 @@ def curator_model_spec(settings: Any, session_model: str | None) -> str | None:
     spec = config.curator_model or config.review_model
     if spec:
         return spec
-    return None if not session_model or session_model.startswith("script:") else session_model
+    from grove.llm.profiles import needs_for
+
+    return session_model if session_model and needs_for(session_model).own_reviewer else None
 
 
 def has_curatable_skills(settings: Any) -> bool:

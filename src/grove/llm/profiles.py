@@ -1,14 +1,56 @@
-"""Model quirks as data: which request fields a model takes, its context window, its defaults.
+"""Model quirks as data: which request fields a model takes, its context window, its defaults, and what the agent
+around it must do for it (`ModelNeeds`).
 
-Providers ask `profile_for(api, provider, model)` instead of branching on model names. Every rule whose API format,
-provider, vendor and model prefix match applies, in table order, so general rules come first and specific ones
-after. Prefixes, not regular expressions: compiling a dozen patterns would cost a one-shot run ~0.5 ms.
+Providers ask `profile_for(api, provider, model)` and the runtime asks `needs_for(spec)` instead of branching on
+model names: this module is the only place that reads a model's name. Every rule whose API format, provider,
+vendor and model prefix match applies, in table order, so general rules come first and specific ones after.
+Prefixes, not regular expressions: compiling a dozen patterns would cost a one-shot run ~0.5 ms.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, fields, replace
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
+
+# Not offered to a small model from the toolsets: a 1.5B model takes skill_manage for write_file or patch ("create
+# .gitignore" became a skill), `memory` for a file ("set workers to 9" became a memory entry) and `todo` for TODO
+# comments. Library and memory are still kept up to date by the reviewer, which has its own tools, and memory
+# still shows in the prompt.
+SMALL_MODEL_SKIP_TOOLS = frozenset({"skill_manage", "memory", "todo"})
+
+
+@dataclass(frozen=True)
+class ModelNeeds:
+    """What the agent around a model does for it. Built once per session by the runtime (`needs_for`) and handed
+    to the parts that act on it; none of them looks at the model's name."""
+
+    # the system prompt's style (agent.prompt): lean = short sections, a small library shown whole
+    prompt: Literal["full", "lean"] = "full"
+    # toolset tools not offered to it (an explicit registry, the reviewer's, keeps its own)
+    skip_tools: frozenset[str] = frozenset()
+    # write_file must have read an existing file before it overwrites it (tools.files)
+    read_before_write: bool = False
+    # its self-review (runtime.review): lean = judge first, then one short ask, or a code skill of a file task
+    review: Literal["full", "lean"] = "full"
+    # serves one call at a time (one in-process context and KV cache): sub-agents on it run one by one
+    serial: bool = False
+    # it may review and curate its own sessions when no reviewer model is configured; not a test double, whose
+    # queued replies are the session's, not a reviewer's
+    own_reviewer: bool = True
+
+    @property
+    def lean(self) -> bool:
+        return self.prompt == "lean"
+
+
+FULL = ModelNeeds()
+# The embedded llama.cpp model (a 1.5B model on 2 cores reads ~25-140 prompt tokens/s): short prompt, the easily
+# confused tools left out, no overwriting of files it has not read, the small-model review, one call at a time.
+SMALL_LOCAL = ModelNeeds(
+    prompt="lean", skip_tools=SMALL_MODEL_SKIP_TOOLS, read_before_write=True, review="lean", serial=True
+)
+
+SCRIPTED = ModelNeeds(own_reviewer=False)  # the script test double (grove.llm.script)
 
 
 @dataclass(frozen=True)
@@ -22,6 +64,7 @@ class ModelProfile:
     cache_breakpoints: bool = False  # mark cache breakpoints in OpenAI-format messages (Claude via gateways)
     repeat_penalty: float = 1.0  # local models: penalty against greedy decoding loops
     vision: bool = True  # takes image parts; False where a model is known not to (a clear error, not a 400)
+    needs: ModelNeeds = FULL  # what the agent around the model does for it
 
 
 class Rule(NamedTuple):  # not a frozen dataclass: that would cost every one-shot run ~0.5 ms of import
@@ -95,6 +138,8 @@ RULES: tuple[Rule, ...] = (
     rule("local", vision=False),
     # Greedy decoding of a small local model loops ("la femme, la femme, ..."); a light penalty breaks the loops.
     rule("local", repeat_penalty=1.1),
+    rule("local", needs=SMALL_LOCAL),
+    rule("script", needs=SCRIPTED),
 )
 
 
@@ -105,3 +150,17 @@ def profile_for(api: str, provider: str, model: str) -> ModelProfile:
         if r.matches(api, provider, model):
             profile = replace(profile, **dict(r.changes))
     return profile
+
+
+def needs_for(spec: str | None) -> ModelNeeds:
+    """What a model spec ("local:qwen2.5-coder-1.5b", "openai:gpt-5", a model's `name`) needs of the agent: its
+    profile's `needs`, by the wire format of its provider in grove's table. What is no spec of a provider there
+    (None, a plugin's provider, a bare name the provider does not take, as an in-code test double's "script")
+    gets the full treatment."""
+    from grove.providers_table import provider_named
+
+    provider, sep, model = (spec or "").strip().partition(":")
+    row = provider_named(provider)
+    if row is None or not (sep or row.bare):
+        return FULL
+    return profile_for(row.api, provider, model).needs

@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING
 
 from grove.agent.events import AgentEvents
 from grove.agent.loop import NO_RESULT, Agent
-from grove.agent.prompt import build_system_prompt, lean_for, lean_tools
+from grove.agent.prompt import build_system_prompt
 from grove.config import Settings
 from grove.context.compressor import Compressor
 from grove.context.settings import CompressionSettings
+from grove.llm.profiles import needs_for
 from grove.llm.router import RetryPolicy, Router, RouterEvent
 from grove.llm.spec import build_model
 from grove.llm.types import Message, Model, ModelSettings
@@ -161,11 +162,12 @@ def open_agent(
         spec = profile.model or (profile.model_override.name if profile.model_override else None)
         spec = spec or settings.resolved_model()
         system = ""
-    if profile.tools is None and lean_for(spec):
-        tools = lean_tools(tools)  # a local model confuses rarely-needed tools with the everyday ones
+    needs = needs_for(spec)  # what this model needs of the agent: decided once, here, from its profile
+    if profile.tools is None and needs.skip_tools:  # a small model confuses rarely-needed tools with others
+        tools = tools.without(needs.skip_tools)
     # the project's AGENTS.md or memory may hold a secret: the prompt is stored and sent redacted
     system = redact(
-        system or profile.system_prompt or build_system_prompt(settings, workspace, tools, lean_for(spec))
+        system or profile.system_prompt or build_system_prompt(settings, workspace, tools, needs.lean)
     )
     if profile.model_override is not None and not profile.route:
         router: Model = profile.model_override
@@ -198,6 +200,7 @@ def open_agent(
         store=store,
         session_id=session_id,
         notify=events.on_notice,
+        needs=needs,
     )
     if settings.checkpoints.enabled:
         from grove.checkpoints.store import CheckpointStore
@@ -206,7 +209,7 @@ def open_agent(
         store_of_workspace = CheckpointStore(settings.home, workspace, settings.checkpoints)
         ctx.checkpoints = TurnCheckpoints(store_of_workspace, session_id, events.on_notice)
         policy.checkpoint_ready = ctx.checkpoints.ready  # an unknown command unattended needs a way back
-    if lean_for(spec):
+    if needs.read_before_write:
         from grove.tools.files import READ_FIRST
 
         ctx.state[READ_FIRST] = set()  # a small model overwrites files with guesses unless it has read them

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 from grove.agent.events import AgentEvents
 from grove.config import Settings
 from grove.config.delegation import DelegationConfig, delegation_config
+from grove.llm.profiles import needs_for
 from grove.llm.types import Model
 from grove.runtime.child_budget import BudgetedModel, BudgetExceeded, Stopped, usage_to
 from grove.runtime.child_report import child_prompt, files_touched, last_answer, split_open_questions
@@ -82,7 +83,7 @@ def _is_serial(model: Model) -> bool:
     """The embedded llama.cpp model serves one call at a time under its own lock (one shared context and KV
     cache): children on it would only queue, and thrash the parent's cache, so they run one after another."""
     inner = getattr(model, "models", None) or [model]
-    return any(str(getattr(m, "name", "")).split(":")[0] == "local" for m in inner)
+    return any(needs_for(str(getattr(m, "name", ""))).serial for m in inner)
 
 
 class _ChildEvents(AgentEvents):
@@ -122,7 +123,7 @@ class Children:
         if parent.profile.child_model is not None:
             self.serial = False  # a model per child
         elif self.config.model:
-            self.serial = self.config.model.split(":")[0] == "local"
+            self.serial = needs_for(self.config.model).serial
         else:
             self.serial = _is_serial(parent.agent.model)
 

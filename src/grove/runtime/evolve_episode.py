@@ -13,6 +13,7 @@ from pathlib import Path
 from grove.agent.prompt import build_system_prompt
 from grove.config import Settings
 from grove.evolve.evaluate import Episode
+from grove.llm.profiles import needs_for
 from grove.llm.types import Model, ModelSettings
 from grove.runtime.profile import Profile
 from grove.runtime.session import Session
@@ -49,14 +50,15 @@ class AgentRunner:
         toolsets: tuple[str, ...] = DEFAULT_TOOLSETS,
         max_iterations: int = 12,
         allow_unisolated: bool = False,
-        lean: bool = False,
+        lean: bool | None = None,
     ) -> None:
         self.model = model
         self.name = model.name
         self.toolsets = list(toolsets)
         self.max_iterations = max_iterations
         self.allow_unisolated = allow_unisolated
-        self.lean = lean
+        # the prompt style episodes run with: the model's own (what it gets in a session), unless asked for
+        self.lean = needs_for(model.name).lean if lean is None else lean
         home = Path(home) if home is not None else Path(tempfile.mkdtemp(prefix="grove-evolve-home-"))
         security = dataclasses.replace(settings.security, network=False)
         self.settings = dataclasses.replace(settings, home=home, security=security, toolsets=self.toolsets)

@@ -20,6 +20,7 @@ from grove.learning.review import (
 )
 from grove.learning.reviewer_tools import ChangeLog, reviewer_registry
 from grove.learning.runs import finish_run, start_run
+from grove.llm.profiles import needs_for
 from grove.llm.types import Model
 from grove.runtime.profile import Profile
 from grove.runtime.review_code import CODE_REVIEW_PROMPT, draft_code_skill, touched_files, used_tools
@@ -49,7 +50,6 @@ def review_session(
     events: AgentEvents | None = None,
 ) -> ReviewReport:
     """Review one session (its messages up to message id `up_to`); returns what changed (or would, in a dry run)."""
-    from grove.agent.prompt import lean_for
     from grove.codeskills.repeats import find_repeats
     from grove.memory.prompt import memory_prompt_block
     from grove.runtime.assemble import open_agent
@@ -97,7 +97,7 @@ def review_session(
             probe_runner=runner,
             probe_budget=config.probe_replays,
         )
-        lean = lean_for(model.name)
+        lean = needs_for(model.name).review == "lean"  # the reviewer's own model decides its review path
         reviewer: Model = FirstCall(model) if lean else model
         code_task = False
         if lean and kind == "skill":

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from grove.agent.events import AgentEvents
 from grove.agent.loop import Agent, TurnResult
 from grove.config import Settings
+from grove.llm.profiles import needs_for
 from grove.runtime.assemble import open_agent, open_store
 from grove.runtime.profile import Profile
 from grove.runtime.stream import EventStream
@@ -251,7 +252,7 @@ def _review_scheduler(
     if profile.review == "off" or profile.source == "review":
         return None
     spec = settings.learning.review_model or agent.model.name
-    if spec.startswith("script:") and not settings.learning.review_model:
+    if not settings.learning.review_model and not needs_for(spec).own_reviewer:
         return None
     from grove.runtime.reviews import ReviewScheduler
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from grove.llm.profiles import FULL, ModelNeeds
 from grove.security.approval.policy import SafetyPolicy
 
 if TYPE_CHECKING:
@@ -26,6 +27,8 @@ class ToolContext:
     # the session's workspace checkpoints (taken before a turn's first change); None = no undo
     checkpoints: TurnCheckpoints | None = None
     state: dict[str, Any] = field(default_factory=dict)  # per-session scratch, e.g. the todo list
+    # what the session's model needs of the agent (grove.llm.profiles), built once by the runtime
+    needs: ModelNeeds = FULL
     # the session's one notice stream (the runtime connects it to the front end); a bare context drops notices
     notify: Callable[[str], None] = field(default=lambda _text: None, repr=False)
     # where the tools act (grove.backends); None = this machine's sandbox, or the one `backends.use` names,
@@ -39,17 +42,17 @@ def backend_of(ctx: ToolContext) -> Backend:
     if ctx.backend is not None:
         return ctx.backend
     backends = getattr(ctx.settings, "backends", None)
-    spec = getattr(backends, "use", "local") or "local"
+    use = getattr(backends, "use", "local") or "local"
     from grove.backends.local import LocalBackend
 
     def local() -> LocalBackend:
         return LocalBackend(ctx.workspace, ctx.policy, ctx.settings, ctx.session_id)
 
-    if spec != "local":
+    if use != "local":
         from grove.backends.open import open_backend
 
         # a name may stand for local: None then
-        ctx.backend = open_backend(spec, ctx.settings, local, lambda: ctx.policy)
+        ctx.backend = open_backend(use, ctx.settings, local, lambda: ctx.policy)
         if ctx.backend is not None:
             return ctx.backend
     return local()
