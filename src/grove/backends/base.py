@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from typing import IO, Protocol
 
+from grove.backends.tree import WorkspaceTree
 from grove.errors import GroveError
 from grove.sandbox.types import Result
 
@@ -59,6 +60,9 @@ class Backend(Protocol):
 
     def files(self) -> AbstractContextManager[Files]:
         """A confined file view for one tool call."""
+
+    def tree(self) -> WorkspaceTree:
+        """The workspace for grove's own acts on it (checkpoints and undo), on the backend's machine."""
 
     def check(self) -> tuple[bool, str]:
         """For `grove doctor`: (ok, what was found)."""

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from grove.backends.base import TextOpener
+from grove.backends.tree import LocalTree
 from grove.sandbox.types import Result
 from grove.security.approval.policy import SafetyPolicy
 from grove.security.files.acts import open_file, read_place, write_place
@@ -81,6 +82,9 @@ class LocalBackend:
             raise
         except OSError as e:
             raise Refused(f"{e.strerror or e}: {e.filename or ''}".rstrip(": ")) from None
+
+    def tree(self) -> LocalTree:
+        return LocalTree(self.workspace)
 
     def check(self) -> tuple[bool, str]:
         from grove.sandbox import detect_backend

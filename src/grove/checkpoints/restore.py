@@ -3,14 +3,14 @@ refusing (unless forced) where someone else changed a path since; the state repl
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import os
-import shutil
 import stat
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grove.backends.tree import WorkspaceTree
 from grove.checkpoints.store import Checkpoint, CheckpointStore, diff
 from grove.checkpoints.tree import Entry
 
@@ -95,89 +95,106 @@ def undo(
 
 
 def apply(store: CheckpointStore, plan: UndoPlan) -> None:
-    """Make each planned path what the target says. Idempotent: a run cut short can be run again."""
-    root = store.workspace
+    """Make each planned path what the target says, through the store's tree (this machine's or a backend's).
+    Idempotent: a run cut short can be run again."""
+    tree = store.tree
     target, current = plan.target, plan.current
     # 1. remove what the target lacks or has as another kind, deepest first (a link is removed, never followed)
     for p in sorted(plan.paths, key=lambda x: x.count("/"), reverse=True):
         now, want = current.get(p), target.get(p)
         if now is not None and (want is None or want.kind != now.kind):
-            _remove(root / p)
+            _remove(tree, p)
     # 2. directories, shallowest first (writable while we work; final modes at the end)
     for p in sorted(plan.paths, key=lambda x: x.count("/")):
         want = target.get(p)
         if want is not None and want.kind == "dir":
-            path = root / p
-            if not path.is_dir() or path.is_symlink():
-                _remove(path)
-                path.mkdir()
+            st = tree.lstat(p)
+            if st is None or st.kind != "dir":
+                _remove(tree, p)
+                tree.mkdir(p)
     # 3. files and links, each written beside its place then renamed over it
     for p in plan.paths:
         want = target.get(p)
         if want is None or want.kind == "dir":
             continue
-        path = root / p
-        _inside(root, path.parent)
-        _make_writable(path.parent)
-        tmp = path.with_name(f".grove-undo-{uuid.uuid4().hex[:8]}")
+        parent = _parent(p)
+        _inside(tree, parent)
+        _make_writable(tree, parent)
+        tmp = f"{parent}/" if parent else ""
+        tmp += f".grove-undo-{uuid.uuid4().hex[:8]}"
         if want.kind == "link":
-            os.symlink(str(want.digest), tmp)
+            tree.symlink(str(want.digest), tmp)
         else:
-            _copy_blob(store.blob_path(str(want.digest)), tmp, str(want.digest))
-            os.chmod(tmp, want.mode)
-        if path.is_dir() and not path.is_symlink():
-            shutil.rmtree(path)
-        os.replace(tmp, path)
+            _copy_blob(store.blob_path(str(want.digest)), tree, tmp, str(want.digest))
+            tree.chmod(tmp, want.mode)
+        st = tree.lstat(p)
+        if st is not None and st.kind == "dir":
+            _remove(tree, p)
+        tree.replace(tmp, p)
     # 4. directory modes, deepest first, for planned dirs and the parents we made writable
     dirs = {p for p in plan.paths if (e := target.get(p)) is not None and e.kind == "dir"}
-    dirs |= {str(Path(p).parent) for p in plan.paths if "/" in p}
+    dirs |= {_parent(p) for p in plan.paths if "/" in p}
     for p in sorted(dirs, key=lambda x: x.count("/"), reverse=True):
         e = target.get(p)
-        if e is not None and e.kind == "dir" and (root / p).is_dir():
-            now = os.lstat(root / p).st_mode
-            os.chmod(root / p, (stat.S_IMODE(now) & ~0o777) | e.mode)  # a setgid dir (shared group) stays so
+        st = tree.lstat(p)
+        if e is not None and e.kind == "dir" and st is not None and st.kind == "dir":
+            tree.chmod(p, (st.mode & ~0o777) | e.mode)  # a setgid dir (shared group) stays so
 
 
-def _inside(root: Path, directory: Path) -> None:
-    real = Path(os.path.realpath(directory))
-    if real != root and root not in real.parents:
+def _parent(rel: str) -> str:
+    return rel.rpartition("/")[0]
+
+
+def _inside(tree: WorkspaceTree, directory: str) -> None:
+    real, root = tree.realpath(directory), tree.real_root()
+    if real != root and not real.startswith(root.rstrip("/") + "/"):
         raise UndoError(f"{directory} leads outside the workspace (a link); nothing is written there")
 
 
-def _make_writable(directory: Path) -> None:
-    st = os.lstat(directory)
-    if stat.S_ISDIR(st.st_mode) and not st.st_mode & stat.S_IWUSR:
-        os.chmod(directory, stat.S_IMODE(st.st_mode) | stat.S_IWUSR | stat.S_IXUSR)
+def _make_writable(tree: WorkspaceTree, directory: str) -> None:
+    st = tree.lstat(directory)
+    if st is not None and st.kind == "dir" and not st.mode & stat.S_IWUSR:
+        tree.chmod(directory, st.mode | stat.S_IWUSR | stat.S_IXUSR)
 
 
-def _remove(path: Path) -> None:
-    try:
-        st = os.lstat(path)
-    except FileNotFoundError:
+def _remove(tree: WorkspaceTree, rel: str) -> None:
+    """Remove a file, link or whole folder (made writable first; links inside are removed, never followed)."""
+    st = tree.lstat(rel)
+    if st is None:
         return
-    if stat.S_ISDIR(st.st_mode):
-        _make_writable(path)
-        for sub, dirs, _files in os.walk(path):
-            for d in dirs:
-                full = os.path.join(sub, d)
-                if not os.path.islink(full):
-                    os.chmod(full, stat.S_IMODE(os.lstat(full).st_mode) | 0o700)
-        shutil.rmtree(path)
-    else:
-        _make_writable(path.parent)
-        os.unlink(path)
+    if st.kind != "dir":
+        _make_writable(tree, _parent(rel))
+        tree.unlink(rel)
+        return
+    _make_writable(tree, _parent(rel))
+    if st.mode & 0o700 != 0o700:
+        tree.chmod(rel, st.mode | 0o700)
+    for name, sub in tree.scandir(rel):
+        child = f"{rel}/{name}"
+        if sub.kind == "dir":
+            _remove(tree, child)
+        else:
+            tree.unlink(child)
+    tree.rmdir(rel)
 
 
-def _copy_blob(blob: Path, dest: Path, digest: str) -> None:
+def _copy_blob(blob: Path, tree: WorkspaceTree, dest: str, digest: str) -> None:
     h = hashlib.sha256()
-    fd = os.open(dest, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
-    with open(blob, "rb") as src, os.fdopen(fd, "wb") as out:
-        for chunk in iter(lambda: src.read(1 << 20), b""):
-            h.update(chunk)
-            out.write(chunk)
-    if h.hexdigest() != digest:
-        os.unlink(dest)
-        raise UndoError(f"the stored content {digest[:12]} is damaged; nothing more was changed")
+    try:
+        with open(blob, "rb") as src, tree.create(dest) as out:
+            for chunk in iter(lambda: src.read(1 << 20), b""):
+                h.update(chunk)
+                out.write(chunk)
+            if h.hexdigest() != digest:
+                raise _Damaged  # inside the block: a buffered (remote) file is then never sent
+    except _Damaged:
+        with contextlib.suppress(FileNotFoundError):
+            tree.unlink(dest)
+        raise UndoError(f"the stored content {digest[:12]} is damaged; nothing more was changed") from None
+
+
+class _Damaged(Exception):
+    pass
 
 
 def last_turns(store: CheckpointStore, n: int = 1, to: str | None = None) -> list[Checkpoint]:

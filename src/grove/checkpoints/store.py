@@ -12,10 +12,15 @@ import tempfile
 import time
 import uuid
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
 
+from grove.backends.tree import LocalTree, WorkspaceTree
 from grove.checkpoints.tree import Entry, Scanned, StatKey, scan
 from grove.config.checkpoints import CheckpointsConfig
+
+if TYPE_CHECKING:
+    from grove.config import Settings
 
 
 @dataclass
@@ -34,17 +39,26 @@ class Checkpoint:
     kind: str = "turn"  # "turn", or "undo" for the state kept before an undo replaced it
 
 
-def workspace_key(workspace: Path) -> str:
-    resolved = str(workspace.resolve())
-    return f"{Path(resolved).name[:40] or 'root'}-{hashlib.sha256(resolved.encode()).hexdigest()[:12]}"
+def workspace_key(workspace: Path | str) -> str:
+    """The store's folder name: a local folder's real path, or a remote tree's ident ('ssh:host:/srv/w')."""
+    ident = str(workspace.resolve()) if isinstance(workspace, Path) else workspace
+    return f"{PurePosixPath(ident).name[:40] or 'root'}-{hashlib.sha256(ident.encode()).hexdigest()[:12]}"
 
 
 class CheckpointStore:
-    def __init__(self, home: Path, workspace: Path, config: CheckpointsConfig | None = None) -> None:
-        self.workspace = workspace.resolve()
+    """Kept on this machine under grove's home, whichever backend's workspace it is of: `workspace` is a local
+    folder, or a backend's tree (grove.backends.tree), read and restored through that backend."""
+
+    def __init__(
+        self, home: Path, workspace: Path | WorkspaceTree, config: CheckpointsConfig | None = None
+    ) -> None:
+        self.tree: WorkspaceTree = LocalTree(workspace) if isinstance(workspace, Path) else workspace
+        self.where = self.tree.ident  # how the workspace is named to the user
+        # the local folder (None for a remote one)
+        self.workspace: Path | None = self.tree.local
         self.config = config or CheckpointsConfig()
         self.home = home.resolve()
-        self.root = self.home / "checkpoints" / workspace_key(self.workspace)
+        self.root = self.home / "checkpoints" / workspace_key(self.tree.ident)
         self.objects = self.root / "objects"
         self.manifests = self.root / "manifests"
 
@@ -74,7 +88,7 @@ class CheckpointStore:
         self.root.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(self.root.parent, 0o700)  # the workspace's contents, secrets included: for grove's user only
         scanned = scan(
-            self.workspace,
+            self.tree,
             skip=self._skip,
             cache=self._load_cache(),
             store_blob=self._store_blob,
@@ -86,7 +100,7 @@ class CheckpointStore:
         self.manifests.mkdir(exist_ok=True)
         _write_json(self.manifests / f"{name}.json", {p: e.as_list() for p, e in scanned.entries.items()})
         _write_json(self.root / "cache.json", {p: [list(k), d] for p, (k, d) in scanned.stats.items()})
-        (self.root / "workspace").write_text(str(self.workspace))
+        (self.root / "workspace").write_text(self.where)
         return name, scanned
 
     def take(self, session: str, prompt: str, kind: str = "turn") -> Checkpoint:
@@ -129,6 +143,8 @@ class CheckpointStore:
     # -- internals -----------------------------------------------------------------------------------------
     def _skip(self, rel: str) -> bool:
         # grove's own home inside the workspace (grove started in $HOME) is not the workspace's content
+        if self.workspace is None:
+            return False
         path = self.workspace / rel
         return path == self.home or path == self.home.parent / "checkpoints" or self.home in path.parents
 
@@ -137,9 +153,8 @@ class CheckpointStore:
         h = hashlib.sha256()
         fd, tmp = tempfile.mkstemp(dir=self.objects, prefix=".in-")
         try:
-            # O_NOFOLLOW: a file swapped for a link between the walk and the read is not followed out
-            src = os.open(self.workspace / rel, os.O_RDONLY | os.O_NOFOLLOW)
-            with os.fdopen(src, "rb") as f, os.fdopen(fd, "wb") as out:
+            # never through a link: a file swapped for one between the walk and the read is not followed out
+            with self.tree.open_read(rel) as f, os.fdopen(fd, "wb") as out:
                 for chunk in iter(lambda: f.read(1 << 20), b""):
                     h.update(chunk)
                     out.write(chunk)
@@ -224,14 +239,40 @@ def remove_store(store: CheckpointStore) -> None:
     shutil.rmtree(store.root, ignore_errors=True)
 
 
-def stores_of(home: Path, config: CheckpointsConfig | None = None) -> list[CheckpointStore]:
-    """Every workspace with checkpoints under this grove home (each store notes its workspace's path)."""
+def stores_of(
+    home: Path, config: CheckpointsConfig | None = None, settings: Settings | None = None
+) -> list[CheckpointStore]:
+    """Every workspace with checkpoints under this grove home (each store notes its workspace: a local path, or
+    the backend spec of a remote one, connected only when its files are touched)."""
     found = []
     base = home / "checkpoints"
     for root in sorted(base.iterdir()) if base.is_dir() else []:
         try:
-            workspace = Path((root / "workspace").read_text().strip())
+            where = (root / "workspace").read_text().strip()
         except OSError:
             continue
-        found.append(CheckpointStore(home, workspace, config))
+        tree = Path(where) if where.startswith("/") else backend_tree(where, settings)
+        found.append(CheckpointStore(home, tree, config))
     return found
+
+
+def backend_tree(spec: str, settings: Settings | None) -> WorkspaceTree:
+    """The tree of the backend `spec` names, opened on its first act (listing checkpoints needs no connection)."""
+    return _OpenedLater(spec, settings)  # type: ignore[return-value]
+
+
+class _OpenedLater:
+    def __init__(self, spec: str, settings: Settings | None) -> None:
+        self.ident, self.local, self._settings = spec, None, settings
+        self._tree: WorkspaceTree | None = None
+
+    def __getattr__(self, name: str) -> object:  # only for what the tree itself has: opened on first use
+        if self._tree is None:
+            from grove.backends.base import BackendError
+            from grove.backends.open import open_backend
+
+            backend = open_backend(self.ident, self._settings)
+            if backend is None:
+                raise BackendError(f"{self.ident!r} names this machine, not a remote workspace")
+            self._tree = backend.tree()
+        return getattr(self._tree, name)

@@ -1,21 +1,19 @@
-"""A workspace tree as entries (kind, rwx bits, content hash), read without following any link.
+"""A workspace tree (this machine's or a backend's, grove.backends.tree) as entries (kind, rwx bits, content
+hash), read without following any link.
 
-Hashing is skipped for a file whose stat matches the previous scan (size, mtime, ctime, inode), so a turn's
-checkpoint costs one walk of the tree plus reading what changed."""
+Hashing is skipped for a file whose stat matches the previous scan (size, mtime, ctime, inode; over SFTP size and a
+whole-second mtime older than the scan), so a turn's checkpoint costs one walk of the tree plus reading what changed."""
 
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-PERMISSION_BITS = 0o777  # setuid, setgid and sticky bits are never recorded, so never restored
+from grove.backends.tree import Stat, StatKey, WorkspaceTree
 
-# (size, mtime_ns, ctime_ns, inode) -> sha256 of the content, from the previous scan
-StatKey = tuple[int, int, int, int]
+PERMISSION_BITS = 0o777  # setuid, setgid and sticky bits are never recorded, so never restored
 
 
 @dataclass(frozen=True)
@@ -49,7 +47,7 @@ class Scanned:
 
 
 def scan(
-    root: Path,
+    tree: WorkspaceTree,
     *,
     skip: Callable[[str], bool],
     cache: dict[str, tuple[StatKey, str]],
@@ -58,46 +56,41 @@ def scan(
     max_file_bytes: int,
     max_files: int,
 ) -> Scanned:
-    """Walk `root` (links are entries, never followed). `store_blob(path, size)` copies a file's content into
+    """Walk the tree (links are entries, never followed). `store_blob(path, size)` copies a file's content into
     the object store and returns its digest; it is called only for files the cache does not vouch for."""
     out = Scanned({}, {}, [])
-    for rel, st in _walk(root, "", skip):
+    settled = tree.settled_before()  # a coarse clock: a key is trusted only for files older than the scan
+    for rel, st in _walk(tree, "", skip):
         if len(out.entries) >= max_files:
             raise TooManyFiles(f"more than {max_files} entries")
-        mode = stat.S_IMODE(st.st_mode) & PERMISSION_BITS
-        if stat.S_ISDIR(st.st_mode):
+        mode = st.mode & PERMISSION_BITS
+        if st.kind == "dir":
             out.entries[rel] = Entry("dir", mode, None)
-        elif stat.S_ISLNK(st.st_mode):
-            target = os.readlink(root / rel)
-            out.entries[rel] = Entry("link", 0o777, target)
-        elif stat.S_ISREG(st.st_mode):
-            if st.st_size > max_file_bytes:
-                out.entries[rel] = Entry("file", mode, None, st.st_size)
+        elif st.kind == "link":
+            out.entries[rel] = Entry("link", 0o777, tree.readlink(rel))
+        elif st.kind == "file":
+            if st.size > max_file_bytes:
+                out.entries[rel] = Entry("file", mode, None, st.size)
                 out.too_big.append(rel)
                 continue
-            key: StatKey = (st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
             known = cache.get(rel)
-            vouched = known is not None and known[0] == key and has_blob(known[1])
-            digest = known[1] if known is not None and vouched else store_blob(rel, st.st_size)
-            out.entries[rel] = Entry("file", mode, digest, st.st_size)
-            out.stats[rel] = (key, digest)
+            vouched = known is not None and known[0] == st.key and has_blob(known[1])
+            digest = known[1] if known is not None and vouched else store_blob(rel, st.size)
+            out.entries[rel] = Entry("file", mode, digest, st.size)
+            if settled is None or st.key[1] < settled:
+                out.stats[rel] = (st.key, digest)
         # FIFOs, sockets and devices are not content: left out (an undo never makes or removes them)
     return out
 
 
-def _walk(root: Path, prefix: str, skip: Callable[[str], bool]) -> Iterator[tuple[str, os.stat_result]]:
-    try:
-        items = sorted(os.scandir(root / prefix) if prefix else os.scandir(root), key=lambda d: d.name)
-    except (FileNotFoundError, NotADirectoryError, PermissionError):
-        return
-    for item in items:
-        rel = f"{prefix}/{item.name}" if prefix else item.name
+def _walk(tree: WorkspaceTree, prefix: str, skip: Callable[[str], bool]) -> Iterator[tuple[str, Stat]]:
+    for name, st in tree.scandir(prefix):
+        rel = f"{prefix}/{name}" if prefix else name
         if skip(rel):
             continue
-        st = item.stat(follow_symlinks=False)
         yield rel, st
-        if stat.S_ISDIR(st.st_mode):
-            yield from _walk(root, rel, skip)
+        if st.kind == "dir":
+            yield from _walk(tree, rel, skip)
 
 
 def file_digest(path: Path) -> str:

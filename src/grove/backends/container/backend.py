@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from grove.backends.base import BackendError
 from grove.backends.container.engine import capture, engine_command, quick
 from grove.backends.spec import BackendSpec
+from grove.backends.tree import LocalTree
 from grove.config.backends import BackendsConfig
 from grove.sandbox.types import Result
 
@@ -109,6 +110,9 @@ class ContainerBackend:
         return (
             self._local().files()
         )  # the workspace is the host's folder, mounted: the local confinement holds
+
+    def tree(self) -> LocalTree:
+        return LocalTree(self.workspace)  # the mounted folder is this machine's: checkpoints stay local
 
     def check(self) -> tuple[bool, str]:
         try:

@@ -18,6 +18,7 @@ from grove.backends.ssh.connect import open_connection
 from grove.backends.ssh.files import SftpFiles
 from grove.backends.ssh.loop import LoopThread
 from grove.backends.ssh.run import GRACE, PROBE, remote_line, run_remote
+from grove.backends.ssh.tree import SftpTree
 from grove.config.backends import BackendsConfig
 from grove.sandbox.gate import OPT_IN
 from grove.sandbox.types import Result
@@ -194,6 +195,23 @@ class SshBackend:
 
         self._call(self._ensure, FILE_ACT_SECONDS)  # the root is known before paths are checked against it
         yield SftpFiles(call, self.root, self.name)
+
+    def tree(self) -> SftpTree:
+        return SftpTree(self)
+
+    def clock_ns(self) -> int:
+        """The host's clock now (whole seconds, as ns), by grove's own `date`; 0 when it cannot tell, so that
+        nothing is trusted by its mtime (see WorkspaceTree.settled_before)."""
+
+        async def ask() -> int:
+            conn, _sftp = await self._ensure()
+            try:
+                done = await conn.run("date +%s", stdin=asyncssh.DEVNULL, timeout=15)
+                return int(str(done.stdout).strip()) * 10**9
+            except (asyncssh.Error, asyncssh.ProcessError, TimeoutError, ValueError):
+                return 0
+
+        return self._call(ask, 20)
 
     def check(self) -> tuple[bool, str]:
         try:

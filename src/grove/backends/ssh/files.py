@@ -44,6 +44,15 @@ def _under(path: str, root: str) -> bool:
     return path == root or path.startswith(root.rstrip("/") + "/")
 
 
+async def still_itself(sftp: asyncssh.SFTPClient, real: str) -> bool:
+    """`real` still resolves to itself on the server (no folder or file in it became a link since it was checked).
+    Narrows, does not close, the gap SFTP leaves (no open without following links)."""
+    try:
+        return bool(await sftp.realpath(real) == real)
+    except asyncssh.SFTPError:
+        return False
+
+
 def _missing(e: Exception) -> bool:
     return isinstance(e, asyncssh.SFTPNoSuchFile | asyncssh.SFTPNoSuchPath)
 
@@ -139,14 +148,9 @@ class SftpFiles:
         return data
 
     async def _unmoved(self, sftp: asyncssh.SFTPClient, real: str, path: str) -> None:
-        """`real` still resolves to itself on the server (no folder or file in it became a link since it was
-        checked); else Refused. Narrows, does not close, the gap SFTP leaves (no open without following links)."""
-        try:
-            now = await sftp.realpath(real)
-        except asyncssh.SFTPError:
-            now = ""
-        if now != real:
-            raise Refused(f"{path} changed while it was being used (now {now or 'gone'}); try again")
+        """`real` still resolves to itself on the server, else Refused (see still_itself)."""
+        if not await still_itself(sftp, real):
+            raise Refused(f"{path} changed while it was being used; try again")
 
     def write(self, spot: RemoteSpot, path: str, data: bytes) -> None:  # type: ignore[override]
         if spot.is_dir or not spot.name:
