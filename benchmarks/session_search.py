@@ -1,18 +1,27 @@
-"""Session search latency over a large store: fills state.db with N messages, then times varied queries.
+"""Session search over a large store: fills state.db with N messages, times varied full-text queries, then plants the
+paraphrase corpus (benchmarks/data/session_search/paraphrases.json: a session and a query saying the same thing in
+other words) and measures recall@5 and p50 latency of `session_search`'s hybrid search without and with embeddings.
 
 Usage: python benchmarks/session_search.py [--messages 100000] [--queries 200]
+(the embedding half needs the `[embeddings]` extra; without it, it reports full-text only)
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import statistics
 import tempfile
 import time
 from pathlib import Path
 
+from grove.embeddings.hybrid import search_sessions
+from grove.embeddings.indexer import fill as embed_all
+from grove.embeddings.model import load_embedder
 from grove.store.sessions import SessionStore
+
+CORPUS = Path(__file__).parent / "data" / "session_search" / "paraphrases.json"
 
 WORDS = [
     "deploy",
@@ -141,6 +150,28 @@ def fill(store: SessionStore, n_messages: int, rng: random.Random) -> None:
             )
 
 
+def plant(store: SessionStore) -> list[tuple[str, str]]:
+    """The paraphrase sessions, said after the filler; (query, the session it should find)."""
+    pairs = []
+    for case in json.loads(CORPUS.read_text(encoding="utf-8")):
+        sid = store.create_session("script", title=case["title"])
+        for i, text in enumerate(case["messages"]):
+            store.add_message(sid, {"role": "user" if i % 2 == 0 else "assistant", "content": text})
+        pairs.append((case["query"], sid))
+    return pairs
+
+
+def recall_and_p50(store: SessionStore, pairs: list[tuple[str, str]], semantic: bool) -> tuple[float, float]:
+    search_sessions(store, pairs[0][0], semantic=semantic)  # warm: caches, the model, the vector matrix
+    found, times = 0, []
+    for query, sid in pairs:
+        t = time.perf_counter()
+        hits = search_sessions(store, query, limit=5, semantic=semantic)
+        times.append((time.perf_counter() - t) * 1000)
+        found += any(h.session_id == sid for h in hits)
+    return found / len(pairs), statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--messages", type=int, default=100_000)
@@ -177,9 +208,28 @@ def main() -> None:
         f"(words, word pairs, substrings, CJK), {hits} with hits"
     )
     print(f"median {statistics.median(times):.2f} ms, p95 {p95:.2f} ms, max {times[-1]:.2f} ms")
-    print(
+    pairs = plant(store)
+    r_words, p50_words = recall_and_p50(store, pairs, semantic=False)
+    print(f"paraphrase queries: {len(pairs)}; full-text only: recall@5 {r_words:.2f}, p50 {p50_words:.1f} ms")
+    embedder = load_embedder()
+    line = (
         f"messages={args.messages} search_median_ms={statistics.median(times):.2f} search_p95_ms={p95:.2f} "
-        f"queries={len(queries)} hit_rate={hits / len(queries):.2f}"
+        f"queries={len(queries)} hit_rate={hits / len(queries):.2f} paraphrases={len(pairs)} "
+        f"recall5_fulltext={r_words:.2f} p50_ms_fulltext={p50_words:.1f}"
+    )
+    if embedder is None:
+        print("no [embeddings] extra: full-text only")
+        print(line + " embeddings=absent")
+        return
+    t = time.perf_counter()
+    embedded = embed_all(store, embedder)
+    embed_s = time.perf_counter() - t
+    r_both, p50_both = recall_and_p50(store, pairs, semantic=True)
+    print(f"embedded {embedded} messages in {embed_s:.1f} s ({embedder.name})")
+    print(f"with embeddings: recall@5 {r_both:.2f}, p50 {p50_both:.1f} ms")
+    print(
+        line + f" recall5_hybrid={r_both:.2f} p50_ms_hybrid={p50_both:.1f} embedded={embedded} "
+        f"embed_s={embed_s:.1f} model={embedder.name}"
     )
 
 

@@ -47,6 +47,8 @@ OWNERS: dict[str, str] = {
     "installed_skills": "skills_hub/records.py",
     "imported_sessions": "moving_in/sessions_import.py",
     "claim_verdicts": "claims/store.py",
+    "message_embeddings": "embeddings/vectors.py",
+    "embedding_state": "embeddings/vectors.py",
     # $GROVE_HOME/gateway/gateway.db: the accounts of a many-user gateway
     "users": "gateway/users.py",
     "pairing": "gateway/users.py",

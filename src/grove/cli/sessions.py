@@ -92,17 +92,39 @@ def show(
 
 @app.command("search")
 def search(
-    query: str = typer.Argument(..., help="Words or a substring to find (any language)."),
+    query: str = typer.Argument(..., help="Words, a substring (any language) or a paraphrase to find."),
     limit: int = typer.Option(10, "--limit", "-n", help="Most sessions to return."),
+    after: str = typer.Option(
+        None, "--after", help="Only messages from then on: YYYY-MM-DD[THH:MM] or an age (3d)."
+    ),
+    before: str = typer.Option(None, "--before", help="Only messages before then (same forms)."),
+    exclude: list[str] = typer.Option(
+        None, "--exclude", "-x", help="Leave out messages with this word (repeat)."
+    ),
+    words_only: bool = typer.Option(False, "--words-only", help="Full-text only, even with [embeddings]."),
     as_json: bool = typer.Option(False, "--json", help="Print JSON."),
 ) -> None:
-    """Full-text search over all past sessions: one hit per session, best first."""
+    """Search all sessions by words and, with the [embeddings] extra, by meaning: one hit per session, best first."""
+    from grove.embeddings.hybrid import BadWhen, parse_when, search_sessions
+
+    try:
+        span = parse_when(after), parse_when(before)
+    except BadWhen as e:
+        fail(str(e))
     with _store() as store:
-        hits = store.search(query, limit=limit)
+        hits = search_sessions(
+            store,
+            query,
+            limit=limit,
+            after=span[0],
+            before=span[1],
+            exclude=exclude or (),
+            semantic=not words_only,
+        )
     if as_json:
         print(json.dumps([h.as_dict() for h in hits], ensure_ascii=False))
         return
     if not hits:
         fail(f"nothing found for {query!r}", code=1)
     for h in hits:
-        print(f"{h.session_id}  {_when(h.created_at)}  [{h.role}] {h.snippet}")
+        print(f"{h.session_id}  {_when(h.created_at)}  [{h.role}, by {h.matched}] {h.snippet}")

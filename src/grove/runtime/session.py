@@ -171,6 +171,10 @@ class Session:
             grade_turn(self.store.db, self.id, result, self._last_message_id())
         if self.reviews is not None and not result.interrupted:
             self.reviews.after_turn(self.agent, result)
+        if self._grades:
+            from grove.embeddings.indexer import kick
+
+            kick(self.store.db.path)  # meaning search: the turn's messages embedded in the background
 
     def _check_claims(self, result: TurnResult) -> None:
         """The answer's claims about its work against the turn's tool record: kept with the session, and what the

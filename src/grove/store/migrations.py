@@ -352,4 +352,17 @@ MIGRATIONS: list[str] = [
     );
     CREATE INDEX claim_verdicts_session ON claim_verdicts (session_id, message_id);
     """,
+    # 15 (message embeddings): semantic session search (grove.embeddings). One vector per user/assistant message,
+    # computed in the background after turns, and per model how far the messages have been embedded
+    """
+    CREATE TABLE IF NOT EXISTS message_embeddings (
+        message_id INTEGER PRIMARY KEY REFERENCES messages(id) ON DELETE CASCADE,
+        created_at REAL NOT NULL,
+        vector BLOB NOT NULL
+    );
+    CREATE TABLE IF NOT EXISTS embedding_state (
+        model TEXT PRIMARY KEY,
+        last_message_id INTEGER NOT NULL
+    );
+    """,
 ]

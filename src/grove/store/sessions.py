@@ -44,6 +44,7 @@ class SearchHit:
     score: float
     session_title: str | None
     created_at: float
+    matched: str = "words"  # words (full text), meaning (embeddings) or both
 
     def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
@@ -252,8 +253,16 @@ class SessionStore:
         return [dict(r) for r in rows]
 
     # -- search ---------------------------------------------------------------------------------------------
-    def search(self, query: str, limit: int = 10, per_session: int = 1) -> list[SearchHit]:
-        """Most relevant first, at most `per_session` hits per session. Words first; substrings and CJK by trigram.
+    def search(
+        self,
+        query: str,
+        limit: int = 10,
+        per_session: int = 1,
+        after: float | None = None,
+        before: float | None = None,
+    ) -> list[SearchHit]:
+        """Most relevant first, at most `per_session` hits per session, messages said in [after, before) only.
+        Words first; substrings and CJK by trigram.
 
         A term found in very many messages is ranked among its RANK_WINDOW most recent matches only (BM25 over
         every match of a common word costs ~85 ms at 100K messages, and for such words recency is the better cue);
@@ -276,9 +285,10 @@ class SessionStore:
                     f"SELECT rowid FROM {table} WHERE {table} MATCH ? ORDER BY rowid DESC LIMIT 1 OFFSET ?",
                     (expr, RANK_WINDOW - 1),
                 ).fetchone()
-                found = self._ranked(table, expr, floor[0] if floor else 0, limit, per_session, per)
+                span = (after or 0.0, before if before is not None else float("inf"))
+                found = self._ranked(table, expr, floor[0] if floor else 0, limit, per_session, per, span)
                 if floor and len(hits) + len(found) < limit:
-                    found = self._ranked(table, expr, 0, limit, per_session, per)
+                    found = self._ranked(table, expr, 0, limit, per_session, per, span)
                 for hit in found:
                     if any(h.message_id == hit.message_id for h in hits):
                         continue  # the same message matched an earlier, stricter pass
@@ -289,9 +299,17 @@ class SessionStore:
         return hits
 
     def _ranked(
-        self, table: str, expr: str, floor: int, limit: int, per_session: int, taken: dict[str, int]
+        self,
+        table: str,
+        expr: str,
+        floor: int,
+        limit: int,
+        per_session: int,
+        taken: dict[str, int],
+        span: tuple[float, float] = (0.0, float("inf")),
     ) -> list[SearchHit]:
-        """BM25-ranked hits of one FTS expression among rowids >= floor, skipping sessions already full."""
+        """BM25-ranked hits of one FTS expression among rowids >= floor, said within `span`, skipping sessions
+        already full."""
         conn = self.db.conn
         ranked = conn.execute(
             f"SELECT rowid, rank FROM {table} WHERE {table} MATCH ? AND rowid >= ? ORDER BY rank LIMIT ?",
@@ -304,8 +322,9 @@ class SessionStore:
             r["id"]: r
             for r in conn.execute(
                 "SELECT m.id, m.session_id, m.role, m.created_at, s.title FROM messages m"
-                f" JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks}) AND s.source != 'review'",
-                [r[0] for r in ranked],
+                f" JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks}) AND s.source != 'review'"
+                " AND m.created_at >= ? AND m.created_at < ?",
+                [*(r[0] for r in ranked), *span],
             )
         }
         counts = dict(taken)
@@ -323,6 +342,33 @@ class SessionStore:
             if len(out) >= limit:
                 break
         return out
+
+    def texts_after(self, last_id: int, limit: int) -> tuple[list[tuple[int, float, str]], int]:
+        """(id, created_at, text) of the next user and assistant messages with text after `last_id`, oldest first,
+        and the id up to which messages were looked at (for embedding them incrementally)."""
+        with self.db.lock:
+            top = int(self.db.conn.execute("SELECT max(id) FROM messages").fetchone()[0] or 0)
+            rows = self.db.conn.execute(
+                "SELECT id, created_at, content FROM messages WHERE id > ? AND id <= ?"
+                " AND role IN ('user', 'assistant') AND content IS NOT NULL AND content != '' ORDER BY id LIMIT ?",
+                (last_id, top, limit),
+            ).fetchall()
+        seen = rows[-1][0] if len(rows) >= limit else top
+        return [(r[0], r[1], r[2]) for r in rows], seen
+
+    def hit_rows(self, ids: list[int]) -> dict[int, dict[str, Any]]:
+        """What a search needs of each message id (its session, role, time, whether it is still in the active
+        context, its text), reviewer sessions left out."""
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        with self.db.lock:
+            rows = self.db.conn.execute(
+                "SELECT m.id, m.session_id, m.role, m.created_at, m.active, m.content, s.title FROM messages m"
+                f" JOIN sessions s ON s.id = m.session_id WHERE m.id IN ({marks}) AND s.source != 'review'",
+                ids,
+            ).fetchall()
+        return {r["id"]: dict(r) for r in rows}
 
     def context_around(self, message_id: int, before: int = 2, after: int = 2) -> list[Message]:
         with self.db.lock:

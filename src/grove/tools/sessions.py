@@ -1,6 +1,7 @@
-"""The `sessions` toolset: `session_search`, full-text recall over past sessions, or one past session read whole.
+"""The `sessions` toolset: `session_search`, recall over sessions by words and meaning, or one session read whole.
 
-No model call: FTS5 ranking in state.db, one hit per session with a few messages around it, most relevant first.
+No model call: FTS5 ranking and, with the `[embeddings]` extra, vector similarity in state.db
+(grove.embeddings.hybrid), one hit per session with a few messages around it, most relevant first.
 """
 
 from __future__ import annotations
@@ -61,17 +62,29 @@ def _date(ts: float) -> str:
 
 
 def session_search(
-    ctx: ToolContext, query: str = "", session_id: str | None = None, limit: int = 5, offset: int = 0
+    ctx: ToolContext,
+    query: str = "",
+    session_id: str | None = None,
+    limit: int = 5,
+    offset: int = 0,
+    after: str | None = None,
+    before: str | None = None,
+    exclude: list[str] | None = None,
 ) -> str:
-    """Recall past sessions: full-text search over everything said before (one hit per session, with context),
-    or read one past session whole by its id.
+    """Recall sessions: search everything said before, by words and by meaning (one hit per session, with
+    context; this session's messages that left your context too), or read one session whole by its id.
 
     Args:
-        query: words to look for (what was done, a file name, an error message)
+        query: what to look for (what was done, a file name, an error message, or a paraphrase of it)
         session_id: instead of searching, read this session (an id from a search hit)
         limit: how many sessions to return (at most 20)
         offset: with session_id, the first message to show (for long sessions)
+        after: only messages from then on: YYYY-MM-DD, YYYY-MM-DDTHH:MM or an age (12h, 3d, 2w)
+        before: only messages before then (same forms)
+        exclude: words: messages containing any of them are left out
     """
+    from grove.embeddings.hybrid import BadWhen, parse_when, search_sessions
+
     store = ctx.store
     if store is None:
         raise ToolError("no session store in this context; session recall is unavailable")
@@ -79,16 +92,28 @@ def session_search(
         return _read_session(ctx, store, session_id, offset)
     if not query.strip():
         raise ToolError("give a 'query' (words to search for) or a 'session_id' to read")
-    hits = [
-        h for h in store.search(query, limit=max(1, min(limit, 20)) + 1) if h.session_id != ctx.session_id
-    ]
-    hits = hits[: max(1, min(limit, 20))]
+    try:
+        span = parse_when(after), parse_when(before)
+    except BadWhen as e:
+        raise ToolError(str(e)) from e
+    hits = search_sessions(
+        store,
+        query,
+        limit=max(1, min(limit, 20)),
+        after=span[0],
+        before=span[1],
+        exclude=exclude or (),
+        current_session=ctx.session_id,
+    )
     if not hits:
-        return f"no past session mentions '{query}'; try other or fewer words"
+        span_note = " in that span" if after or before else ""
+        return f"no session mentions '{query}'{span_note}; try other or fewer words"
     blocks = []
     for n, hit in enumerate(hits, 1):
+        where = "this session (out of your context)" if hit.session_id == ctx.session_id else "session"
         head = (
-            f"{n}. session {hit.session_id} — {hit.session_title or '(untitled)'} — {_date(hit.created_at)}"
+            f"{n}. {where} {hit.session_id} — {hit.session_title or '(untitled)'} — {_date(hit.created_at)}"
+            f" [by {hit.matched}]"
         )
         context = [_line(m) for m in store.context_around(hit.message_id, before=2, after=2)]
         blocks.append("\n".join([head, *context]))

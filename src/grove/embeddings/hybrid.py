@@ -1,0 +1,121 @@
+"""Session search for every entrance: full-text (FTS5) and, with the `[embeddings]` extra, meaning (vectors), fused by
+reciprocal rank; after/before/exclude filters; one hit per session, best first.
+
+The current session is searched too, for what already left its context (compressed away): what the model still
+sees needs no recall.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterable
+from datetime import datetime
+
+from grove.embeddings import vectors
+from grove.embeddings.indexer import fill, kick
+from grove.embeddings.model import load_embedder
+from grove.errors import GroveError
+from grove.store.sessions import SearchHit, SessionStore
+
+RRF_K = 60  # the usual reciprocal-rank constant: a list's top ranks count, its tail barely
+CANDIDATES = 20  # full-text messages before filters and one-per-session (each costs an FTS snippet)
+NEAREST = 50  # meaning candidates (cheap: one product over the vector matrix)
+# below this cosine a "meaning" hit is noise for this model (tuned on benchmarks/session_search.py)
+MIN_SIMILARITY = 0.2
+CATCH_UP = 256  # messages a search embeds itself (the rest is the background worker's), ~30 ms
+SNIPPET_CHARS = 160
+
+
+class BadWhen(GroveError, ValueError):
+    """An after/before value that is neither a date nor an age."""
+
+
+_AGE = re.compile(r"^(\d+)\s*([mhdw])$")
+_UNITS = {"m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+
+
+def parse_when(text: str | None, now: float | None = None) -> float | None:
+    """'2026-05-01', '2026-05-01T14:30' (local time) or an age ('90m', '12h', '3d', '2w' ago) as a timestamp."""
+    if text is None or not str(text).strip():
+        return None
+    value = str(text).strip()
+    age = _AGE.match(value.lower())
+    if age:
+        return (now if now is not None else time.time()) - int(age.group(1)) * _UNITS[age.group(2)]
+    try:
+        return datetime.fromisoformat(value.replace("Z", "+00:00")).timestamp()
+    except ValueError:
+        raise BadWhen(
+            f"{value!r} is not a date or an age: give YYYY-MM-DD, YYYY-MM-DDTHH:MM, or an age such as 12h, 3d, 2w"
+        ) from None
+
+
+def semantic_ready() -> bool:
+    """Whether meaning search is on here (the `[embeddings]` extra is installed)."""
+    from grove.embeddings.model import available
+
+    return available()
+
+
+def search_sessions(
+    store: SessionStore,
+    query: str,
+    *,
+    limit: int = 5,
+    after: float | None = None,
+    before: float | None = None,
+    exclude: Iterable[str] = (),
+    current_session: str | None = None,
+    semantic: bool = True,
+) -> list[SearchHit]:
+    """Best first, one hit per session. `exclude`: words whose messages are left out. `current_session`: its
+    messages still in the active context are left out (the model sees them)."""
+    if not query.strip():
+        return []
+    words = store.search(query, limit=CANDIDATES, per_session=2, after=after, before=before)
+    fused: dict[int, float] = {}
+    how: dict[int, set[str]] = {}
+    for rank, hit in enumerate(words):
+        fused[hit.message_id] = fused.get(hit.message_id, 0.0) + 1 / (RRF_K + rank)
+        how.setdefault(hit.message_id, set()).add("words")
+    embedder = load_embedder() if semantic else None
+    if embedder is not None:
+        if fill(store, embedder, most=CATCH_UP) >= CATCH_UP:
+            kick(store.db.path)  # a backlog (an older store, a long turn): the rest in the background
+        near = vectors.nearest(store.db, embedder.embed([query])[0], NEAREST, after, before)
+        for rank, (mid, _score) in enumerate(m for m in near if m[1] >= MIN_SIMILARITY):
+            fused[mid] = fused.get(mid, 0.0) + 1 / (RRF_K + rank)
+            how.setdefault(mid, set()).add("meaning")
+    rows = store.hit_rows(list(fused))
+    banned = [w.lower() for w in exclude if w.strip()]
+    snippets = {h.message_id: h.snippet for h in words}
+    best: dict[str, SearchHit] = {}
+    for mid in sorted(fused, key=lambda m: -fused[m]):
+        row = rows.get(mid)
+        if row is None or row["session_id"] in best:
+            continue
+        text = row["content"] or ""
+        if banned and any(w in text.lower() for w in banned):
+            continue
+        if current_session and row["session_id"] == current_session and row["active"]:
+            continue
+        kinds = how[mid]
+        best[row["session_id"]] = SearchHit(
+            session_id=row["session_id"],
+            message_id=mid,
+            role=row["role"],
+            snippet=snippets.get(mid) or _trim(text),
+            score=fused[mid],
+            session_title=row["title"],
+            created_at=row["created_at"],
+            matched="both" if len(kinds) == 2 else next(iter(kinds)),
+        )
+        if len(best) >= limit:
+            break
+    return list(best.values())
+
+
+def _trim(text: str) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= SNIPPET_CHARS else flat[: SNIPPET_CHARS - 1] + "…"
