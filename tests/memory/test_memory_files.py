@@ -48,16 +48,23 @@ def test_replace_needs_exactly_one_matching_entry(tmp_path: Path) -> None:
         files.apply([op("remove")])
 
 
-def test_an_add_past_the_limit_is_refused_with_fill_level_and_advice(tmp_path: Path) -> None:
+def test_an_add_past_the_limit_moves_the_oldest_entries_to_the_archive(tmp_path: Path) -> None:
     files = MemoryFiles(tmp_path, MemoryConfig(memory_chars=120))
-    files.apply([op("add", content="a" * 100)])
-    with pytest.raises(MemoryEditError) as err:
-        files.apply([op("add", content="b" * 30)])
-    message = str(err.value)
-    assert "100/120 chars (83% full)" in message and "Consolidate first" in message and "remove" in message
-    assert files.entries("memory") == ["a" * 100]
-    files.apply([op("replace", old_text="aaa", content="a" * 50)])  # shrinking is always allowed
-    assert files.fill("memory").used == 50
+    files.apply([op("add", content="a" * 50), op("add", content="b" * 50)])
+    result = files.apply([op("add", content="c" * 30)])
+    assert result.archived == {"memory": ["a" * 50]}
+    assert files.entries("memory") == ["b" * 50, "c" * 30] and files.archived("memory") == ["a" * 50]
+    assert (tmp_path / "memory" / "archive" / "MEMORY.md").read_text() == "a" * 50 + "\n"
+    files.apply([op("replace", old_text="bbb", content="b" * 10)])  # shrinking moves nothing
+    assert files.archived("memory") == ["a" * 50] and files.fill("memory").used == 43
+
+
+def test_an_entry_larger_than_the_file_is_archived_whole(tmp_path: Path) -> None:
+    files = MemoryFiles(tmp_path, MemoryConfig(memory_chars=100))
+    files.apply([op("add", content="small fact")])
+    result = files.apply([op("add", content="huge " * 40)])
+    assert result.archived["memory"] == ["small fact", ("huge " * 40).strip()]
+    assert files.entries("memory") == [] and len(files.archived("memory")) == 2
 
 
 def test_a_batch_applies_all_or_nothing(tmp_path: Path) -> None:

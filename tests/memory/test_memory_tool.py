@@ -58,7 +58,8 @@ def test_nearly_full_memory_warns_the_model_and_leaves_a_notice_for_the_user(
     assert notices and "grove memory show" in notices[0]
     assert memory_notice(settings) is not None and "MEMORY.md [95% full" in (memory_notice(settings) or "")
     ok, text = call(ctx, action="add", target="memory", content="y" * 200)
-    assert not ok and "2,100/2,200 chars" in text
+    assert ok and "MEMORY.md was full: 1 entry moved to memory/archive/MEMORY.md" in text
+    assert "memory(query=...) finds them" in text and "nothing lost" in notices[-1]
 
 
 def test_prompt_block_is_empty_without_memory_and_frozen_per_session(

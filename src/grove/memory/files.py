@@ -1,7 +1,8 @@
 """MEMORY.md and USER.md on disk: entries split by a line holding only `§`, limits, locked all-or-nothing edits.
 
 Edits run under a file lock (other grove processes queue) and re-check the file just before the atomic rename, so a
-file edited by hand meanwhile is detected and never overwritten.
+file edited by hand meanwhile is detected and never overwritten. A full file never drops an entry: its oldest
+entries move to the file's archive (memory/archive/MEMORY.md, USER.md: unbounded, out of the prompt, searchable).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from grove.errors import GroveError
 SEPARATOR = "§"
 JOINER = f"\n{SEPARATOR}\n"
 FILES = {"memory": "MEMORY.md", "user": "USER.md"}
+ARCHIVE_DIR = "archive"
 Target = Literal["memory", "user"]
 Action = Literal["add", "replace", "remove"]
 
@@ -61,6 +63,20 @@ class ApplyResult:
     changed: list[str] = field(default_factory=list)
     edited_outside: list[str] = field(default_factory=list)  # files that differed from the caller's baseline
     digests: dict[str, str] = field(default_factory=dict)
+    archived: dict[str, list[str]] = field(default_factory=dict)  # entries moved to the archive to make room
+
+
+@dataclass
+class Found:
+    """One entry a memory search found: where it lives (a file, or its archive) and its text."""
+
+    target: str
+    archived: bool
+    text: str
+
+    @property
+    def where(self) -> str:
+        return f"{ARCHIVE_DIR}/{FILES[self.target]}" if self.archived else FILES[self.target]
 
 
 def parse_entries(text: str) -> list[str]:
@@ -101,6 +117,33 @@ class MemoryFiles:
                 f"unknown target {target!r}; use 'memory' (your notes) or 'user' (the user)"
             )
         return self.dir / FILES[target]
+
+    def archive_path(self, target: str) -> Path:
+        return self.dir / ARCHIVE_DIR / self.path(target).name
+
+    def archived(self, target: str) -> list[str]:
+        try:
+            return parse_entries(self.archive_path(target).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return []
+
+    def search(self, query: str, limit: int = 10) -> list[Found]:
+        """Entries of both files and their archives holding the query's words, most words first, live before
+        archived; a query of no words lists nothing."""
+        words = [w.lower() for w in query.split() if w.strip()]
+        if not words:
+            return []
+        scored: list[tuple[int, int, Found]] = []
+        for target in FILES:
+            for archived, entries in ((False, self.entries(target)), (True, self.archived(target))):
+                for n, entry in enumerate(entries):
+                    low = entry.lower()
+                    hits = sum(w in low for w in words)
+                    if hits:
+                        # newest first among equals: archives grow at the end
+                        scored.append((-hits, int(archived) * 10**9 - n, Found(target, archived, entry)))
+        scored.sort(key=lambda x: (x[0], x[1]))
+        return [f for _, _, f in scored[:limit]]
 
     def limit(self, target: str) -> int:
         return self.config.memory_chars if target == "memory" else self.config.user_chars
@@ -152,7 +195,7 @@ class MemoryFiles:
                     continue
                 used, limit = used_chars(after[t]), self.limit(t)
                 if used > limit and used > used_chars(before[t]):
-                    raise MemoryEditError(_over_limit(t, before[t], used, limit))
+                    result.archived[t] = _make_room(after[t], before[t], limit)
             for t in FILES:
                 if after[t] == before[t]:
                     continue
@@ -160,6 +203,13 @@ class MemoryFiles:
                     raise MemoryEditError(
                         f"{FILES[t]} was changed on disk while this edit ran (edited by hand?); nothing was "
                         "written. Read it again and retry."
+                    )
+                if result.archived.get(t):  # the archive first: a crash in between duplicates, never loses
+                    self.archive_path(t).parent.mkdir(parents=True, exist_ok=True)
+                    kept = self.archived(t)
+                    atomic_write_text(
+                        self.archive_path(t),
+                        render_entries(kept + [e for e in result.archived[t] if e not in kept]),
                     )
                 atomic_write_text(self.path(t), render_entries(after[t]))
                 result.changed.append(t)
@@ -227,12 +277,18 @@ def _apply_one(entries: list[str], op: MemoryOp) -> str:
     return f"{name}: removed an entry"
 
 
-def _over_limit(target: str, entries: list[str], used: int, limit: int) -> str:
-    current = used_chars(entries)
-    sizes = sorted(((len(e), e) for e in entries), reverse=True)[:5]
-    largest = "; ".join(f"{n} chars: {e[:60]!r}" for n, e in sizes)
-    return (
-        f"{FILES[target]} is {current:,}/{limit:,} chars ({current / limit:.0%} full); this change would make it "
-        f"{used:,}. Consolidate first: merge related entries with 'replace', shorten long ones, 'remove' what is "
-        f"stale or no longer true, then add again. Largest entries: {largest or 'none'}."
-    )
+def _make_room(entries: list[str], before: list[str], limit: int) -> list[str]:
+    """Move entries out of a file grown past its limit (in place) and return them, for the archive: the oldest
+    entries that were there before first; then, if what this edit added is alone too large, the largest of it."""
+    moved: list[str] = []
+    for entry in [e for e in entries if e in before]:
+        if used_chars(entries) <= limit:
+            break
+        entries.remove(entry)
+        moved.append(entry)
+    for entry in sorted(entries, key=len, reverse=True):
+        if used_chars(entries) <= limit:
+            break
+        entries.remove(entry)
+        moved.append(entry)
+    return moved

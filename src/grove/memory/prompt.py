@@ -33,6 +33,9 @@ def memory_prompt_block(settings: Any) -> str:
             continue
         fill = files.fill(target)
         body = "\n§\n".join(entries)
+        archived = len(files.archived(target))
+        if archived:
+            body += f"\n(+{archived} older entries archived: the memory tool's `query` finds them)"
         parts.append(f"## {TITLES[target]} — {fill.header()}\n{body}")
     if not parts:
         return ""

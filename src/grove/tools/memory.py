@@ -1,4 +1,5 @@
-"""The `memory` toolset: one `memory` tool that adds, replaces or removes entries of MEMORY.md / USER.md.
+"""The `memory` toolset: one `memory` tool that adds, replaces or removes entries of MEMORY.md / USER.md, and
+searches them and their archives (where a full file's oldest entries go: nothing is dropped).
 
 Written to disk at once; the system prompt keeps the snapshot from session start (the change shows next session).
 """
@@ -8,7 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from grove.config.memory import MemoryConfig, memory_config
-from grove.memory.files import Action, ApplyResult, MemoryEditError, MemoryFiles, MemoryOp, Target
+from grove.memory.files import (
+    ARCHIVE_DIR,
+    FILES,
+    Action,
+    ApplyResult,
+    MemoryEditError,
+    MemoryFiles,
+    MemoryOp,
+    Target,
+)
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
@@ -32,10 +42,12 @@ def memory(
     content: str | None = None,
     old_text: str | None = None,
     operations: list[MemoryOp] | None = None,
+    query: str | None = None,
 ) -> str:
     """Save durable facts for future sessions: 'memory' = your notes on the environment and conventions, 'user' =
     the user's preferences and habits. One fact per entry. Not for task progress, one-off results or secrets.
-    Changes are saved now and appear in the system prompt of the next session.
+    Changes are saved now and appear in the system prompt of the next session. A full file moves its oldest
+    entries to an archive (nothing is lost); `query` searches both.
 
     Args:
         action: replace: the entry containing old_text becomes content; remove: deletes that entry
@@ -43,7 +55,12 @@ def memory(
         content: the entry to write (add, replace)
         old_text: a piece of exactly one existing entry (replace, remove)
         operations: several operations applied all or nothing, instead of the fields above
+        query: instead of editing, find entries with these words, archived ones included
     """
+    if query is not None and (action is not None or operations):
+        raise ToolError("give either 'query' (to search) or an edit, not both")
+    if query is not None:
+        return _search(ctx, query)
     if operations and action is not None:
         raise ToolError("give either action/target/... or operations, not both")
     if not operations:
@@ -59,8 +76,27 @@ def memory(
     return _report(result, config, ctx)
 
 
+def _search(ctx: ToolContext, query: str) -> str:
+    files, _ = _files(ctx)
+    found = files.search(query, limit=10)
+    if not found:
+        return f"no memory entry (archived ones included) has any of the words {query!r}"
+    return "\n".join(f"[{f.where}] {f.text}" for f in found)
+
+
 def _report(result: ApplyResult, config: MemoryConfig, ctx: ToolContext) -> str:
     lines = list(result.messages)
+    for t, moved in result.archived.items():
+        if not moved:
+            continue
+        line = (
+            f"{FILES[t]} was full: {len(moved)} entr{'y' if len(moved) == 1 else 'ies'} moved to "
+            f"memory/{ARCHIVE_DIR}/{FILES[t]} (kept, out of the prompt; memory(query=...) finds them): "
+            + "; ".join(repr(e[:60]) for e in moved)
+            + ". Merge related entries (replace) to keep what matters in the prompt."
+        )
+        lines.append(line)
+        ctx.notify(f"memory: {FILES[t]} was full; {len(moved)} entries moved to its archive (nothing lost)")
     for t in result.edited_outside:
         lines.append(f"note: {t} had changed on disk since your last edit (by hand?); applied on top of it")
     for t in sorted({*result.changed}):
