@@ -242,6 +242,28 @@ def _profile_limits(option: str, value: str | None) -> dict[str, int]:
     return limits
 
 
+@app.command("backend")
+def backend(
+    spec: str | None = typer.Argument(
+        None, help="ssh:HOST[:/path], podman:IMAGE, a backends.named name, local."
+    ),
+    clear: bool = typer.Option(False, "--clear", help="Forget it: workers use their own backends.use."),
+) -> None:
+    """Show or set where this board's workers run their tools, on every host that works the board."""
+    from grove.backends.base import BackendError
+    from grove.backends.spec import parse_spec
+
+    if spec is not None:
+        try:
+            parse_spec(spec, load().backends.named)
+        except BackendError as e:
+            fail(str(e), 2)
+    board = _board()
+    if spec is not None or clear:
+        board.set_setting("backend", None if clear else spec)
+    print(board.setting("backend") or "unset: each worker uses its own backends.use")
+
+
 @app.command("retry")
 def retry(task_id: int = typer.Argument(..., help="A blocked, review or done task.")) -> None:
     """Put a task back in line with its failure count reset."""

@@ -186,6 +186,19 @@ class BoardCore:
                 created_by=created_by,
             )
 
+    def setting(self, key: str) -> str | None:
+        """A board-wide setting (`backend`: where every worker's tools act), None when unset."""
+        with self.transaction() as tx:
+            rows = tx.q("SELECT value FROM kanban_settings WHERE key = ?", (key,))
+        return str(rows[0]["value"]) if rows else None
+
+    def set_setting(self, key: str, value: str | None) -> None:
+        with self.transaction() as tx:
+            tx.x("DELETE FROM kanban_settings WHERE key = ?", (key,))
+            if value is not None:
+                tx.x("INSERT INTO kanban_settings (key, value) VALUES (?, ?)", (key, value))
+            self.event(tx, None, "setting", key=key, value=value)
+
     def get(self, task_id: int) -> Task:
         with self.transaction() as tx:
             return self._task(tx, task_id)

@@ -71,6 +71,13 @@ MIGRATIONS: list[str] = [
     CREATE INDEX kanban_events_task ON kanban_events(task_id, id);
     {append_only}
     """,
+    # 2: board-wide settings its workers read wherever they run (`backend`: where their tools act)
+    """
+    CREATE TABLE kanban_settings (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    );
+    """,
 ]
 
 SQLITE_APPEND_ONLY = """

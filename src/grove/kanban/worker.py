@@ -100,6 +100,7 @@ def run_worker(
 ) -> WorkerResult:
     """Work one task. `interrupt_on_loss` (the worker process, where the turn runs on the main thread): a lease
     found reclaimed by the heartbeat interrupts the turn at once, as Ctrl-C would, instead of letting it finish."""
+    from grove.backends.base import BackendError
     from grove.runtime import Profile, Session
     from grove.tools import kanban as kanban_tools
     from grove.tools.builtin import builtin_registry
@@ -139,13 +140,18 @@ def run_worker(
         model_override=model_override,
         tools=tools,
         workspace=workspace,
+        backend=board.setting("backend"),  # the board's (`grove kanban backend`), else backends.use
         approver=None,  # unattended: whatever needs approval is denied
         title=f"kanban #{task_id}: {task.title}"[:120],
         review=review,  # "thread": its experience feeds the shared skill library
     )
     stop = threading.Event()
     beat = threading.Thread(target=_heartbeat, args=(handle, stop), name="kanban-heartbeat", daemon=True)
-    session = Session.open(settings, profile)
+    try:
+        session = Session.open(settings, profile)
+    except BackendError as e:  # the board names a backend this host cannot use: the task says why
+        board.fail(task_id, fence, str(e))
+        return WorkerResult(task_id, "failed", str(e))
     try:  # where this attempt's trajectory is stored (grove batch export reads it)
         board.worker_event(task_id, fence, "session", session_id=session.id, db=str(settings.db_path))
     except LeaseLost as e:

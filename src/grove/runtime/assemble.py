@@ -202,11 +202,14 @@ def open_agent(
         notify=events.on_notice,
         needs=needs,
     )
+    from grove.runtime.session_backend import attach
+
+    backend = attach(ctx, profile.backend)  # the profile's backend, else backends.use; recorded with the session
     if settings.checkpoints.enabled:
         from grove.checkpoints.store import CheckpointStore
         from grove.checkpoints.turn import TurnCheckpoints
 
-        store_of_workspace = CheckpointStore(settings.home, workspace, settings.checkpoints)
+        store_of_workspace = CheckpointStore(settings.home, backend.tree(), settings.checkpoints)
         ctx.checkpoints = TurnCheckpoints(store_of_workspace, session_id, events.on_notice)
         policy.checkpoint_ready = ctx.checkpoints.ready  # an unknown command unattended needs a way back
     if needs.read_before_write:

@@ -30,6 +30,7 @@ class Profile:
     parent_id: str | None = None  # a child session (reviewer, sub-agent) names its parent
     max_iterations: int | None = None
     workspace: Path | None = None
+    backend: str | None = None  # where the tools act: a spec or backends.named name; None = backends.use
     allow_terminal: bool = False
     yolo: bool = False  # approvals off (the hard blocklist still holds)
     allow_unisolated: bool = False  # unattended commands may run without sandbox isolation (rlimit fallback)
