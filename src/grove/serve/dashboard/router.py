@@ -56,6 +56,9 @@ def build_router(state: ServeState) -> APIRouter:
     logins = Logins(state)
     store = open_store(state.settings)
     owners = Conversations(store.db)
+    from grove.runtime.session_backend import where_ran
+
+    env.filters["ran_on"] = lambda sid: where_ran(store.db, sid)  # local, ssh:HOST or container:IMAGE
     router = APIRouter(include_in_schema=False)
 
     def sees(login: Login, session_id: str) -> bool:
