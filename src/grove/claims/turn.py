@@ -31,6 +31,13 @@ def marks(verdicts: list[Verdict]) -> str:
     return "claims checked against this turn's tool calls: " + "; ".join(parts)
 
 
+def with_marks(answer: str, verdicts: list[Verdict]) -> str:
+    """The answer followed by its marks line, for an entrance that can show the user only the message itself
+    (a chat platform): the marks never go unseen."""
+    line = marks(verdicts)
+    return f"{answer}\n\n⚠ {line}" if line else answer
+
+
 def _quote(text: str, limit: int = 80) -> str:
     text = " ".join(text.split()).rstrip(".,;:")
     return text if len(text) <= limit else text[: limit - 1] + "…"

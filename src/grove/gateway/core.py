@@ -264,10 +264,12 @@ class Gateway:
 
     # -- in the turn's worker thread ---------------------------------------------------------------------------
     def _turn(self, key: Key, role: Role, folder: Path, text: str) -> tuple[str, list[Path]]:
+        from grove.claims.turn import with_marks  # a chat shows only the message: the marks go in it
+
         session = self._session(key, role, folder)
         before = snapshot(folder)
         result = session.run_turn(text)
-        return result.answer, changed(folder, before, self.config.send_files)
+        return with_marks(result.answer, result.claims), changed(folder, before, self.config.send_files)
 
     def _home(self, key: Key, role: Role) -> tuple[Settings, ChatSessions]:
         """The account's settings (its own home) and where its chats' session ids are kept (its own state.db)."""

@@ -336,13 +336,20 @@ def _usage(outcome: TurnOutcome) -> dict[str, int]:
     }
 
 
-def _chunk(reply_id: str, model: str, delta: dict[str, Any], finish: str | None = None) -> str:
+def _chunk(
+    reply_id: str,
+    model: str,
+    delta: dict[str, Any],
+    finish: str | None = None,
+    extra: dict[str, Any] | None = None,
+) -> str:
     payload = {
         "id": reply_id,
         "object": "chat.completion.chunk",
         "created": int(time.time()),
         "model": model,
         "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        **(extra or {}),
     }
     return f"data: {json.dumps(payload, ensure_ascii=False)}\n\n"
 
@@ -364,7 +371,8 @@ async def _chat_stream(
             remember(event)
             if event.result.client_calls:
                 yield _chunk(reply_id, model, _tool_calls(event, indexed=True))
-            yield _chunk(reply_id, model, {}, _finish(event))
+            claims = {"grove_claims": [v.as_dict() for v in event.result.claims]}  # as in a whole completion
+            yield _chunk(reply_id, model, {}, _finish(event), claims)
             if include_usage:
                 payload = {
                     "id": reply_id,

@@ -91,6 +91,7 @@ def responses_router(runner: TurnRunner, client: Any, model_spec: Callable[[str]
             done = _body(body, response_id, created, _status(outcome), [*said, *calls])
             done["tools"] = [{"type": "function", **t["function"], "strict": None} for t in client_tools]
             done["usage"] = _usage(outcome)
+            done["grove_claims"] = [v.as_dict() for v in outcome.result.claims]  # as in a chat completion
             digest = history_digest([*prior, ("user", turn.text), ("assistant", text)])
             runner.conversations.set(name, digest, outcome.session_id)
             if body.store:
