@@ -89,6 +89,8 @@ class Agent:
         self.client_tools: list[ToolSchema] = []
         # what a tool script (tools/tool_script.py) may call: this agent's tools, through their own gates
         ctx.state["tool_registry"] = tools
+        # whom an MCP server's sampling request asks (grove.mcp_client.sampling): this model, under its spend caps
+        ctx.state["model"] = model
 
     def run_turn(
         self,

@@ -6,12 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from grove.config.mcp import McpServerConfig, expand_refs
+from grove.mcp_client.caller import Caller, Callers
+from grove.mcp_client.roots import Roots
 
 T = TypeVar("T")
 HTTP_PROBE_AFTER = 5.0  # seconds without an answer after which an HTTP connection is pinged before an act
@@ -56,6 +59,8 @@ class Connection:
         self._lock: asyncio.Lock | None = None
         self._last_ok = 0.0
         self.connects = 0  # how many times a connection was made (1 + reconnects)
+        self.callers = Callers()  # the calls in flight: whom the server's own requests are answered for
+        self.roots = Roots()
 
     def _stale(self) -> bool:
         """A stdio ping costs well under a millisecond, so always; over HTTP only after a quiet while."""
@@ -88,7 +93,9 @@ class Connection:
 
             async with contextlib.AsyncExitStack() as stack:
                 transport = self._transport(self._errlog(stack))
-                client = Client(transport, read_timeout_seconds=self.config.timeout, cache=None)
+                client = Client(
+                    transport, read_timeout_seconds=self.config.timeout, cache=None, **self._callbacks()
+                )
                 await stack.enter_async_context(client)
                 self._client = client
                 if not ready.done():
@@ -101,6 +108,38 @@ class Connection:
                 raise
         finally:
             self._client = None
+
+    def _callbacks(self) -> dict[str, Any]:
+        """What grove answers of a server's own requests (the SDK declares the capabilities from them)."""
+        from mcp import types
+
+        from grove import __version__
+        from grove.mcp_client.elicitation import answer_elicitation
+        from grove.mcp_client.sampling import answer_sampling
+        from grove.mcp_client.server_log import LEVEL, record
+
+        cfg = self.config
+
+        async def sampling(_context: Any, params: Any) -> Any:
+            return await answer_sampling(cfg, self.callers.current(), params)
+
+        async def elicitation(_context: Any, params: Any) -> Any:
+            return await answer_elicitation(cfg, self.callers.current(), params)
+
+        async def list_roots(_context: Any) -> Any:
+            return self.roots.answer(self.callers.current())
+
+        async def logging(params: Any) -> None:
+            record(self.log_dir, cfg.name, params)
+
+        return {
+            "sampling_callback": sampling,
+            "elicitation_callback": elicitation,
+            "list_roots_callback": list_roots,
+            "logging_callback": logging,
+            "log_level": LEVEL,
+            "client_info": types.Implementation(name="grove", version=__version__),
+        }
 
     def _errlog(self, stack: contextlib.AsyncExitStack) -> Any:
         """A stdio server's stderr goes to logs/mcp-<name>.log, not over the user's terminal."""
@@ -123,7 +162,8 @@ class Connection:
                 return self._client
             await self._teardown()
             ready: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-            self._owner = asyncio.create_task(self._own(ready))
+            # a fresh context: the SDK's reader tasks start in the owner's, and must not inherit this call's caller
+            self._owner = asyncio.create_task(self._own(ready), context=contextvars.Context())
             try:
                 client = await asyncio.wait_for(asyncio.shield(ready), self.config.timeout)
             except TimeoutError:
@@ -141,20 +181,27 @@ class Connection:
             self.connects += 1
             return client
 
-    async def run(self, op: Callable[[Any], Awaitable[T]], *, retry: bool = True) -> T:
+    async def run(
+        self, op: Callable[[Any], Awaitable[T]], *, retry: bool = True, caller: Caller | None = None
+    ) -> T:
+        """`op(client)` for `caller` (the session the server's own requests are answered for), see `_run`."""
+        with self.callers.calling(caller):
+            return await self._run(op, retry, caller)
+
+    async def _run(self, op: Callable[[Any], Awaitable[T]], retry: bool, caller: Caller | None) -> T:
         """`op(client)` with the per-call timeout; a transport failure drops the connection and, when `retry`
         (the request cannot have had an effect: listing, reading), tries once more on a new one. Before an act
         (`retry` False) a connection that may have died meanwhile is pinged, so a crashed server is restarted
         before the act is sent, not after it is lost."""
         if not retry and self.alive and self._stale():
             try:
-                await self.run(_probe)
+                await self._run(_probe, True, None)
             except McpUnavailable:
                 raise
             except Exception:  # a server that answers the probe with an error is alive
                 pass
         try:
-            return await self._attempt(op)
+            return await self._attempt(op, caller)
         except _transport_errors() as e:
             await self._teardown()
             if not retry:
@@ -170,11 +217,13 @@ class Connection:
                     f"MCP server '{self.config.name}' connection closed ({_describe(e)}); it restarts on the next "
                     "call. Whether this call had an effect is unknown"
                 ) from e
-        return await self._attempt(op)
+        return await self._attempt(op, caller)
 
-    async def _attempt(self, op: Callable[[Any], Awaitable[T]]) -> T:
+    async def _attempt(self, op: Callable[[Any], Awaitable[T]], caller: Caller | None = None) -> T:
         """One try of `op` on the (re)connected client, bounded by the server's timeout."""
         client = await self.client()
+        if self.roots.changed_for(caller):
+            await _roots_changed(client)
         try:
             result = await asyncio.wait_for(op(client), self.config.timeout)
         except TimeoutError:
@@ -197,6 +246,18 @@ class Connection:
 
     async def close(self) -> None:
         await self._teardown()
+
+
+async def _roots_changed(client: Any) -> None:
+    """Tell a handshake-era server its roots changed (2026-07-28 dropped the notification: it asks per call)."""
+    import warnings
+
+    from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
+    if client.protocol_version in HANDSHAKE_PROTOCOL_VERSIONS:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            await client.send_roots_list_changed()
 
 
 async def _probe(client: Any) -> Any:

@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 
 from grove.config.mcp import McpServerConfig
 from grove.mcp_client.cache import ToolList, save_tool_list
+from grove.mcp_client.caller import Caller
 from grove.mcp_client.connection import Connection, McpUnavailable
 
 T = TypeVar("T")
@@ -48,9 +49,19 @@ class McpManager:
             raise McpUnavailable(f"no MCP server named '{server}'; servers: {known}")
         return conn
 
-    def _run(self, server: str, op: Callable[[Any], Awaitable[T]], *, retry: bool = True) -> T:
+    def _run(
+        self,
+        server: str,
+        op: Callable[[Any], Awaitable[T]],
+        *,
+        retry: bool = True,
+        caller: Caller | None = None,
+    ) -> T:
+        """`op(client)` on the server's connection; `caller` is the session its own requests are answered for."""
         conn = self.connection(server)
-        future = asyncio.run_coroutine_threadsafe(conn.run(op, retry=retry), self._ensure_loop())
+        future = asyncio.run_coroutine_threadsafe(
+            conn.run(op, retry=retry, caller=caller), self._ensure_loop()
+        )
         # the connection bounds connect and call by the server's timeout; this bound only guards a stuck loop
         try:
             return future.result(timeout=2 * conn.config.timeout + 10)
@@ -60,7 +71,7 @@ class McpManager:
 
     # --- listing (no side effects: retried once on a fresh connection) ---
 
-    def list_tools(self, server: str) -> ToolList:
+    def list_tools(self, server: str, caller: Caller | None = None) -> ToolList:
         """The server's tools (filtered by its `tools` setting), saved to the on-disk cache."""
 
         async def op(client: Any) -> ToolList:
@@ -75,14 +86,14 @@ class McpManager:
             return tools
 
         cfg = self.servers[server] if server in self.servers else self.connection(server).config
-        tools = self._run(server, op)
+        tools = self._run(server, op, caller=caller)
         if cfg.tools:
             tools = [t for t in tools if t["name"] in cfg.tools]
         if self.home is not None:
             save_tool_list(self.home, cfg, tools)
         return tools
 
-    def list_resources(self, server: str) -> list[dict[str, Any]]:
+    def list_resources(self, server: str, caller: Caller | None = None) -> list[dict[str, Any]]:
         async def op(client: Any) -> list[dict[str, Any]]:
             res = await client.list_resources()
             return [
@@ -90,9 +101,9 @@ class McpManager:
                 for r in res.resources
             ]
 
-        return self._run(server, op)
+        return self._run(server, op, caller=caller)
 
-    def list_prompts(self, server: str) -> list[dict[str, Any]]:
+    def list_prompts(self, server: str, caller: Caller | None = None) -> list[dict[str, Any]]:
         async def op(client: Any) -> list[dict[str, Any]]:
             res = await client.list_prompts()
             return [
@@ -107,22 +118,27 @@ class McpManager:
                 for p in res.prompts
             ]
 
-        return self._run(server, op)
+        return self._run(server, op, caller=caller)
 
-    def read_resource(self, server: str, uri: str) -> Any:
-        return self._run(server, lambda client: client.read_resource(uri))
+    def read_resource(self, server: str, uri: str, caller: Caller | None = None) -> Any:
+        return self._run(server, lambda client: client.read_resource(uri), caller=caller)
 
-    def get_prompt(self, server: str, name: str, arguments: dict[str, str] | None = None) -> Any:
-        return self._run(server, lambda client: client.get_prompt(name, arguments or None))
+    def get_prompt(
+        self, server: str, name: str, arguments: dict[str, str] | None = None, caller: Caller | None = None
+    ) -> Any:
+        return self._run(server, lambda client: client.get_prompt(name, arguments or None), caller=caller)
 
     # --- acting (never retried: a call cut off by a crash may have had its effect) ---
 
-    def call_tool(self, server: str, tool: str, arguments: dict[str, Any]) -> Any:
+    def call_tool(
+        self, server: str, tool: str, arguments: dict[str, Any], caller: Caller | None = None
+    ) -> Any:
         timeout = self.connection(server).config.timeout
         return self._run(
             server,
             lambda client: client.call_tool(tool, arguments, read_timeout_seconds=timeout),
             retry=False,
+            caller=caller,
         )
 
     def close(self) -> None:
@@ -151,6 +167,8 @@ def _tool_dict(tool: Any) -> dict[str, Any]:
         "description": tool.description or "",
         "input_schema": tool.input_schema or {"type": "object", "properties": {}},
         "read_only": bool(ann is not None and ann.read_only_hint),
+        # "required": the server runs it only as a task (2025-11-25 task-augmented calls), which the SDK lacks
+        "task_support": getattr(getattr(tool, "execution", None), "task_support", None) or "forbidden",
     }
 
 

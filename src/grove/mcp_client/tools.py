@@ -12,55 +12,22 @@ from typing import Any
 
 from grove.config.mcp import McpServerConfig
 from grove.llm.types import ToolSchema
+from grove.mcp_client.approval import SEP, approve_mcp
 from grove.mcp_client.cache import ToolList, load_tool_list
+from grove.mcp_client.caller import Caller
 from grove.mcp_client.connection import McpUnavailable
 from grove.mcp_client.manager import McpManager
+from grove.mcp_client.outside import screened
 from grove.mcp_client.render import prompt_text, resource_text, tool_result_text
-from grove.security.commands.base import CommandVerdict, Finding
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, ToolResult, make_tool, parse_arguments
 
 TOOLSET = "mcp"
-SEP = "__"
+TASK_ONLY = (
+    "the server runs this tool only as a task (a task-augmented call, MCP 2025-11-25), which grove's MCP SDK "
+    "does not send; it cannot be called from grove"
+)
 NAMES_SHOWN = 12  # tool names per server in the descriptions; the rest are counted
-
-
-def approve_mcp(ctx: ToolContext, server: McpServerConfig, tool: str, args: dict[str, Any]) -> str | None:
-    """None when the server's trust and the session's policy let this call run, else the refusal.
-    trusted: runs. ask: the policy decides (remembered answers, judge, user; unattended = denied).
-    untrusted: the policy decides with no remembered answer honoured or kept: every call is asked."""
-    if server.trust == "trusted":
-        return None
-    from grove.security.approval.flow import decide_verdict
-
-    shown = json.dumps(args, ensure_ascii=False, sort_keys=True)
-    act = f"{server.name}{SEP}{tool} {shown if len(shown) <= 300 else shown[:300] + '…'}"
-    finding = Finding(
-        f"mcp:{server.name}{SEP}{tool}",
-        f"the MCP server '{server.name}' ({server.trust}) runs its tool '{tool}' on its own authority",
-    )
-    verdict = CommandVerdict(act, [finding])
-    policy = ctx.policy
-    if server.trust == "untrusted":
-        policy = dataclasses.replace(policy, session_approved=set(), decisions=None)
-    decision = decide_verdict(policy, verdict, session_id=ctx.session_id)
-    if policy is not ctx.policy and ctx.policy.decisions is not None:
-        ctx.policy.decisions.record(decision, ctx.session_id)  # logged, never remembered
-    return None if decision.allowed else decision.reason
-
-
-def screened(text: str, server: McpServerConfig, what: str) -> str:
-    """Output as the model may see it: scanned like any outside text; an untrusted server's always quoted."""
-    from grove.security.injection.scan import ScanFinding, quarantine, scan_text
-
-    source = f"mcp {server.name}/{what}"
-    result = scan_text(text, source)
-    if server.trust == "untrusted" and not result.flagged:
-        result.verdict = "caution"
-        result.findings.append(
-            ScanFinding("untrusted-source", "caution", "the server is configured untrusted")
-        )
-    return quarantine(text, result)
 
 
 class McpTools:
@@ -80,9 +47,15 @@ class McpTools:
     def cached(self, server: McpServerConfig) -> ToolList | None:
         return load_tool_list(self.home, server) if self.home is not None else None
 
+    def task_only(self, server: McpServerConfig) -> set[str]:
+        """The server's tools it runs only as tasks, as last listed."""
+        return {t["name"] for t in self.cached(server) or [] if t.get("task_support") == "required"}
+
     def call(self, ctx: ToolContext, server: McpServerConfig, tool: str, args: dict[str, Any]) -> ToolResult:
+        if tool in self.task_only(server):
+            return ToolResult(f"Error: {server.name}{SEP}{tool}: {TASK_ONLY}", False)
         try:
-            result = self.manager.call_tool(server.name, tool, args)
+            result = self.manager.call_tool(server.name, tool, args, Caller(ctx))
         except McpUnavailable as e:
             return ToolResult(f"Error: {e}", False)
         except Exception as e:  # the server answered with a protocol error (unknown tool, bad arguments)
@@ -117,11 +90,12 @@ class McpTools:
             """
             cfg = owner._server(server)
             try:
-                tools = owner.manager.list_tools(server)
+                tools = owner.manager.list_tools(server, Caller(ctx))
             except McpUnavailable as e:
                 raise ToolError(str(e)) from e
             lines = [
                 f"{t['name']}: {t['description']} args={json.dumps(t['input_schema'], separators=(',', ':'))}"
+                + (f" ({TASK_ONLY})" if t.get("task_support") == "required" else "")
                 for t in tools
             ]
             for label, fetch in (
@@ -129,7 +103,7 @@ class McpTools:
                 ("prompts", owner.manager.list_prompts),
             ):
                 try:
-                    items = fetch(server)
+                    items = fetch(server, Caller(ctx))
                 except Exception:
                     continue
                 if items:
@@ -168,8 +142,10 @@ class McpTools:
                 raise ToolError("give either uri (a resource) or prompt (a prompt's name)")
             try:
                 if uri:
-                    return screened(resource_text(owner.manager.read_resource(server, uri)), cfg, uri)
-                result = owner.manager.get_prompt(server, str(prompt), arguments)
+                    return screened(
+                        resource_text(owner.manager.read_resource(server, uri, Caller(ctx))), cfg, uri
+                    )
+                result = owner.manager.get_prompt(server, str(prompt), arguments, Caller(ctx))
             except Exception as e:
                 raise ToolError(f"{server}: {_error_text(e)}") from e
             return screened(prompt_text(result), cfg, f"prompt {prompt}")

@@ -46,4 +46,6 @@ def tty_approver(
             fout.write("(not understood: denied)\n")
         return answer
 
+    # the terminal it reads: where a question wanting typed answers (an MCP server's elicitation) is asked too
+    approve.terminal = (fin, fout)  # type: ignore[attr-defined]
     return approve
