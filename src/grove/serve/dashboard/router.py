@@ -184,7 +184,9 @@ def build_router(state: ServeState) -> APIRouter:
         if login is None:
             return to_login(request)
         listed = store.list_sessions(50) if login.admin else own_sessions(login, 50)
-        hits = store.search(q, limit=20 if login.admin else 200) if q.strip() else []
+        from grove.embeddings.hybrid import search_sessions  # by words, and by meaning with [embeddings]
+
+        hits = search_sessions(store, q, limit=20 if login.admin else 200) if q.strip() else []
         hits = [h for h in hits if sees(login, h.session_id)][:20]
         totals = {
             "prompt": sum(s.prompt_tokens for s in listed),
