@@ -15,19 +15,14 @@ pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not ins
 
 from tests.gateway.fakes.dingtalk_server import FakeDingTalk
 from tests.gateway.fakes.runner import running
+from tests.gateway.helpers import conversation, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.dingtalk import DingTalkAdapter
 from grove.llm.script import ScriptModel
 
 APP_KEY, APP_SECRET = "dingabc123", "ding-secret"
 ADA, EVE, DM = "manager4220", "staff666", "cid-ada"
-
-
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
 
 
 @pytest.fixture
@@ -38,29 +33,19 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeDingTalk]:
 
 
 def gateway_for(fake: FakeDingTalk, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
+    return gateway_on(
+        DingTalkAdapter,
+        tmp_path,
+        model,
         owners=[ADA],
         base_url=fake.url,
         options={"app_key": APP_KEY},
-        workspace=str(tmp_path / "chats"),
-        toolsets=["files"],
-        review="off",
     )
-    return Gateway(Settings(gateway={"dingtalk": config}), DingTalkAdapter(config), model=model)
 
 
 def test_a_conversation_files_and_an_approval_by_reply(fake: FakeDingTalk, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    model = ScriptModel(
-        [
-            {"text": "Hello Ada."},
-            call("write_file", path="out.txt", content="from grove\n"),
-            {"text": "Made out.txt."},
-            call("write_file", path="../../../outside/x.txt", content="ok\n"),
-            {"text": "Written outside."},
-        ]
-    )
+    outside = outside_folder(tmp_path)
+    model = conversation()
     with running(gateway_for(fake, tmp_path, model)):
         fake.wait_connects(1)
         first = fake.user_says(DM, ADA, "hello")

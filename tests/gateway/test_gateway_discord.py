@@ -13,9 +13,8 @@ pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not ins
 
 from tests.gateway.fakes.discord_server import FakeDiscord
 from tests.gateway.fakes.runner import running
+from tests.gateway.helpers import gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.discord import DiscordAdapter
 from grove.llm.script import ScriptModel
@@ -31,10 +30,14 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> FakeDiscord:
 
 
 def gateway_for(fake: FakeDiscord, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
-        owners=[str(ALICE)], base_url=fake.url, workspace=str(tmp_path / "chats"), review="off"
+    return gateway_on(
+        DiscordAdapter,
+        tmp_path,
+        model,
+        owners=[str(ALICE)],
+        base_url=fake.url,
+        toolsets=None,  # the grove's own toolsets
     )
-    return Gateway(Settings(gateway={"discord": config}), DiscordAdapter(config), model=model)
 
 
 def posted(fake: FakeDiscord, channel: int) -> list[str]:
@@ -61,8 +64,7 @@ def test_a_message_is_answered_and_a_long_answer_split(fake: FakeDiscord, tmp_pa
 
 
 def test_an_approval_by_button(fake: FakeDiscord, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    outside = outside_folder(tmp_path)
     model = ScriptModel(
         [
             {

@@ -14,19 +14,14 @@ pytest.importorskip("aiosmtpd", reason="aiosmtpd (the dev extra) is not installe
 
 from tests.gateway.fakes.mailserver import Dovecot, Outbox, can_run_dovecot, mail
 from tests.gateway.fakes.runner import running
+from tests.gateway.helpers import call, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.mail import EmailAdapter, fresh_text
 from grove.llm.script import ScriptModel
 
 pytestmark = pytest.mark.skipif(not can_run_dovecot(), reason="dovecot-imapd is not installed (or not root)")
 GROVE, ADA, EVE = "grove@grove.test", "ada@example.org", "eve@example.org"
-
-
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
 
 
 @pytest.fixture
@@ -44,18 +39,20 @@ def servers(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Dovecot, Outbox]]
 def gateway_for(servers: tuple[Dovecot, Outbox], tmp_path: Path, model: ScriptModel) -> Gateway:
     imap, smtp = servers
     options = {"address": GROVE, "imap": imap.url, "smtp": smtp.url, "poll_seconds": 0.1, "smtp_login": False}
-    config = GatewayPlatformConfig(
-        owners=[ADA], options=options, workspace=str(tmp_path / "chats"), toolsets=["files"], review="off"
+    return gateway_on(
+        EmailAdapter,
+        tmp_path,
+        model,
+        owners=[ADA],
+        options=options,
     )
-    return Gateway(Settings(gateway={"email": config}), EmailAdapter(config), model=model)
 
 
 def test_a_thread_with_files_and_an_approval_by_reply(
     servers: tuple[Dovecot, Outbox], tmp_path: Path
 ) -> None:
     imap, smtp = servers
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    outside = outside_folder(tmp_path)
     model = ScriptModel(
         [
             {"text": "Hello Ada."},

@@ -16,19 +16,14 @@ pytest.importorskip("cryptography")
 
 from tests.gateway.fakes.feishu_server import FakeFeishu, message_event, post_event, press_event
 from tests.gateway.fakes.runner import running
+from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.feishu import FeishuAdapter
 from grove.llm.script import ScriptModel
 
 APP_ID, APP_SECRET, VERIFY, KEY = "cli_test", "app-secret", "verification-token", "encrypt-key"
 ADA, EVE, DM, GROUP = "ou_ada", "ou_eve", "oc_dm_ada", "oc_group"
-
-
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
 
 
 @pytest.fixture
@@ -41,44 +36,23 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeFeishu]:
 
 
 def gateway_for(fake: FakeFeishu, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
+    return gateway_on(
+        FeishuAdapter,
+        tmp_path,
+        model,
         owners=[ADA],
         base_url=fake.url,
         port=0,
         options={"app_id": APP_ID},
-        workspace=str(tmp_path / "chats"),
-        toolsets=["files"],
-        review="off",
     )
-    return Gateway(Settings(gateway={"feishu": config}), FeishuAdapter(config), model=model)
-
-
-def port_of(gateway: Gateway) -> int:
-    adapter = gateway.adapter
-    assert isinstance(adapter, FeishuAdapter)
-    deadline = time.monotonic() + 10
-    while adapter._stop is None:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    return adapter.port
 
 
 def test_a_conversation_files_a_card_approval_and_a_group(fake: FakeFeishu, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    model = ScriptModel(
-        [
-            {"text": "Hello Ada."},
-            call("write_file", path="out.txt", content="from grove\n"),
-            {"text": "Made out.txt."},
-            call("write_file", path="../../../outside/x.txt", content="ok\n"),
-            {"text": "Written outside."},
-            {"text": "Hello, group."},
-        ]
-    )
+    outside = outside_folder(tmp_path)
+    model = conversation({"text": "Hello, group."})
     gateway = gateway_for(fake, tmp_path, model)
     with running(gateway):
-        port = port_of(gateway)
+        port = bound_port(gateway)
         challenge = {"challenge": "ajls384kdjx98XX", "token": VERIFY, "type": "url_verification"}
         assert post_event(port, challenge, KEY).json() == {"challenge": "ajls384kdjx98XX"}
 
@@ -125,7 +99,7 @@ def test_forged_redelivered_and_retried(fake: FakeFeishu, tmp_path: Path) -> Non
     model = ScriptModel([{"text": "one"}, {"text": "two"}])
     gateway = gateway_for(fake, tmp_path, model)
     with running(gateway):
-        port = port_of(gateway)
+        port = bound_port(gateway)
         event = message_event(VERIFY, DM, ADA, {"text": "hi"}, message_id="om_same")
         assert post_event(port, event, KEY, sign_with="wrong-key").status_code == 401
         assert (

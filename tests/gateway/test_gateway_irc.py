@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 from tests.gateway.fakes.ircd import NGIRCD, Ircd, IrcUser
 from tests.gateway.fakes.runner import running
+from tests.gateway.helpers import call, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.irc import IrcAdapter, byte_pieces, parse
 from grove.llm.script import ScriptModel
@@ -23,10 +22,6 @@ pytestmark = pytest.mark.skipif(
     not os.path.exists(NGIRCD), reason="ngircd is not installed (apt-get install ngircd)"
 )
 ALICE = "~alice@127.0.0.1"  # user@host: the nick is not the account
-
-
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
 
 
 @pytest.fixture
@@ -38,15 +33,14 @@ def ircd(tmp_path: Path) -> Iterator[Ircd]:
 
 
 def gateway_for(ircd: Ircd, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
+    return gateway_on(
+        IrcAdapter,
+        tmp_path,
+        model,
         owners=[ALICE],
         base_url=ircd.url,
         options={"nick": "grove", "channels": ["#grove"], "lines_per_second": 50},
-        workspace=str(tmp_path / "chats"),
-        toolsets=["files"],
-        review="off",
     )
-    return Gateway(Settings(gateway={"irc": config}), IrcAdapter(config), model=model)
 
 
 def until(pred: Callable[[], bool], timeout: float = 15.0) -> None:
@@ -63,8 +57,7 @@ def wait_joined(gateway: Gateway) -> None:
 
 
 def test_a_conversation_an_approval_by_reply_and_a_channel(ircd: Ircd, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    outside = outside_folder(tmp_path)
     model = ScriptModel(
         [
             {"text": "Hi, I am grove.\nTwo lines."},

@@ -14,19 +14,14 @@ pytest.importorskip("httpx")
 
 from tests.gateway.fakes.matrix_server import FakeMatrix
 from tests.gateway.fakes.runner import running
+from tests.gateway.helpers import call, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.matrix import MatrixAdapter
 from grove.llm.script import ScriptModel
 
 TOKEN = "syt_test_token"
 ADA, EVE, ROOM = "@ada:fake.test", "@eve:fake.test", "!room1:fake.test"
-
-
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
 
 
 def until(pred: Callable[[], bool], timeout: float = 15.0) -> None:
@@ -44,15 +39,14 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMatrix]:
 
 
 def gateway_for(fake: FakeMatrix, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
+    return gateway_on(
+        MatrixAdapter,
+        tmp_path,
+        model,
         owners=[ADA],
         base_url=fake.url,
         options={"poll_ms": 2000},
-        workspace=str(tmp_path / "chats"),
-        toolsets=["files"],
-        review="off",
     )
-    return Gateway(Settings(gateway={"matrix": config}), MatrixAdapter(config), model=model)
 
 
 def ready(gateway: Gateway) -> None:
@@ -62,8 +56,7 @@ def ready(gateway: Gateway) -> None:
 
 
 def test_a_conversation_files_and_an_approval_by_reply(fake: FakeMatrix, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    outside = outside_folder(tmp_path)
     model = ScriptModel(
         [
             {"text": "Hello Ada."},

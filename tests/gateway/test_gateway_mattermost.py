@@ -15,19 +15,14 @@ pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not ins
 
 from tests.gateway.fakes.mattermost_server import FakeMattermost
 from tests.gateway.fakes.runner import running
+from tests.gateway.helpers import call, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.mattermost import MattermostAdapter
 from grove.llm.script import ScriptModel
 
 TOKEN = "mm-token"
 ADA, EVE, DM, TOWN = "ada000000000000000000000aa", "eve000000000000000000000ee", "dmchannel1", "townsquare"
-
-
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
 
 
 @pytest.fixture
@@ -38,20 +33,18 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeMattermost]:
 
 
 def gateway_for(fake: FakeMattermost, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
+    return gateway_on(
+        MattermostAdapter,
+        tmp_path,
+        model,
         owners=[ADA],
         base_url=fake.url,
         port=0,
-        workspace=str(tmp_path / "chats"),
-        toolsets=["files"],
-        review="off",
     )
-    return Gateway(Settings(gateway={"mattermost": config}), MattermostAdapter(config), model=model)
 
 
 def test_a_conversation_files_and_an_approval_by_button(fake: FakeMattermost, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    outside = outside_folder(tmp_path)
     model = ScriptModel(
         [
             {"text": "Hello Ada."},

@@ -15,9 +15,8 @@ pytest.importorskip("httpx")
 
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.signal_daemon import FakeSignalDaemon
+from tests.gateway.helpers import conversation, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.signal_cli import SignalAdapter
 from grove.llm.script import ScriptModel
@@ -27,10 +26,6 @@ ADA_NO, EVE_NO = "+15551230001", "+15551230666"
 GROUP = "Z3JvdmUtdGVzdC1ncm91cA=="
 
 
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
-
-
 @pytest.fixture
 def daemon() -> Iterator[FakeSignalDaemon]:
     with FakeSignalDaemon() as srv:
@@ -38,25 +33,18 @@ def daemon() -> Iterator[FakeSignalDaemon]:
 
 
 def gateway_for(daemon: FakeSignalDaemon, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
-        owners=[ADA], base_url=daemon.url, workspace=str(tmp_path / "chats"), toolsets=["files"], review="off"
+    return gateway_on(
+        SignalAdapter,
+        tmp_path,
+        model,
+        owners=[ADA],
+        base_url=daemon.url,
     )
-    return Gateway(Settings(gateway={"signal": config}), SignalAdapter(config), model=model)
 
 
 def test_a_conversation_attachments_an_approval_and_a_group(daemon: FakeSignalDaemon, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    model = ScriptModel(
-        [
-            {"text": "Hello Ada."},
-            call("write_file", path="out.txt", content="from grove\n"),
-            {"text": "Made out.txt."},
-            call("write_file", path="../../../outside/x.txt", content="ok\n"),
-            {"text": "Written outside."},
-            {"text": "Hello, group."},
-        ]
-    )
+    outside = outside_folder(tmp_path)
+    model = conversation({"text": "Hello, group."})
     with running(gateway_for(daemon, tmp_path, model)):
         daemon.wait_streams(1)
         daemon.user_says(ADA, ADA_NO, "hello")

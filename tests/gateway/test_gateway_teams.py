@@ -18,19 +18,14 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.teams_server import FakeBotFramework, activity, send_activity
+from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.teams import TeamsAdapter
 from grove.llm.script import ScriptModel
 
 APP_ID, PASSWORD = "00000000-0000-0000-0000-00000000b0b0", "app-password"
 ADA, EVE, DM, CHANNEL = "aad-ada", "aad-eve", "a:1dm-ada", "19:channel@thread.tacv2"
-
-
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
 
 
 @pytest.fixture
@@ -42,43 +37,22 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeBotFramework]:
 
 def gateway_for(fake: FakeBotFramework, tmp_path: Path, model: ScriptModel) -> Gateway:
     options = {"app_id": APP_ID, "openid_url": fake.url + "/openid", "token_url": fake.url + "/token"}
-    config = GatewayPlatformConfig(
+    return gateway_on(
+        TeamsAdapter,
+        tmp_path,
+        model,
         owners=[ADA],
         port=0,
         options=options,
-        workspace=str(tmp_path / "chats"),
-        toolsets=["files"],
-        review="off",
     )
-    return Gateway(Settings(gateway={"teams": config}), TeamsAdapter(config), model=model)
-
-
-def port_of(gateway: Gateway) -> int:
-    adapter = gateway.adapter
-    assert isinstance(adapter, TeamsAdapter)
-    deadline = time.monotonic() + 10
-    while adapter._stop is None:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    return adapter.port
 
 
 def test_a_conversation_files_a_card_approval_and_a_channel(fake: FakeBotFramework, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    model = ScriptModel(
-        [
-            {"text": "Hello Ada."},
-            call("write_file", path="out.txt", content="from grove\n"),
-            {"text": "Made out.txt."},
-            call("write_file", path="../../../outside/x.txt", content="ok\n"),
-            {"text": "Written outside."},
-            {"text": "Hello, channel."},
-        ]
-    )
+    outside = outside_folder(tmp_path)
+    model = conversation({"text": "Hello, channel."})
     gateway = gateway_for(fake, tmp_path, model)
     with running(gateway):
-        port = port_of(gateway)
+        port = bound_port(gateway)
         token = fake.token()
         assert send_activity(port, activity(fake, DM, ADA, "hello"), token).status_code == 202
         fake.wait_for(lambda c: c.method == "message")
@@ -128,7 +102,7 @@ def test_tokens_checked_redeliveries_once_and_throttling(fake: FakeBotFramework,
     model = ScriptModel([{"text": "one"}, {"text": "two"}])
     gateway = gateway_for(fake, tmp_path, model)
     with running(gateway):
-        port = port_of(gateway)
+        port = bound_port(gateway)
         hello = activity(fake, DM, ADA, "hi", id="act-same")
         assert send_activity(port, hello, None).status_code == 401
         assert send_activity(port, hello, fake.token(aud="someone-else")).status_code == 401

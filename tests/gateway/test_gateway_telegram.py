@@ -11,49 +11,32 @@ pytest.importorskip("telegram", reason="the [gateways] extra (python-telegram-bo
 
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.telegram_server import FakeTelegram
+from tests.gateway.helpers import call, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.telegram import TelegramAdapter
 from grove.llm.script import ScriptModel
 
-TOKEN = "123:TEST"
 ALICE, MALLORY, CHAT = 42, 66, 7
 
 
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
-
-
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeTelegram:
-    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
-    with FakeTelegram(TOKEN) as srv:
-        yield srv
+def fake(telegram: FakeTelegram) -> FakeTelegram:
+    return telegram  # conftest's: the token in the environment
 
 
 def gateway_for(fake: FakeTelegram, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
+    return gateway_on(
+        TelegramAdapter,
+        tmp_path,
+        model,
         owners=[str(ALICE)],
         base_url=fake.url,
-        workspace=str(tmp_path / "chats"),
-        toolsets=["files"],
-        review="off",
     )
-    settings = Settings(gateway={"telegram": config})
-    return Gateway(settings, TelegramAdapter(config), model=model)
-
-
-def texts_to(fake: FakeTelegram, chat: int) -> list[str]:
-    return [
-        c.params.get("text", "") for c in fake.sent("sendMessage") if str(c.params["chat_id"]) == str(chat)
-    ]
 
 
 def test_a_conversation_with_an_approval_by_button(fake: FakeTelegram, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    outside = outside_folder(tmp_path)
     model = ScriptModel(
         [
             {"text": "Hi, I am grove."},
@@ -92,7 +75,7 @@ def test_a_stranger_is_refused_and_nothing_runs(fake: FakeTelegram, tmp_path: Pa
     assert (
         "not on this grove's allow-list" in refusal.params["text"] and str(MALLORY) in refusal.params["text"]
     )
-    assert texts_to(fake, CHAT + 1) == [refusal.params["text"]]
+    assert fake.texts_to(CHAT + 1) == [refusal.params["text"]]
     assert model.calls == 0
     assert gateway.session_id(str(CHAT + 1), str(MALLORY)) is None and not (tmp_path / "chats").exists()
 
@@ -101,8 +84,7 @@ def test_a_stranger_cannot_press_the_owner_s_button_and_timeout_denies(
     fake: FakeTelegram, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("GROVE_SECURITY__APPROVAL_TIMEOUT", "1")
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    outside = outside_folder(tmp_path)
     model = ScriptModel(
         [call("write_file", path="../../../outside/x.txt", content="x\n"), {"text": "It was denied."}]
     )
@@ -121,7 +103,7 @@ def test_a_stranger_cannot_press_the_owner_s_button_and_timeout_denies(
         fake.wait_for(lambda c: c.method == "sendMessage" and c.params.get("text") == "It was denied.")
     answers = [c.params.get("text") for c in fake.sent("answerCallbackQuery")]
     assert answers == ["You are not on this grove's allow-list.", "This question belongs to another chat."]
-    assert "No answer in 1 s: denied." in texts_to(fake, CHAT)
+    assert "No answer in 1 s: denied." in fake.texts_to(CHAT)
     assert not (outside / "x.txt").exists()
 
 
@@ -139,7 +121,7 @@ def test_files_in_and_out_and_the_session_resumes_after_a_restart(fake: FakeTele
         fake.wait_for(lambda c: c.method == "sendDocument")
     document = fake.sent("sendDocument")[0]
     assert document.files["document"] == ("summary.txt", b"one line\n")
-    assert "Summary attached." in texts_to(fake, CHAT)
+    assert "Summary attached." in fake.texts_to(CHAT)
     session_id = first.session_id(str(CHAT), str(ALICE))
     with running(gateway_for(fake, tmp_path, model)) as second:
         fake.user_says(CHAT, ALICE, "are you there?")
@@ -162,4 +144,4 @@ def test_an_outage_of_the_bot_api_is_ridden_out_and_nothing_is_answered_twice(
         fake.wait_for(lambda c: c.method == "getUpdates-failed")
         fake.user_says(CHAT, ALICE, "during the outage")
         fake.wait_for(lambda c: c.method == "sendMessage" and c.params.get("text") == "two")
-    assert texts_to(fake, CHAT) == ["one", "two"] and model.calls == 2
+    assert fake.texts_to(CHAT) == ["one", "two"] and model.calls == 2

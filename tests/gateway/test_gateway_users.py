@@ -14,16 +14,15 @@ pytest.importorskip("telegram", reason="the [gateways] extra (python-telegram-bo
 
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.telegram_server import FakeTelegram
+from tests.gateway.helpers import gateway_on
 
 from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.homes import account_dir
 from grove.gateway.telegram import TelegramAdapter
 from grove.gateway.users import UserBook
 from grove.llm.script import ScriptModel
 
-TOKEN = "123:TEST"
 OWNER, ALICE, BOB, EVE = 1, 42, 43, 66
 SECRETS = {
     ALICE: ("ALICE-SECRET-7731", "alice-fact-kiwi", "ALICE-FILE-5521"),
@@ -50,27 +49,21 @@ def actor(messages: list[dict[str, Any]], tools: list[Any]) -> dict[str, Any]:
 
 
 @pytest.fixture
-def fake(monkeypatch: pytest.MonkeyPatch) -> FakeTelegram:
-    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
-    with FakeTelegram(TOKEN) as srv:
-        yield srv
+def fake(telegram: FakeTelegram) -> FakeTelegram:
+    return telegram  # conftest's: the token in the environment
 
 
 def make(fake: FakeTelegram, tmp_path: Path, home: Path, model: ScriptModel, **extra: Any) -> Gateway:
-    config = GatewayPlatformConfig(
+    settings = Settings(home=home)
+    return gateway_on(
+        TelegramAdapter,
+        tmp_path,
+        model,
+        settings=settings,
         base_url=fake.url,
-        workspace=str(tmp_path / "chats"),
         toolsets=["files", "memory"],
-        review="off",
         **extra,
     )
-    return Gateway(Settings(home=home, gateway={"telegram": config}), TelegramAdapter(config), model=model)
-
-
-def texts_to(fake: FakeTelegram, chat: int) -> list[str]:
-    return [
-        c.params.get("text", "") for c in fake.sent("sendMessage") if str(c.params["chat_id"]) == str(chat)
-    ]
 
 
 def answered(fake: FakeTelegram, chat: int, count: int) -> None:
@@ -119,7 +112,7 @@ def test_two_users_never_see_each_other(fake: FakeTelegram, tmp_path: Path, grov
     }
     assert SECRETS[ALICE][1] in last_system[ALICE] and SECRETS[BOB][1] in last_system[BOB]
     # Bob's peek was refused (plain users answer no approvals), and nothing of Alice's file came back to him
-    assert any("only its owner and admins" in t for t in texts_to(fake, BOB))
+    assert any("only its owner and admins" in t for t in fake.texts_to(BOB))
     # memory files: one per home, none in the grove's own home (no owner spoke)
     homes = {
         u: grove_home / "gateway" / "users" / "telegram" / account_dir("telegram", str(u)) for u in SECRETS
@@ -156,7 +149,7 @@ def test_a_stranger_pairs_with_a_code_and_a_blocked_one_is_dropped(
     with running(gateway):
         fake.user_says(EVE, EVE, "hello?", username="eve")
         answered(fake, EVE, 1)
-        refusal = texts_to(fake, EVE)[0]
+        refusal = fake.texts_to(EVE)[0]
         assert "not on this grove's allow-list" in refusal and str(EVE) in refusal
         code = refusal.split("pairing code is ")[1].split(" ")[0]
         fake.user_says(EVE, EVE, "again", username="eve")  # within the minute: not answered again (no floods)
@@ -164,28 +157,28 @@ def test_a_stranger_pairs_with_a_code_and_a_blocked_one_is_dropped(
         gateway.refused_at[str(EVE)] -= 61  # a minute later
         fake.user_says(EVE, EVE, "and now?", username="eve")
         answered(fake, EVE, 2)
-        assert code in texts_to(fake, EVE)[1]  # the same code while it is valid
+        assert code in fake.texts_to(EVE)[1]  # the same code while it is valid
         assert model.calls == 0  # nothing a stranger says reaches the model
 
         fake.user_says(OWNER, OWNER, "/users")
         answered(fake, OWNER, 1)
-        assert code in texts_to(fake, OWNER)[0] and str(EVE) in texts_to(fake, OWNER)[0]
+        assert code in fake.texts_to(OWNER)[0] and str(EVE) in fake.texts_to(OWNER)[0]
         fake.user_says(OWNER, OWNER, f"/allow {code}")
         answered(fake, OWNER, 2)
-        assert texts_to(fake, OWNER)[1] == f"{EVE} is now user."
+        assert fake.texts_to(OWNER)[1] == f"{EVE} is now user."
         fake.user_says(EVE, EVE, "now?", username="eve")
         answered(fake, EVE, 3)
-        assert texts_to(fake, EVE)[2].startswith("heard")
+        assert fake.texts_to(EVE)[2].startswith("heard")
         fake.user_says(EVE, EVE, "/block 1", username="eve")  # a plain user manages nobody
         answered(fake, EVE, 4)
-        assert "Only the grove's owner" in texts_to(fake, EVE)[3]
+        assert "Only the grove's owner" in fake.texts_to(EVE)[3]
 
         UserBook(grove_home).set_role("telegram", str(EVE), "blocked")  # grove gateway users block
         calls = model.calls
         fake.user_says(EVE, EVE, "still there?", username="eve")
         fake.user_says(OWNER, OWNER, "ping")
         answered(fake, OWNER, 3)
-    assert len(texts_to(fake, EVE)) == 4 and model.calls == calls + 1  # blocked: no answer, no turn
+    assert len(fake.texts_to(EVE)) == 4 and model.calls == calls + 1  # blocked: no answer, no turn
 
 
 def test_a_redelivered_message_is_answered_once(fake: FakeTelegram, tmp_path: Path, grove_home: Path) -> None:
@@ -198,7 +191,7 @@ def test_a_redelivered_message_is_answered_once(fake: FakeTelegram, tmp_path: Pa
     with running(make(fake, tmp_path, grove_home, model, owners=[str(OWNER)])):
         fake.user_says(OWNER, OWNER, "second")
         answered(fake, OWNER, 2)
-    assert texts_to(fake, OWNER) == ["heard 2 messages", "heard 4 messages"] and model.calls == 2
+    assert fake.texts_to(OWNER) == ["heard 2 messages", "heard 4 messages"] and model.calls == 2
 
 
 def test_grove_gateway_users_lists_allows_by_code_and_blocks(

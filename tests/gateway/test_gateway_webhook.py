@@ -15,18 +15,13 @@ pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not ins
 
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.webhook_receiver import Receiver, post_event
+from tests.gateway.helpers import bound_port, call, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.webhook import WebhookAdapter
 from grove.llm.script import ScriptModel
 
 SECRET = "s3cret-for-tests"
-
-
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
 
 
 @pytest.fixture
@@ -37,30 +32,18 @@ def receiver(monkeypatch: pytest.MonkeyPatch) -> Iterator[Receiver]:
 
 
 def gateway_for(receiver: Receiver, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
+    return gateway_on(
+        WebhookAdapter,
+        tmp_path,
+        model,
         owners=["ada"],
         base_url=receiver.url + "/grove",
         port=0,
-        workspace=str(tmp_path / "chats"),
-        toolsets=["files"],
-        review="off",
     )
-    return Gateway(Settings(gateway={"webhook": config}), WebhookAdapter(config), model=model)
-
-
-def port_of(gateway: Gateway) -> int:
-    adapter = gateway.adapter
-    assert isinstance(adapter, WebhookAdapter)
-    deadline = time.monotonic() + 10
-    while adapter._stop is None:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    return adapter.port
 
 
 def test_a_conversation_with_files_and_an_approval_by_button(receiver: Receiver, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    outside = outside_folder(tmp_path)
     model = ScriptModel(
         [
             {"text": "Hi."},
@@ -73,7 +56,7 @@ def test_a_conversation_with_files_and_an_approval_by_button(receiver: Receiver,
     )
     gateway = gateway_for(receiver, tmp_path, model)
     with running(gateway):
-        port = port_of(gateway)
+        port = bound_port(gateway)
         assert post_event(port, SECRET, {"id": "1", "chat": "c1", "user": "ada", "text": "hello"}).json() == {
             "ok": True
         }
@@ -112,7 +95,7 @@ def test_bad_signatures_strangers_and_redeliveries(receiver: Receiver, tmp_path:
     model = ScriptModel([{"text": "once"}, {"text": "after the outage"}])
     gateway = gateway_for(receiver, tmp_path, model)
     with running(gateway):
-        port = port_of(gateway)
+        port = bound_port(gateway)
         event = {"id": "e1", "chat": "c1", "user": "ada", "text": "hi"}
         assert post_event(port, "wrong-secret", event).status_code == 401
         assert post_event(port, SECRET, event, stamp=time.time() - 3600).status_code == 401  # a replay, later

@@ -16,9 +16,8 @@ pytest.importorskip("cryptography")
 
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.wecom_server import FakeWeCom, callback, image_xml, press_xml, text_xml
+from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.wecom import WeComAdapter, encrypt, msg_signature
 from grove.llm.script import ScriptModel
@@ -26,10 +25,6 @@ from grove.llm.script import ScriptModel
 CORP, SECRET, TOKEN = "ww1234567890abcdef", "app-secret", "callback-token"
 AES = "jWmYm7qr5nMoAUwZRjGtBxmz3KA1tkAj3ykkR6q2B2C"  # 43 characters, as WeCom generates
 ADA, EVE = "ada.lovelace", "eve"
-
-
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
 
 
 @pytest.fixture
@@ -42,43 +37,23 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeWeCom]:
 
 
 def gateway_for(fake: FakeWeCom, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
+    return gateway_on(
+        WeComAdapter,
+        tmp_path,
+        model,
         owners=[ADA],
         base_url=fake.url,
         port=0,
         options={"corp_id": CORP, "agent_id": 1000002},
-        workspace=str(tmp_path / "chats"),
-        toolsets=["files"],
-        review="off",
     )
-    return Gateway(Settings(gateway={"wecom": config}), WeComAdapter(config), model=model)
-
-
-def port_of(gateway: Gateway) -> int:
-    adapter = gateway.adapter
-    assert isinstance(adapter, WeComAdapter)
-    deadline = time.monotonic() + 10
-    while adapter._stop is None:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    return adapter.port
 
 
 def test_a_conversation_files_and_a_card_approval(fake: FakeWeCom, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    model = ScriptModel(
-        [
-            {"text": "Hello Ada."},
-            call("write_file", path="out.txt", content="from grove\n"),
-            {"text": "Made out.txt."},
-            call("write_file", path="../../../outside/x.txt", content="ok\n"),
-            {"text": "Written outside."},
-        ]
-    )
+    outside = outside_folder(tmp_path)
+    model = conversation()
     gateway = gateway_for(fake, tmp_path, model)
     with running(gateway):
-        port = port_of(gateway)
+        port = bound_port(gateway)
         echo = encrypt(AES, CORP, b"echo-4711")
         query = {
             "msg_signature": msg_signature(TOKEN, "1", "n", echo),
@@ -116,7 +91,7 @@ def test_forged_redelivered_and_retried(fake: FakeWeCom, tmp_path: Path) -> None
     model = ScriptModel([{"text": "one"}, {"text": "two"}])
     gateway = gateway_for(fake, tmp_path, model)
     with running(gateway):
-        port = port_of(gateway)
+        port = bound_port(gateway)
         same = text_xml(CORP, ADA, "hi", msg_id="4711")
         assert callback(port, TOKEN, AES, CORP, same, sign_token="not-the-token").status_code == 401
         assert callback(port, TOKEN, AES, "another-corp", same).status_code == 401

@@ -5,7 +5,6 @@ webhook answered once, and Graph's 500 and rate-limit answers retried until the 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -14,69 +13,34 @@ import pytest
 pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not installed")
 
 from tests.gateway.fakes.runner import running
-from tests.gateway.fakes.whatsapp_server import PHONE_ID, FakeGraph, deliver, inbound
+from tests.gateway.fakes.whatsapp_server import (
+    APP_SECRET,
+    VERIFY_TOKEN,
+    FakeGraph,
+    deliver,
+    gateway_fields,
+    inbound,
+)
+from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder
 
-from grove.config import Settings
-from grove.config.gateway import GatewayPlatformConfig
 from grove.gateway.core import Gateway
 from grove.gateway.whatsapp import WhatsAppAdapter
 from grove.llm.script import ScriptModel
 
-TOKEN, SECRET, VERIFY = "EAAG-token", "app-secret", "verify-me"
+SECRET, VERIFY = APP_SECRET, VERIFY_TOKEN
 ADA, EVE = "15551230001", "15551230666"
 
 
-def call(name: str, **args: object) -> dict:
-    return {"tool_calls": [{"name": name, "arguments": args}]}
-
-
-@pytest.fixture
-def graph(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeGraph]:
-    monkeypatch.setenv("WHATSAPP_TOKEN", TOKEN)
-    monkeypatch.setenv("WHATSAPP_APP_SECRET", SECRET)
-    monkeypatch.setenv("WHATSAPP_VERIFY_TOKEN", VERIFY)
-    with FakeGraph(TOKEN) as srv:
-        yield srv
-
-
 def gateway_for(graph: FakeGraph, tmp_path: Path, model: ScriptModel) -> Gateway:
-    config = GatewayPlatformConfig(
-        owners=[ADA],
-        base_url=graph.url + "/v21.0",
-        port=0,
-        options={"phone_number_id": PHONE_ID},
-        workspace=str(tmp_path / "chats"),
-        toolsets=["files"],
-        review="off",
-    )
-    return Gateway(Settings(gateway={"whatsapp": config}), WhatsAppAdapter(config), model=model)
-
-
-def port_of(gateway: Gateway) -> int:
-    adapter = gateway.adapter
-    assert isinstance(adapter, WhatsAppAdapter)
-    deadline = time.monotonic() + 10
-    while adapter._stop is None:
-        assert time.monotonic() < deadline
-        time.sleep(0.01)
-    return adapter.port
+    return gateway_on(WhatsAppAdapter, tmp_path, model, owners=[ADA], **gateway_fields(graph))
 
 
 def test_a_conversation_documents_and_an_approval_by_buttons(graph: FakeGraph, tmp_path: Path) -> None:
-    outside = tmp_path / "outside"
-    outside.mkdir()
-    model = ScriptModel(
-        [
-            {"text": "Hello Ada."},
-            call("write_file", path="out.txt", content="from grove\n"),
-            {"text": "Made out.txt."},
-            call("write_file", path="../../../outside/x.txt", content="ok\n"),
-            {"text": "Written outside."},
-        ]
-    )
+    outside = outside_folder(tmp_path)
+    model = conversation()
     gateway = gateway_for(graph, tmp_path, model)
     with running(gateway):
-        port = port_of(gateway)
+        port = bound_port(gateway)
         hello = {"hub.mode": "subscribe", "hub.verify_token": VERIFY, "hub.challenge": "1158201444"}
         assert httpx.get(f"http://127.0.0.1:{port}/whatsapp", params=hello).text == "1158201444"
         assert (
@@ -120,7 +84,7 @@ def test_forged_redelivered_and_a_failing_graph(graph: FakeGraph, tmp_path: Path
     model = ScriptModel([{"text": "one"}, {"text": "two"}])
     gateway = gateway_for(graph, tmp_path, model)
     with running(gateway):
-        port = port_of(gateway)
+        port = bound_port(gateway)
         message = inbound(ADA, "Ada", {"type": "text", "text": {"body": "hi"}, "id": "wamid.same"})
         assert deliver(port, SECRET, message, signature="sha256=" + "0" * 64).status_code == 401
         assert deliver(port, "not-the-secret", message).status_code == 401

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from email.parser import BytesParser
 from email.policy import HTTP
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 from urllib.parse import parse_qsl, urlparse
+
+from tests.gateway.fakes.waiting import wait_until
 
 
 @dataclass
@@ -45,7 +46,28 @@ def decode_body(headers: Any, body: bytes) -> tuple[dict[str, Any], dict[str, tu
     return dict(parse_qsl(body.decode())), {}
 
 
-class FakeServer:
+class LocalHttp:
+    """A threaded stdlib HTTP server on 127.0.0.1 (any free port) for `handler`, run as a context manager."""
+
+    def __init__(self, handler: type[BaseHTTPRequestHandler]) -> None:
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.httpd.daemon_threads = True
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def __enter__(self) -> Self:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+class FakeServer(LocalHttp):
     """Subclass and implement `handle(handler, method, path, params, files, raw) -> (status, body, ctype)`."""
 
     def __init__(self) -> None:
@@ -74,21 +96,7 @@ class FakeServer:
 
             do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = _serve
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def __enter__(self) -> FakeServer:
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        super().__init__(Handler)
 
     def handle(
         self, handler: Any, verb: str, path: str, params: dict[str, Any], files: dict[str, Any], raw: bytes
@@ -102,17 +110,15 @@ class FakeServer:
 
     def wait_for(self, pred: Callable[[Call], bool], count: int = 1, timeout: float = 20.0) -> list[Call]:
         """The first `count` recorded calls matching `pred`; fails (AssertionError) if they do not come in time."""
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                found = [c for c in self.calls if pred(c)]
-                if len(found) >= count:
-                    return found[:count]
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    names = [c.method for c in self.calls]
-                    raise AssertionError(f"expected {count} matching call(s); calls so far: {names}")
-                self.cond.wait(left)
+
+        def found() -> list[list[Call]]:
+            matching = [c for c in self.calls if pred(c)]
+            return [matching[:count]] if len(matching) >= count else []
+
+        def failure() -> str:
+            return f"expected {count} matching call(s); calls so far: {[c.method for c in self.calls]}"
+
+        return wait_until(self.cond, found, failure, timeout)[0]
 
     def sent(self, method: str) -> list[Call]:
         with self.cond:

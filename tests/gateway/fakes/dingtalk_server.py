@@ -5,7 +5,6 @@ own loop in a thread."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import threading
@@ -13,10 +12,13 @@ import time
 from typing import Any
 
 from aiohttp import WSMsgType, web
+from tests.gateway.fakes.aio import AioFake
+from tests.gateway.fakes.waiting import wait_until
 
 
-class FakeDingTalk:
+class FakeDingTalk(AioFake):
     def __init__(self, app_key: str, app_secret: str) -> None:
+        super().__init__()
         self.app_key, self.app_secret = app_key, app_secret
         self.ids = itertools.count(1)
         self.sent: list[tuple[str, dict[str, Any]]] = []  # (how: session | batch, body)
@@ -27,42 +29,16 @@ class FakeDingTalk:
         self.tickets: set[str] = set()
         self.connects = 0
         self.cond = threading.Condition()
-        self.loop = asyncio.new_event_loop()
 
-    def __enter__(self) -> FakeDingTalk:
-        started = threading.Event()
-
-        def serve() -> None:
-            asyncio.set_event_loop(self.loop)
-            app = web.Application()
-            app.router.add_post("/v1.0/oauth2/accessToken", self._token)
-            app.router.add_post("/v1.0/gateway/connections/open", self._open)
-            app.router.add_get("/connect", self._ws)
-            app.router.add_post("/robot/sendBySession", self._session_send)
-            app.router.add_post("/v1.0/robot/oToMessages/batchSend", self._batch)
-            app.router.add_post("/media/upload", self._upload)
-            app.router.add_post("/v1.0/robot/messageFiles/download", self._download_url)
-            app.router.add_get("/files/{code}", self._file)
-            self.runner = web.AppRunner(app)
-            self.loop.run_until_complete(self.runner.setup())
-            self.loop.run_until_complete(web.TCPSite(self.runner, "127.0.0.1", 0).start())
-            self.port = self.runner.addresses[0][1]
-            started.set()
-            self.loop.run_forever()
-
-        self.thread = threading.Thread(target=serve, daemon=True)
-        self.thread.start()
-        started.wait(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def routes(self, app: web.Application) -> None:
+        app.router.add_post("/v1.0/oauth2/accessToken", self._token)
+        app.router.add_post("/v1.0/gateway/connections/open", self._open)
+        app.router.add_get("/connect", self._ws)
+        app.router.add_post("/robot/sendBySession", self._session_send)
+        app.router.add_post("/v1.0/robot/oToMessages/batchSend", self._batch)
+        app.router.add_post("/media/upload", self._upload)
+        app.router.add_post("/v1.0/robot/messageFiles/download", self._download_url)
+        app.router.add_get("/files/{code}", self._file)
 
     def _note(self, how: str, body: dict[str, Any]) -> None:
         with self.cond:
@@ -141,9 +117,6 @@ class FakeDingTalk:
             if not ws.closed:
                 await ws.send_json(frame)
 
-    def _run(self, coro: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(10)
-
     def user_says(
         self,
         chat: str,
@@ -182,11 +155,11 @@ class FakeDingTalk:
             },
             "data": json.dumps(data),
         }
-        self._run(self._push(frame))
+        self.run(self._push(frame))
         return ident
 
     def ping(self) -> None:
-        self._run(
+        self.run(
             self._push(
                 {
                     "specVersion": "1.0",
@@ -203,7 +176,7 @@ class FakeDingTalk:
                 await ws.close()
             self.sockets.clear()
 
-        self._run(close_all())
+        self.run(close_all())
 
     def texts(self, chat: str) -> list[str]:
         out = []
@@ -213,18 +186,11 @@ class FakeDingTalk:
         return out
 
     def wait(self, pred: Any, timeout: float = 15.0) -> list[tuple[str, dict[str, Any]]]:
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while not [s for s in self.sent if pred(s)]:
-                left = deadline - time.monotonic()
-                assert left > 0, f"sent so far: {self.sent}"
-                self.cond.wait(left)
-            return [s for s in self.sent if pred(s)]
+        return wait_until(
+            self.cond, lambda: [s for s in self.sent if pred(s)], lambda: f"sent so far: {self.sent}", timeout
+        )
 
     def wait_connects(self, count: int, timeout: float = 15.0) -> None:
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while self.connects < count:
-                left = deadline - time.monotonic()
-                assert left > 0, "grove did not connect its stream"
-                self.cond.wait(left)
+        wait_until(
+            self.cond, lambda: self.connects >= count, lambda: "grove did not connect its stream", timeout
+        )

@@ -4,7 +4,6 @@ INTERACTION_CREATE). Every REST call is recorded like the other fakes' calls."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import threading
@@ -12,6 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from aiohttp import WSMsgType, web
+from tests.gateway.fakes.aio import AioFake
 from tests.gateway.fakes.base import Call, FakeServer
 
 BOT = {
@@ -33,49 +33,25 @@ def user(user_id: int, name: str) -> dict[str, Any]:
     return {"id": str(user_id), "username": name, "discriminator": "0", "avatar": None, "global_name": name}
 
 
-class FakeDiscord(FakeServer):
-    def __init__(self) -> None:  # FakeServer's http.server is not used: aiohttp serves REST and websocket
+class FakeDiscord(AioFake, FakeServer):
+    """aiohttp serves REST and the websocket (FakeServer's http.server is not used: only its call log)."""
+
+    def __init__(self) -> None:
+        AioFake.__init__(self)
         self.calls: list[Call] = []
         self.cond = threading.Condition()
         self.ids = itertools.count(1000)
         self.seq = itertools.count(1)
-        self.loop = asyncio.new_event_loop()
         self.sockets: list[web.WebSocketResponse] = []
         self.identified = threading.Event()
-        self.port = 0
-        self.runner: web.AppRunner | None = None
-        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
 
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def __enter__(self) -> FakeDiscord:
-        self.thread.start()
-        asyncio.run_coroutine_threadsafe(self._start(), self.loop).result(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-        self.loop.close()
-
-    async def _start(self) -> None:
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
         app.router.add_get("/gateway", self._gateway)
         app.router.add_route("*", "/api/v10/{path:.*}", self._rest)
-        self.runner = web.AppRunner(app)
-        await self.runner.setup()
-        site = web.TCPSite(self.runner, "127.0.0.1", 0)
-        await site.start()
-        self.port = self.runner.addresses[0][1]
 
-    async def _stop(self) -> None:
+    async def before_stop(self) -> None:
         for ws in list(self.sockets):
             await ws.close()
-        if self.runner is not None:
-            await self.runner.cleanup()
 
     # -- REST ------------------------------------------------------------------------------------------------------
     async def _rest(self, request: web.Request) -> web.Response:
@@ -176,7 +152,7 @@ class FakeDiscord(FakeServer):
             for ws in self.sockets:
                 await ws.send_str(json.dumps(frame))
 
-        asyncio.run_coroutine_threadsafe(send(), self.loop).result(10)
+        self.run(send())
 
     def user_presses(
         self, channel: int, user_id: int, question: Call, index: int, name: str = "alice"

@@ -8,8 +8,9 @@ import shutil
 import socket
 import subprocess
 import threading
-import time
 from pathlib import Path
+
+from tests.gateway.fakes.waiting import wait_for_port, wait_until
 
 NGIRCD = shutil.which("ngircd") or "/usr/sbin/ngircd"
 CONFIG = """[Global]
@@ -60,14 +61,7 @@ class Ircd:
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError("ngircd did not start")
+        wait_for_port(self.port, "ngircd")
 
     def stop(self) -> None:
         if self.proc is not None:
@@ -123,15 +117,16 @@ class IrcUser:
 
     def heard(self, count: int = 1, timeout: float = 15.0, where: str | None = None) -> list[str]:
         """The first `count` lines grove sent (to `where`: a channel, else to this user)."""
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while True:
-                got = [t for f, to, t in self.lines if f.startswith("grove") and to == (where or self.nick)]
-                if len(got) >= count:
-                    return got
-                left = deadline - time.monotonic()
-                assert left > 0, f"{self.nick} heard only {got}"
-                self.cond.wait(left)
+
+        def got() -> list[str]:
+            return [t for f, to, t in self.lines if f.startswith("grove") and to == (where or self.nick)]
+
+        return wait_until(
+            self.cond,
+            lambda: [got()] if len(got()) >= count else [],
+            lambda: f"{self.nick} heard only {got()}",
+            timeout,
+        )[0]
 
     def close(self) -> None:
         self.sock.close()

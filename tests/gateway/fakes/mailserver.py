@@ -9,7 +9,6 @@ import imaplib
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import threading
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.gateway.fakes.ircd import free_port
+from tests.gateway.fakes.waiting import wait_for_port, wait_until
 
 DOVECOT = shutil.which("dovecot") or "/usr/sbin/dovecot"
 CONFIG = """base_dir = {d}/run
@@ -79,14 +79,7 @@ class Dovecot:
             stderr=subprocess.DEVNULL,
             start_new_session=True,  # its own process group: stop() ends the imap children too
         )
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                time.sleep(0.02)
-        raise RuntimeError("dovecot did not start")
+        wait_for_port(self.port, "dovecot")
 
     def stop(self) -> None:
         """Kill the server and every connection's process at once: the clients' links drop."""
@@ -149,15 +142,13 @@ class Outbox:
         self.controller.stop()
 
     def wait(self, count: int, timeout: float = 15.0) -> list[EmailMessage]:
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while len(self.messages) < count:
-                left = deadline - time.monotonic()
-                assert left > 0, (
-                    f"only {len(self.messages)} mail(s) sent: {[m['Subject'] for m in self.messages]}"
-                )
-                self.cond.wait(left)
-            return list(self.messages)
+        (sent,) = wait_until(
+            self.cond,
+            lambda: [list(self.messages)] if len(self.messages) >= count else [],
+            lambda: f"only {len(self.messages)} mail(s) sent: {[m['Subject'] for m in self.messages]}",
+            timeout,
+        )
+        return sent
 
 
 def mail(sender: str, to: str, subject: str, text: str, **headers: str) -> EmailMessage:

@@ -5,7 +5,6 @@ context to its integration URL. Runs aiohttp on its own loop in a thread."""
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import threading
@@ -14,6 +13,8 @@ from typing import Any
 
 import httpx
 from aiohttp import WSMsgType, web
+from tests.gateway.fakes.aio import AioFake
+from tests.gateway.fakes.waiting import wait_until
 
 BOT = {"id": "botid00000000000000000000a", "username": "grove"}
 
@@ -26,8 +27,9 @@ class Link:
         self.sent: list[dict[str, Any]] = []
 
 
-class FakeMattermost:
+class FakeMattermost(AioFake):
     def __init__(self, token: str) -> None:
+        super().__init__()
         self.token = token
         self.posts: list[dict[str, Any]] = []
         self.files: dict[str, tuple[str, bytes]] = {}
@@ -35,42 +37,15 @@ class FakeMattermost:
         self.typing: list[str] = []
         self.ids = itertools.count(1)
         self.cond = threading.Condition()
-        self.loop = asyncio.new_event_loop()
         self.connects = 0
 
     # -- lifecycle ---------------------------------------------------------------------------------------------
-    def __enter__(self) -> FakeMattermost:
-        started = threading.Event()
-
-        def serve() -> None:
-            asyncio.set_event_loop(self.loop)
-            app = web.Application()
-            app.router.add_get("/api/v4/users/me", self._me)
-            app.router.add_get("/api/v4/websocket", self._ws)
-            app.router.add_post("/api/v4/posts", self._post)
-            app.router.add_post("/api/v4/files", self._upload)
-            app.router.add_get("/api/v4/files/{id}", self._download)
-            self.runner = web.AppRunner(app)
-            self.loop.run_until_complete(self.runner.setup())
-            site = web.TCPSite(self.runner, "127.0.0.1", 0)
-            self.loop.run_until_complete(site.start())
-            self.port = self.runner.addresses[0][1]
-            started.set()
-            self.loop.run_forever()
-
-        self.thread = threading.Thread(target=serve, daemon=True)
-        self.thread.start()
-        started.wait(10)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self.runner.cleanup(), self.loop).result(10)
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(10)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+    def routes(self, app: web.Application) -> None:
+        app.router.add_get("/api/v4/users/me", self._me)
+        app.router.add_get("/api/v4/websocket", self._ws)
+        app.router.add_post("/api/v4/posts", self._post)
+        app.router.add_post("/api/v4/files", self._upload)
+        app.router.add_get("/api/v4/files/{id}", self._download)
 
     def _authorized(self, request: web.Request) -> bool:
         return request.headers.get("Authorization") == f"Bearer {self.token}"
@@ -148,9 +123,6 @@ class FakeMattermost:
             if link.ws is not None and not link.ws.closed:
                 await link.ws.send_json(numbered)
 
-    def _run(self, coro: Any) -> Any:
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result(10)
-
     # -- what the test does ------------------------------------------------------------------------------------
     def wait_connected(self, count: int = 1, timeout: float = 10.0) -> None:
         deadline = time.monotonic() + timeout
@@ -188,7 +160,7 @@ class FakeMattermost:
             "sender_name": f"@{user}",
             "mentions": json.dumps([BOT["id"]] if mention else []),
         }
-        self._run(self._broadcast({"event": "posted", "data": data, "broadcast": {"channel_id": channel}}))
+        self.run(self._broadcast({"event": "posted", "data": data, "broadcast": {"channel_id": channel}}))
         return post["id"]
 
     def drop(self) -> None:
@@ -200,7 +172,7 @@ class FakeMattermost:
                     await link.ws.close()
                     link.ws = None
 
-        self._run(close_all())
+        self.run(close_all())
 
     def press(self, question: dict[str, Any], label: str, user: str) -> dict[str, Any]:
         """What the server does on a button click: POST the action's integration context to its URL."""
@@ -217,10 +189,9 @@ class FakeMattermost:
         return [p["message"] for p in self.posts if p["channel_id"] == channel and p.get("message")]
 
     def wait_posts(self, pred: Any, timeout: float = 15.0) -> list[dict[str, Any]]:
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while not [p for p in self.posts if pred(p)]:
-                left = deadline - time.monotonic()
-                assert left > 0, f"posts so far: {[p.get('message') for p in self.posts]}"
-                self.cond.wait(left)
-            return [p for p in self.posts if pred(p)]
+        return wait_until(
+            self.cond,
+            lambda: [p for p in self.posts if pred(p)],
+            lambda: f"posts so far: {[p.get('message') for p in self.posts]}",
+            timeout,
+        )

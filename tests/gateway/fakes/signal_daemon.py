@@ -8,13 +8,16 @@ import base64
 import json
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.gateway.fakes.base import LocalHttp
+from tests.gateway.fakes.waiting import wait_until
 
 ACCOUNT = "+15550001111"
 
 
-class FakeSignalDaemon:
+class FakeSignalDaemon(LocalHttp):
     def __init__(self) -> None:
         self.calls: list[dict[str, Any]] = []  # JSON-RPC requests grove made
         self.queue: list[dict[str, Any]] = []  # notifications, in order; a stream sends from where it joined
@@ -22,6 +25,7 @@ class FakeSignalDaemon:
         self.cond = threading.Condition()
         self.generation = 0  # bumped by drop(): streams of an older generation end
         self.streams = 0
+        self.down = False  # while True the event stream is refused (503), as a daemon that is restarting
         daemon = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -41,8 +45,8 @@ class FakeSignalDaemon:
                 self.wfile.write(data)
 
             def do_GET(self) -> None:
-                if not self.path.startswith("/api/v1/events"):
-                    self.send_response(404)
+                if not self.path.startswith("/api/v1/events") or daemon.down:
+                    self.send_response(503 if daemon.down else 404)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
                     return
@@ -73,22 +77,11 @@ class FakeSignalDaemon:
                 except OSError:
                     return
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.httpd.daemon_threads = True
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.httpd.server_address[1]}"
-
-    def __enter__(self) -> FakeSignalDaemon:
-        self.thread.start()
-        return self
+        super().__init__(Handler)
 
     def __exit__(self, *exc: object) -> None:
-        self.drop()
-        self.httpd.shutdown()
-        self.httpd.server_close()
+        self.drop()  # the streams end, so the server's threads do
+        super().__exit__(*exc)
 
     def rpc(self, body: dict[str, Any]) -> dict[str, Any]:
         with self.cond:
@@ -164,18 +157,14 @@ class FakeSignalDaemon:
         ]
 
     def wait(self, pred: Any, timeout: float = 15.0) -> list[dict[str, Any]]:
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while not [p for p in self.sent() if pred(p)]:
-                left = deadline - time.monotonic()
-                assert left > 0, f"sent so far: {self.sent()}"
-                self.cond.wait(left)
-            return [p for p in self.sent() if pred(p)]
+        return wait_until(
+            self.cond,
+            lambda: [p for p in self.sent() if pred(p)],
+            lambda: f"sent so far: {self.sent()}",
+            timeout,
+        )
 
     def wait_streams(self, count: int, timeout: float = 15.0) -> None:
-        deadline = time.monotonic() + timeout
-        with self.cond:
-            while self.streams < count:
-                left = deadline - time.monotonic()
-                assert left > 0, "grove did not open the event stream"
-                self.cond.wait(left)
+        wait_until(
+            self.cond, lambda: self.streams >= count, lambda: "grove did not open the event stream", timeout
+        )

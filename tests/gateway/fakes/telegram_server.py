@@ -51,6 +51,22 @@ class FakeTelegram(FakeServer):
         doc = {"file_id": file_id, "file_unique_id": f"u{file_id}", "file_name": name, "file_size": len(data)}
         self.user_says(chat_id, user_id, "", document=doc, **({"caption": caption} if caption else {}))
 
+    def user_sends_photo(self, chat_id: int, user_id: int, data: bytes, caption: str = "") -> None:
+        """A photo as the Bot API sends one: a list of PhotoSize, smallest first (grove takes the last)."""
+        file_id = f"f{len(self.files) + 1}"
+        self.files[file_id] = data
+        sizes = [
+            {"file_id": f"{file_id}s", "file_unique_id": f"u{file_id}s", "width": 90, "height": 90},
+            {
+                "file_id": file_id,
+                "file_unique_id": f"u{file_id}",
+                "width": 800,
+                "height": 800,
+                "file_size": len(data),
+            },
+        ]
+        self.user_says(chat_id, user_id, "", photo=sizes, **({"caption": caption} if caption else {}))
+
     def user_presses(
         self, chat_id: int, user_id: int, question: Call, data: str, username: str = "alice"
     ) -> None:
@@ -64,6 +80,14 @@ class FakeTelegram(FakeServer):
             "data": data,
         }
         self._push({"callback_query": query})
+
+    def texts_to(self, chat: int | str | None = None) -> list[str]:
+        """The texts grove sent (to `chat`, else to every chat), in order."""
+        return [
+            c.params.get("text", "")
+            for c in self.sent("sendMessage")
+            if chat is None or str(c.params["chat_id"]) == str(chat)
+        ]
 
     @staticmethod
     def buttons(call: Call) -> list[dict[str, Any]]:

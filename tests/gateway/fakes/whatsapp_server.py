@@ -15,6 +15,7 @@ import httpx
 from tests.gateway.fakes.base import Call, FakeServer, json_body
 
 PHONE_ID = "106540352242922"
+TOKEN, APP_SECRET, VERIFY_TOKEN = "EAAG-token", "app-secret", "verify-me"  # what the tests' env holds
 
 
 class FakeGraph(FakeServer):
@@ -88,3 +89,8 @@ def deliver(
     mac = hmac.new(app_secret.encode(), body, hashlib.sha256).hexdigest()
     headers = {"Content-Type": "application/json", "X-Hub-Signature-256": signature or f"sha256={mac}"}
     return httpx.post(f"http://127.0.0.1:{port}/whatsapp", content=body, headers=headers, timeout=10)
+
+
+def gateway_fields(graph: FakeGraph) -> dict[str, Any]:
+    """The `gateway.whatsapp` settings that point grove at this fake (the port grove listens on: any free one)."""
+    return {"base_url": graph.url + "/v21.0", "port": 0, "options": {"phone_number_id": PHONE_ID}}
