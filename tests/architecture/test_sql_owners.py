@@ -54,6 +54,7 @@ OWNERS: dict[str, str] = {
     "pairing": "gateway/users.py",
     "seen": "gateway/users.py",
     "cursors": "gateway/users.py",
+    "links": "gateway/link_table.py",
     # $GROVE_HOME/spend.db: the spend ledger
     "charge": "spend/ledger.py",
     "spend": "spend/ledger.py",

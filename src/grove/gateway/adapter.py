@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from grove.errors import GroveError
+from grove.gateway.link import Link
 
 if TYPE_CHECKING:
     from grove.config.gateway import GatewayPlatformConfig
@@ -86,6 +87,8 @@ class PlatformAdapter(ABC):
     def __init__(self, config: GatewayPlatformConfig) -> None:
         self.config = config
         self.cursors: Cursors | None = None  # set by the core before `connect`
+        # the connection's state: `link.up()` once receiving, a Backoff(link=self.link) reports its retries
+        self.link = Link(self.name)
 
     def secret(self, which: str = "token") -> str:
         """The token (or second secret) from the environment; a clear error naming the variable if unset."""

@@ -1,6 +1,7 @@
 """The one gateway core every platform shares: who each account is (users.py), a session per (chat, account) in
 that account's own home, one turn at a time per conversation in a worker thread, typing while it runs, approvals
-as buttons or typed answers, answers split to the platform's limit, files in and out, each message answered once.
+as buttons or typed answers, answers split to the platform's limit, files in and out (photos shown to a model
+that sees them, photos.py), each message answered once, its connection state published (link.py).
 Adapters only translate their platform to `Incoming` messages and button presses."""
 
 from __future__ import annotations
@@ -12,15 +13,18 @@ import logging
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from grove.config.gateway import gateway_config
 from grove.gateway.adapter import Incoming, PlatformAdapter, Pressed
 from grove.gateway.allowlist import AllowList
 from grove.gateway.approvals import ApprovalBox
-from grove.gateway.chats import ChatSessions
+from grove.gateway.chats import ChatSessions, chat_key
 from grove.gateway.homes import account_dir, user_settings
+from grove.gateway.link import HEARTBEAT
+from grove.gateway.link_table import LinkTable
 from grove.gateway.manage import COMMANDS, manage
+from grove.gateway.photos import Photos, photos_for, sees_images
 from grove.gateway.sink import ChatSink
 from grove.gateway.split import split_message
 from grove.gateway.users import MANAGERS, Role, UserBook
@@ -90,11 +94,21 @@ class Gateway:
         """Receive until the adapter stops; then finish running turns and close every session."""
         self.loop = asyncio.get_running_loop()
         self.approvals = ApprovalBox(self.loop, self.adapter.ask, buttons=self.adapter.buttons)
+        link, links = self.adapter.link, LinkTable(self.book.conn, self.book.lock)
+        link.on_change = links.publish  # every change of the connection, for the dashboard
+        links.publish(link.state)
         sweeper = self.loop.create_task(self._sweep_idle())
+        beating = self.loop.create_task(self._beat(links))
         try:
             await self.adapter.connect(self.on_message, self.on_button)
+        except Exception as exc:
+            link.down(exc)
+            raise
+        else:
+            link.stopped()
         finally:
             sweeper.cancel()
+            beating.cancel()
             await self.drain()
             for session in self.sessions.values():
                 with contextlib.suppress(Exception):
@@ -207,6 +221,7 @@ class Gateway:
             return
         folder = self.folder(msg.chat_id, str(msg.user_id), role)
         text = msg.text
+        taken: list[tuple[str, str, bytes]] = []  # (name, where it was saved, bytes): images go to the model
         for item in msg.files:
             if item.size is not None and item.size > MAX_IN_BYTES:
                 await self._send(msg.chat_id, f"{item.name} is over {MAX_IN_BYTES // 2**20} MB; not taken.")
@@ -217,11 +232,15 @@ class Gateway:
                 continue
             saved = save_inbound(folder, item.name, data)
             text += f"\n\n[the user sent a file, saved as {saved.relative_to(folder)}]"
+            taken.append((item.name, str(saved.relative_to(folder)), data))
         if not text.strip():
             return
         typing = asyncio.get_running_loop().create_task(self._keep_typing(msg.chat_id))
         try:
-            answer, files = await asyncio.to_thread(self._turn, key, role, folder, text)
+            photos = await asyncio.to_thread(self._photos, key, role, folder, taken)
+            for note in photos.notes:  # before the answer: what the model was not shown, and why
+                await self._send(msg.chat_id, note)
+            answer, files = await asyncio.to_thread(self._turn, key, role, folder, text, photos.parts)
         finally:
             typing.cancel()
         await self._send(msg.chat_id, answer or "(no answer)")
@@ -252,6 +271,12 @@ class Gateway:
             with contextlib.suppress(Exception):  # a failed close is logged by the session; keep sweeping
                 await self.close_idle()
 
+    async def _beat(self, links: LinkTable) -> None:
+        while True:
+            await asyncio.sleep(HEARTBEAT)
+            with contextlib.suppress(Exception):  # a busy gateway.db: the next beat will do
+                links.beat(self.platform)
+
     async def _send(self, chat_id: str, text: str) -> None:
         for part in split_message(text, self.adapter.max_text):
             await self.adapter.send_text(chat_id, part)
@@ -263,12 +288,19 @@ class Gateway:
             await asyncio.sleep(TYPING_EVERY)
 
     # -- in the turn's worker thread ---------------------------------------------------------------------------
-    def _turn(self, key: Key, role: Role, folder: Path, text: str) -> tuple[str, list[Path]]:
+    def _photos(self, key: Key, role: Role, folder: Path, taken: list[tuple[str, str, bytes]]) -> Photos:
+        if not taken:
+            return Photos()
+        return photos_for(taken, sees_images(self._session(key, role, folder).agent.model))
+
+    def _turn(
+        self, key: Key, role: Role, folder: Path, text: str, images: list[dict[str, Any]]
+    ) -> tuple[str, list[Path]]:
         from grove.claims.turn import with_marks  # a chat shows only the message: the marks go in it
 
         session = self._session(key, role, folder)
         before = snapshot(folder)
-        result = session.run_turn(text)
+        result = session.run_turn(text, images or None)
         return with_marks(result.answer, result.claims), changed(folder, before, self.config.send_files)
 
     def _home(self, key: Key, role: Role) -> tuple[Settings, ChatSessions]:
@@ -341,7 +373,7 @@ class Gateway:
 
     @staticmethod
     def _chat_key(key: Key) -> str:
-        return f"{key[0]}\x1f{key[1]}"  # a separator no platform puts in an id
+        return chat_key(*key)
 
     def _forget(self, key: Key, role: Role) -> None:
         session = self.sessions.pop(key, None)

@@ -44,7 +44,7 @@ class DingTalkAdapter(PlatformAdapter):
         self.app_key = str(options.get("app_key") or "")  # the client id; also the robot code
         self.robot_code = str(options.get("robot_code") or self.app_key)
         self.oapi = str(options.get("oapi_url") or (config.base_url or OAPI)).rstrip("/")
-        self.backoff = Backoff()
+        self.backoff = Backoff(link=self.link)
         self.http: Any = None
         self.session: Any = None
         self.webhooks: dict[str, tuple[str, float]] = {}  # chat -> (session webhook, expires at, ms)
@@ -114,13 +114,15 @@ class DingTalkAdapter(PlatformAdapter):
         self._stop = asyncio.Event()
         self.session = aiohttp.ClientSession()
         while not self._stop.is_set():
+            lost: Exception | None = None
             try:
                 await self._stream(on_message)
             except (aiohttp.ClientError, httpx.HTTPError, OSError, GatewayError, ConnectionError) as exc:
                 log.warning("dingtalk: stream lost (%s); reconnecting", exc)
+                lost = exc
             finally:
                 self.connected.clear()
-            if self._stop.is_set() or await self.backoff.wait(self._stop):
+            if self._stop.is_set() or await self.backoff.wait(self._stop, lost):
                 break
 
     async def _stream(self, on_message: OnMessage) -> None:

@@ -91,7 +91,16 @@ class DiscordAdapter(PlatformAdapter):
                 )
             )
 
+        async def ready() -> None:  # first connected, and again after discord.py reconnected by itself
+            self.link.up()
+
+        async def dropped() -> None:
+            self.link.retrying("the Discord gateway connection dropped", 0.0, 1)
+
         client.event(_named("on_message", message))
+        client.event(_named("on_ready", ready))
+        client.event(_named("on_resumed", ready))
+        client.event(_named("on_disconnect", dropped))
         self._stop = asyncio.Event()
         await client.login(self.secret())
         await self._point_gateway()

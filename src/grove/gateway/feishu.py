@@ -195,6 +195,7 @@ class FeishuAdapter(PlatformAdapter):
         routes = [("POST", "/feishu/events", receive)]
         async with receiving(routes, self.config.host, self.config.port, 2 * 1024 * 1024) as self.port:
             self._stop = asyncio.Event()
+            self.link.up()
             await self._stop.wait()
 
     def _incoming(self, body: dict[str, Any]) -> Incoming | None:

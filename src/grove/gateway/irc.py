@@ -78,7 +78,7 @@ class IrcAdapter(PlatformAdapter):
         self.per_second = float(options.get("lines_per_second") or 2.0)
         self.burst = float(options.get("burst") or 8)
         self._tokens = self.burst
-        self.backoff = Backoff()
+        self.backoff = Backoff(link=self.link)
         self.writer: asyncio.StreamWriter | None = None
         self.ready = asyncio.Event()  # registered (001 received) on the current connection
         self._stop: asyncio.Event | None = None
@@ -122,6 +122,7 @@ class IrcAdapter(PlatformAdapter):
     async def connect(self, on_message: OnMessage, on_button: OnButton) -> None:
         self._stop = asyncio.Event()
         while not self._stop.is_set():
+            lost: BaseException | None = None
             try:
                 reader, _ = await self._dial()
                 reading = asyncio.get_running_loop().create_task(self._read(reader, on_message))
@@ -138,12 +139,13 @@ class IrcAdapter(PlatformAdapter):
                         await reading
             except (OSError, TimeoutError, ConnectionError, asyncio.IncompleteReadError) as exc:
                 log.warning("irc: connection to %s:%s lost (%s); reconnecting", self.host, self.port, exc)
+                lost = exc
             finally:
                 if self._stop.is_set():
                     await self.close()
                 else:
                     self._drop()
-            if self._stop.is_set() or await self.backoff.wait(self._stop):
+            if self._stop.is_set() or await self.backoff.wait(self._stop, lost):
                 break
 
     def _drop(self) -> None:

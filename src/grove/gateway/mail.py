@@ -74,7 +74,7 @@ class EmailAdapter(PlatformAdapter):
         self.poll = float(options.get("poll_seconds") or 30.0)
         self.folder = str(options.get("folder") or "INBOX")
         self.require_auth = bool(options.get("require_auth", False))
-        self.backoff = Backoff()
+        self.backoff = Backoff(link=self.link)
         self.threads: dict[str, tuple[str, str]] = {}  # chat -> (subject, message id) of its last mail
         self._stop: asyncio.Event | None = None
         self.connected = False
@@ -127,6 +127,7 @@ class EmailAdapter(PlatformAdapter):
         self._stop = asyncio.Event()
         while not self._stop.is_set():
             box: imaplib.IMAP4 | None = None
+            lost: Exception | None = None
             try:
                 box = await asyncio.to_thread(self._login)
                 self.connected = True
@@ -141,12 +142,13 @@ class EmailAdapter(PlatformAdapter):
                             await self._stop.wait()
             except (OSError, imaplib.IMAP4.error, EOFError) as exc:
                 log.warning("email: IMAP connection lost (%s); reconnecting", exc)
+                lost = exc
             finally:
                 self.connected = False
                 if box is not None:
                     with contextlib.suppress(Exception):
                         await asyncio.to_thread(box.logout)
-            if self._stop.is_set() or await self.backoff.wait(self._stop):
+            if self._stop.is_set() or await self.backoff.wait(self._stop, lost):
                 break
 
     def _incoming(self, uid: bytes, raw: bytes) -> Incoming | None:

@@ -51,7 +51,7 @@ class MatrixAdapter(PlatformAdapter):
         self.base = (config.base_url or "").rstrip("/")
         self.user_id = str((config.options or {}).get("user_id") or "")
         self.poll_ms = int((config.options or {}).get("poll_ms") or POLL_MS)
-        self.backoff = Backoff()
+        self.backoff = Backoff(link=self.link)
         self.http: Any = None
         self.txn = 0
         self.synced = asyncio.Event()  # a sync answered since the last failure
@@ -126,7 +126,7 @@ class MatrixAdapter(PlatformAdapter):
             except (httpx.HTTPError, GatewayError, ValueError) as exc:
                 self.synced.clear()
                 log.warning("matrix: sync failed (%s); retrying", exc)
-                if await self.backoff.wait(self._stop):
+                if await self.backoff.wait(self._stop, exc):
                     break
                 continue
             self.backoff.reset()

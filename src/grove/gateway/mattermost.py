@@ -45,7 +45,7 @@ class MattermostAdapter(PlatformAdapter):
         # where Mattermost posts button presses: grove's own listener (host/port), as the server reaches it
         self.action_url = str(options.get("action_url") or "")
         self.port = config.port
-        self.backoff = Backoff()
+        self.backoff = Backoff(link=self.link)
         self.http: Any = None
         self.ws: Any = None
         self.me = ""
@@ -106,14 +106,16 @@ class MattermostAdapter(PlatformAdapter):
         runner = await self._actions(on_button)
         try:
             while not self._stop.is_set():
+                lost: Exception | None = None
                 try:
                     await self.open()
                     await self._listen(on_message)
                 except (aiohttp.ClientError, OSError, GatewayError, ConnectionError, TimeoutError) as exc:
                     log.warning("mattermost: websocket lost (%s); reconnecting", exc)
+                    lost = exc
                 finally:
                     self.connected.clear()
-                if self._stop.is_set() or await self.backoff.wait(self._stop):
+                if self._stop.is_set() or await self.backoff.wait(self._stop, lost):
                     break
         finally:
             await runner.cleanup()

@@ -46,7 +46,7 @@ class SignalAdapter(PlatformAdapter):
         self.names = {
             str(n).lower() for n in options.get("names") or ["grove"]
         }  # how a group addresses grove
-        self.backoff = Backoff()
+        self.backoff = Backoff(link=self.link)
         self.ids = itertools.count(1)
         self.http: Any = None
         self.connected = asyncio.Event()
@@ -110,7 +110,7 @@ class SignalAdapter(PlatformAdapter):
                 raise error
             log.warning("signal: the event stream ended (%s); reopening", error or "closed by the daemon")
             self.connected.clear()
-            if await self.backoff.wait(self._stop):
+            if await self.backoff.wait(self._stop, error or "the daemon closed the event stream"):
                 break
 
     async def _events(self, on_message: OnMessage) -> None:

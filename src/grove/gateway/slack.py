@@ -105,6 +105,7 @@ class SlackAdapter(PlatformAdapter):
 
         handler = AsyncSocketModeHandler(app, app_token)
         await handler.connect_async()
+        self.link.up()
         assert self._stop is not None
         await self._stop.wait()
         await handler.close_async()
@@ -121,6 +122,7 @@ class SlackAdapter(PlatformAdapter):
         site = web.TCPSite(runner, self.config.host, self.config.port)
         await site.start()
         self.port = runner.addresses[0][1]
+        self.link.up()
         try:
             assert self._stop is not None
             await self._stop.wait()

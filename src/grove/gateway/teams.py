@@ -130,6 +130,7 @@ class TeamsAdapter(PlatformAdapter):
         routes = [("POST", "/api/messages", receive)]
         async with receiving(routes, self.config.host, self.config.port, 1024 * 1024) as self.port:
             self._stop = asyncio.Event()
+            self.link.up()
             await self._stop.wait()
 
     async def _activity(self, activity: dict[str, Any], on_message: OnMessage, on_button: OnButton) -> None:

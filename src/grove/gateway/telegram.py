@@ -79,6 +79,7 @@ class TelegramAdapter(PlatformAdapter):
             await app.start()
             assert app.updater is not None
             await app.updater.start_polling(poll_interval=0.0, timeout=10)
+            self.link.up()  # the library rides out Bot API outages itself (its retries)
             await self._stop.wait()
             await app.updater.stop()
             await app.stop()

@@ -129,6 +129,7 @@ class WebhookAdapter(PlatformAdapter):
         routes = [("POST", "/webhook", receive)]
         async with receiving(routes, self.config.host, self.config.port, MAX_BODY) as self.port:
             self._stop = asyncio.Event()
+            self.link.up()
             await self._stop.wait()
 
     async def stop(self) -> None:

@@ -201,6 +201,7 @@ class WeComAdapter(PlatformAdapter):
         routes = [("GET", "/wecom", verify), ("POST", "/wecom", receive)]
         async with receiving(routes, self.config.host, self.config.port, MAX_BODY) as self.port:
             self._stop = asyncio.Event()
+            self.link.up()
             await self._stop.wait()
 
     async def _message(self, msg: ET.Element, on_message: OnMessage, on_button: OnButton) -> None:

@@ -117,6 +117,7 @@ class WhatsAppAdapter(PlatformAdapter):
         routes = [("GET", "/whatsapp", verify), ("POST", "/whatsapp", receive)]
         async with receiving(routes, self.config.host, self.config.port, 2 * 1024 * 1024) as self.port:
             self._stop = asyncio.Event()
+            self.link.up()
             await self._stop.wait()
 
     async def _change(self, value: dict[str, Any], on_message: OnMessage, on_button: OnButton) -> None:
