@@ -26,10 +26,15 @@ def account_dir(platform: str, user_id: str) -> str:
     return f"{safe_name(user_id)[:60]}-{digest}"
 
 
+def users_root(home: Path) -> Path:
+    """Where the homes of a grove's gateway users are: <root>/<platform>/<account_dir>."""
+    return home / "gateway" / "users"
+
+
 def user_home(settings: Settings, platform: str, user_id: str, owner: bool) -> Path:
     if owner:
         return settings.home
-    home = settings.home / "gateway" / "users" / safe_name(platform) / account_dir(platform, user_id)
+    home = users_root(settings.home) / safe_name(platform) / account_dir(platform, user_id)
     home.mkdir(parents=True, exist_ok=True, mode=0o700)
     for name in SHARED_DIRS:
         source, link = settings.home / name, home / name

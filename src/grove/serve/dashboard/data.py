@@ -6,6 +6,7 @@ from __future__ import annotations
 import difflib
 import io
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -215,3 +216,19 @@ def masked_settings(settings: Settings) -> tuple[str, list[tuple[str, str]]]:
     names = sorted({*KEY_ENVS.values(), *(p.key_env for p in settings.providers.values() if p.key_env)})
     keys = [(n, mask(os.environ[n]) if os.environ.get(n) else "(not set)") for n in names]
     return text, keys
+
+
+def gateway_links(settings: Settings) -> list[dict[str, Any]]:
+    """Each platform's connection as its gateway last published it (grove.gateway.link_table), with the state a
+    reader should see (a gateway that stopped reporting is down) and what to say about it."""
+    from grove.gateway.link_table import read_links
+
+    now = time.time()
+    return [{**s.__dict__, "shown": s.shown(now), "why": s.why(now)} for s in read_links(settings.home)]
+
+
+def gateway_accounts(settings: Settings, store: SessionStore) -> list[Any]:
+    """Every gateway account with its own sessions (grove.gateway.accounts): for an admin only."""
+    from grove.gateway.accounts import gateway_accounts as accounts
+
+    return accounts(settings, store)

@@ -38,6 +38,7 @@ PAGES = [
     ("/kanban", "kanban"),
     ("/evolve", "evolution"),
     ("/approvals", "approvals"),
+    ("/gateways", "gateways"),
     ("/settings", "settings"),
 ]
 
@@ -393,6 +394,34 @@ def build_router(state: ServeState) -> APIRouter:
         else:
             done = "that request is no longer waiting (answered, or timed out: a timeout counts as deny)"
         return RedirectResponse(f"/approvals?done={quote(done)}", 303, headers=HEADERS)
+
+    # gateways -----------------------------------------------------------------------------------------------
+    @router.get("/gateways")
+    def gateways(request: Request) -> Response:
+        """Every key sees the platforms' connection state; only an admin sees each gateway user's sessions."""
+        login = logins.current(request)
+        if login is None:
+            return to_login(request)
+        accounts = data.gateway_accounts(state.settings, store) if login.admin else []
+        return page(request, "gateways.html", links=data.gateway_links(state.settings), accounts=accounts)
+
+    @router.get("/gateways/{platform}/{folder}/{session_id}")
+    def gateway_session(request: Request, platform: str, folder: str, session_id: str) -> Response:
+        """A gateway user's session, read from that user's own home (owners' are under /sessions)."""
+        from grove.gateway.accounts import account_store
+        from grove.store.sessions import SessionNotFound
+
+        if (refusal := admin_only(request)) is not None:
+            return refusal
+        with account_store(state.settings, platform, folder) as theirs:
+            try:
+                if theirs is None:
+                    raise SessionNotFound(session_id)
+                sid = theirs.resolve_id(session_id)
+                info, messages = theirs.get_session(sid), theirs.messages(sid)
+            except (SessionNotFound, LookupError):
+                return not_found(request, f"no session {session_id!r} of {platform} account {folder!r}")
+        return page(request, "session.html", info=info, messages=messages, checkpoints=[], done="", error="")
 
     # settings -----------------------------------------------------------------------------------------------
     @router.get("/settings")
