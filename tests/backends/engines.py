@@ -85,3 +85,38 @@ def find_engine(tmp: Path) -> tuple[Engine | None, str]:
     except (OSError, subprocess.TimeoutExpired) as e:
         return None, f"{engine} did not answer: {e}"
     return None, f"{engine} cannot run a container here: {why}"
+
+
+PY_IMAGE = "localhost/grove-test-python:1"  # the busybox image plus this machine's python3, for code skills
+PY_SKIP = ("test", "idlelib", "lib2to3", "ensurepip", "tkinter", "turtledemo", "pydoc_data", "__pycache__")
+
+
+def python_image(engine: Engine, tmp: Path) -> tuple[str | None, str]:
+    """(the image, '') with /usr/bin/python3, its libraries and its standard library copied in, or (None, why)."""
+    import os
+    import sys
+
+    exe = Path("/usr/bin/python3").resolve()
+    stdlib = Path(f"/usr/lib/python{sys.version_info.major}.{sys.version_info.minor}")
+    if not exe.exists() or not stdlib.is_dir() or not Path(f"{stdlib}/json").is_dir():
+        stdlib = next(Path("/usr/lib").glob("python3.*[0-9]"), stdlib)
+    if not exe.exists() or not stdlib.is_dir():
+        return None, "no /usr/bin/python3 with its standard library under /usr/lib to copy into an image"
+    have = subprocess.run([engine.name, *engine.args, "image", "inspect", PY_IMAGE], capture_output=True)
+    if have.returncode == 0:
+        return PY_IMAGE, ""
+    ldd = subprocess.run(["ldd", str(exe)], capture_output=True, text=True)
+    libs = [p for p in ldd.stdout.split() if p.startswith("/")]
+    tar = _image_tar(tmp)
+    with tarfile.open(tar, "a") as t:
+        t.add(str(exe), "usr/bin/python3")
+        for lib in libs:
+            t.add(os.path.realpath(lib), lib.lstrip("/"))
+        t.add(str(stdlib), str(stdlib).lstrip("/"), filter=lambda i: None if any(
+            part in PY_SKIP for part in i.name.split("/")) else i)  # fmt: skip
+    made = subprocess.run(
+        [engine.name, *engine.args, "import", str(tar), PY_IMAGE], capture_output=True, text=True, timeout=300
+    )
+    if made.returncode != 0:
+        return None, f"{engine.name} import failed: {made.stderr.strip()[-300:]}"
+    return PY_IMAGE, ""

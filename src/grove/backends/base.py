@@ -52,11 +52,13 @@ class Backend(Protocol):
     """Where a session's commands run and its files live."""
 
     name: str  # 'local', 'ssh:build.example:/srv/work'
-    kind: str  # local | ssh
+    kind: str  # local | ssh | container
     root: str  # the workspace root on the backend's machine
 
-    def run(self, command: str, *, timeout: float) -> Result:
-        """Run a bash command line in the workspace root; output capped, killed after `timeout` seconds."""
+    def run(self, command: str, *, timeout: float, network: bool | None = None) -> Result:
+        """Run a bash command line in the workspace root; output capped, killed after `timeout` seconds.
+        `network`: None = as the session's policy says; False = none even where it allows one (a container keeps
+        the network it started with)."""
 
     def files(self) -> AbstractContextManager[Files]:
         """A confined file view for one tool call."""

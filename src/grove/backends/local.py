@@ -42,7 +42,7 @@ class LocalBackend:
         self.settings = settings
         self.session_id = session_id
 
-    def run(self, command: str, *, timeout: float) -> Result:
+    def run(self, command: str, *, timeout: float, network: bool | None = None) -> Result:
         from grove.sandbox import Limits, run
         from grove.security.files.protected import existing_protected
 
@@ -51,7 +51,7 @@ class LocalBackend:
             ["/bin/bash", "-c", command],
             self.workspace,
             Limits(timeout=timeout),
-            network=policy.network,
+            network=policy.network and network is not False,
             merge_stderr=True,
             backend=None if policy.sandbox == "auto" else policy.sandbox,
             unattended=policy.unattended,

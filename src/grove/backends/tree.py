@@ -139,3 +139,33 @@ class LocalTree:
 
     def replace(self, src: str, dst: str) -> None:
         os.replace(self._p(src), self._p(dst))
+
+
+def parent_of(rel: str) -> str:
+    return rel.rpartition("/")[0]
+
+
+def make_writable(tree: WorkspaceTree, directory: str) -> None:
+    st = tree.lstat(directory)
+    if st is not None and st.kind == "dir" and not st.mode & stat.S_IWUSR:
+        tree.chmod(directory, st.mode | stat.S_IWUSR | stat.S_IXUSR)
+
+
+def remove(tree: WorkspaceTree, rel: str) -> None:
+    """Remove a file, link or whole folder (made writable first; links inside are removed, never followed)."""
+    st = tree.lstat(rel)
+    if st is None:
+        return
+    make_writable(tree, parent_of(rel))
+    if st.kind != "dir":
+        tree.unlink(rel)
+        return
+    if st.mode & 0o700 != 0o700:
+        tree.chmod(rel, st.mode | 0o700)
+    for name, sub in tree.scandir(rel):
+        child = f"{rel}/{name}"
+        if sub.kind == "dir":
+            remove(tree, child)
+        else:
+            tree.unlink(child)
+    tree.rmdir(rel)

@@ -5,12 +5,11 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import stat
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from grove.backends.tree import WorkspaceTree
+from grove.backends.tree import WorkspaceTree, make_writable, parent_of, remove
 from grove.checkpoints.store import Checkpoint, CheckpointStore, diff
 from grove.checkpoints.tree import Entry
 
@@ -103,23 +102,23 @@ def apply(store: CheckpointStore, plan: UndoPlan) -> None:
     for p in sorted(plan.paths, key=lambda x: x.count("/"), reverse=True):
         now, want = current.get(p), target.get(p)
         if now is not None and (want is None or want.kind != now.kind):
-            _remove(tree, p)
+            remove(tree, p)
     # 2. directories, shallowest first (writable while we work; final modes at the end)
     for p in sorted(plan.paths, key=lambda x: x.count("/")):
         want = target.get(p)
         if want is not None and want.kind == "dir":
             st = tree.lstat(p)
             if st is None or st.kind != "dir":
-                _remove(tree, p)
+                remove(tree, p)
                 tree.mkdir(p)
     # 3. files and links, each written beside its place then renamed over it
     for p in plan.paths:
         want = target.get(p)
         if want is None or want.kind == "dir":
             continue
-        parent = _parent(p)
+        parent = parent_of(p)
         _inside(tree, parent)
-        _make_writable(tree, parent)
+        make_writable(tree, parent)
         tmp = f"{parent}/" if parent else ""
         tmp += f".grove-undo-{uuid.uuid4().hex[:8]}"
         if want.kind == "link":
@@ -129,11 +128,11 @@ def apply(store: CheckpointStore, plan: UndoPlan) -> None:
             tree.chmod(tmp, want.mode)
         st = tree.lstat(p)
         if st is not None and st.kind == "dir":
-            _remove(tree, p)
+            remove(tree, p)
         tree.replace(tmp, p)
     # 4. directory modes, deepest first, for planned dirs and the parents we made writable
     dirs = {p for p in plan.paths if (e := target.get(p)) is not None and e.kind == "dir"}
-    dirs |= {_parent(p) for p in plan.paths if "/" in p}
+    dirs |= {parent_of(p) for p in plan.paths if "/" in p}
     for p in sorted(dirs, key=lambda x: x.count("/"), reverse=True):
         e = target.get(p)
         st = tree.lstat(p)
@@ -141,41 +140,10 @@ def apply(store: CheckpointStore, plan: UndoPlan) -> None:
             tree.chmod(p, (st.mode & ~0o777) | e.mode)  # a setgid dir (shared group) stays so
 
 
-def _parent(rel: str) -> str:
-    return rel.rpartition("/")[0]
-
-
 def _inside(tree: WorkspaceTree, directory: str) -> None:
     real, root = tree.realpath(directory), tree.real_root()
     if real != root and not real.startswith(root.rstrip("/") + "/"):
         raise UndoError(f"{directory} leads outside the workspace (a link); nothing is written there")
-
-
-def _make_writable(tree: WorkspaceTree, directory: str) -> None:
-    st = tree.lstat(directory)
-    if st is not None and st.kind == "dir" and not st.mode & stat.S_IWUSR:
-        tree.chmod(directory, st.mode | stat.S_IWUSR | stat.S_IXUSR)
-
-
-def _remove(tree: WorkspaceTree, rel: str) -> None:
-    """Remove a file, link or whole folder (made writable first; links inside are removed, never followed)."""
-    st = tree.lstat(rel)
-    if st is None:
-        return
-    if st.kind != "dir":
-        _make_writable(tree, _parent(rel))
-        tree.unlink(rel)
-        return
-    _make_writable(tree, _parent(rel))
-    if st.mode & 0o700 != 0o700:
-        tree.chmod(rel, st.mode | 0o700)
-    for name, sub in tree.scandir(rel):
-        child = f"{rel}/{name}"
-        if sub.kind == "dir":
-            _remove(tree, child)
-        else:
-            tree.unlink(child)
-    tree.rmdir(rel)
 
 
 def _copy_blob(blob: Path, tree: WorkspaceTree, dest: str, digest: str) -> None:

@@ -63,6 +63,11 @@ def write_result(workspace: Path, rel: str, result: Any) -> dict[str, Any]:
                 place.close()
     except (Refused, OSError) as e:
         raise OutputPathError(f"could not write the result to {rel}: {e}") from e
+    return summarize(rel, data, result)
+
+
+def summarize(rel: str, data: bytes, result: Any) -> dict[str, Any]:
+    """What the model is told of a result written to `rel`: the path, its size, its shape, a short preview."""
     summary: dict[str, Any] = {"path": rel, "bytes": len(data), "type": type(result).__name__}
     if isinstance(result, list | dict | str):
         summary["length"] = len(result)

@@ -155,7 +155,14 @@ def call_solve(
                      allow_unisolated=allow_unisolated)  # fmt: skip
     finally:
         shutil.rmtree(base, ignore_errors=True)
-    out = result.stderr[-TAIL:]
+    return outcome_of(result, limits)
+
+
+def outcome_of(result: Result, limits: Limits, merged: bool = False) -> CallOutcome:
+    """What a `call` run of the harness reported; `merged`: the skill's prints share stdout with the report
+    (a backend's command runner merges the two streams)."""
+    printed = result.stdout if merged else result.stderr
+    out = "".join(ln for ln in printed.splitlines(True) if not ln.startswith(harness.MARK))[-TAIL:]
     data = _report(result)
     if data is None:
         return CallOutcome(False, error=_why_no_report(result, limits), output=out)

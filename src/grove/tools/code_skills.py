@@ -133,21 +133,30 @@ def run_folder(
     output_path: str | None = None,
     edit_inputs: bool = False,
 ) -> dict[str, Any]:
-    """Run the code skill in `folder` in the sandbox, record the use, and return what came back: `result`, or
+    """Run the code skill in `folder` in the sandbox (the session's backend's, when it has one), record the use, and return what came back: `result`, or
     `output` (where it was written), and `files_written`. skill_run and learned tools (tools/learned.py) share it."""
+    from grove.backends.base import BackendError
     from grove.codeskills.invoke import run_code_skill
+    from grove.security.files.confine import Refused
     from grove.skills import usage
+    from grove.tools.context import backend_of
 
+    on = backend_of(ctx)  # an SSH host or a container: the skill runs there, on that workspace's files
     try:
-        outcome = run_code_skill(
-            folder,
-            args,
-            ctx.workspace,
-            backend=_backend(ctx),
-            output_path=output_path,
-            edit_inputs=edit_inputs,
-        )
-    except (OSError, ValueError) as e:
+        if on.kind != "local":
+            from grove.codeskills.on_backend import run_on_backend
+
+            outcome = run_on_backend(on, folder, args, output_path=output_path, edit_inputs=edit_inputs)
+        else:
+            outcome = run_code_skill(
+                folder,
+                args,
+                ctx.workspace,
+                backend=_backend(ctx),
+                output_path=output_path,
+                edit_inputs=edit_inputs,
+            )
+    except (OSError, ValueError, BackendError, Refused) as e:
         raise ToolError(f"could not run '{name}': {e}") from e
     usage.record(ctx.store.db if ctx.store else None, name, "run", ctx.session_id, json.dumps(args)[:200])
     if not outcome.call.ok:

@@ -87,7 +87,8 @@ class ContainerBackend:
         remove = [*self._engine(), "rm", "-f", *(["-t", "0"] if self.spec.engine == "podman" else [])]
         self._state["remove"] = [*remove, self.container]
 
-    def run(self, command: str, *, timeout: float) -> Result:
+    def run(self, command: str, *, timeout: float, network: bool | None = None) -> Result:
+        # `network` cannot change a running container's: it has one only if the session allowed it at start
         self._start()
         secs = str(max(1, int(timeout + 0.999)))
         argv = [*self._engine(), "exec", self.container, "/bin/sh", "-c", WRAPPER, secs, command]

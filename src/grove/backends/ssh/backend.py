@@ -131,14 +131,14 @@ class SshBackend:
 
     # --- Backend
 
-    def _line(self, command: str, timeout: float) -> str:
+    def _line(self, command: str, timeout: float, network: bool | None = None) -> str:
         return remote_line(
             self.root,
             command,
             timeout,
             bwrap=self.sandboxed,
             home=self.home,
-            network=self._policy().network,
+            network=self._policy().network and network is not False,
         )
 
     @property
@@ -161,9 +161,9 @@ class SshBackend:
             f"apt-get install bubblewrap); or, accepting that risk, allow it with {OPT_IN}"
         )
 
-    def run(self, command: str, *, timeout: float) -> Result:
+    def run(self, command: str, *, timeout: float, network: bool | None = None) -> Result:
         async def once(conn: asyncssh.SSHClientConnection) -> Result:
-            line = self._line(command, timeout)
+            line = self._line(command, timeout, network)
             return await run_remote(
                 conn, line, timeout=timeout, output_bytes=self.config.output_bytes, name=self.name
             )
