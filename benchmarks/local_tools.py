@@ -182,7 +182,7 @@ def prompt_profile(model: Any, settings: Any, workspace: Path) -> dict[str, floa
     start = time.perf_counter()
     loaded = model._loaded()
     with loaded.lock:
-        loaded.llm.eval(model._tokenize(loaded.llm, prompt))
+        loaded.engine.prefill(loaded.engine.tokenize(prompt))
     prefill = time.perf_counter() - start
     model.drop_cache()
     return {"prompt_tokens": tokens, "prefill_s": prefill}
@@ -209,7 +209,11 @@ def main() -> None:
     for name, text in FILES.items():
         (workspace / name).write_text(text)
     figures: dict[str, Any] = {}
-    print(f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+    from grove.llm.local_runtime import runtime_name
+
+    print(
+        f"load average at start: {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores; runtime {runtime_name()}"
+    )
     for key in a.models.split(","):
         spec = SPECS[key]
         start = time.perf_counter()

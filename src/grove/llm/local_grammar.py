@@ -1,5 +1,6 @@
-"""Tool calling for local models: a compact tool list for the prompt, and a GBNF grammar that makes every reply
-either plain text or one valid call of an offered tool, in any of the shapes of grove.llm.local_calls.
+"""Tool calling for local models: a compact tool list for the prompt, and a grammar that makes every reply either
+plain text or one valid call of an offered tool, in any of the shapes of grove.llm.local_calls. Written in the
+runtime's dialect: GBNF (llama-cpp-python) or llguidance's Lark form with JSON schemas inline (xllamacpp).
 """
 
 from __future__ import annotations
@@ -22,13 +23,32 @@ from grove.llm.local_calls import (
 )
 from grove.llm.types import ToolSchema
 
-__all__ = ["OPEN", "TEXT_GRAMMAR", "ToolSpec", "build_grammar", "describe_tools", "parse_call", "render_call"]
+__all__ = [
+    "OPEN",
+    "TEXT_GRAMMAR",
+    "ToolSpec",
+    "build_grammar",
+    "describe_tools",
+    "parse_call",
+    "render_call",
+    "text_grammar",
+]
 
 _DESCRIPTION_CHARS = 120
 # Plain text may not start like a call (`<`, `{`, a backtick) or with blank space, so the first character
 # commits the model to one branch (and lets the caller stream text without ever streaming call markup).
 _TEXT_RULE = "[^<{` \\t\\r\\n] .*"
 TEXT_GRAMMAR = f"root ::= {_TEXT_RULE}\n"
+# the same in llguidance's Lark form (its `.` stops at a newline, GBNF's does not: `(?s:.)` is GBNF's `.`)
+_LARK_TEXT = "/[^<{` \\t\\r\\n](?s:.)*/"
+LARK = "%llguidance {}"
+
+
+def text_grammar(dialect: str = "gbnf") -> str:
+    """Plain text that cannot start like a call: the reply must be the answer."""
+    return f"{LARK}\nstart: {_LARK_TEXT}\n" if dialect == "lark" else TEXT_GRAMMAR
+
+
 OPEN, CLOSE = CallFormat().open, CallFormat().close
 
 
@@ -121,14 +141,17 @@ def build_grammar(
     typed_args: bool = True,
     fmt: CallFormat = CallFormat(),
     shapes: tuple[str, ...] = SHAPES,
+    dialect: str = "gbnf",
 ) -> str:
-    """GBNF: `root ::= text | tagged | bare | fenced`, each call one offered tool with schema-shaped arguments.
+    """`root ::= text | tagged | bare | fenced`, each call one offered tool with schema-shaped arguments.
 
     Tool names are literals (an unknown tool cannot be written) and arguments follow each tool's JSON schema.
     Without `allow_text`, the reply must be a call (tool_choice "required" or a tool name). Without
     `typed_args`, arguments are any JSON object (the fallback when a schema converts to a grammar llama.cpp
-    rejects; the tool registry still validates).
+    rejects; the tool registry still validates). `dialect` "lark" writes llguidance's form (xllamacpp).
     """
+    if dialect == "lark":
+        return _lark_grammar(specs, allow_text, typed_args, fmt, shapes)
     from llama_cpp.llama_grammar import SchemaConverter
 
     converter = SchemaConverter(prop_order={}, allow_fetch=False, dotall=False, raw_pattern=False)
@@ -163,3 +186,45 @@ def _arguments_rule(converter: Any, spec: ToolSpec, index: int) -> str:
     except (AssertionError, KeyError, ValueError, TypeError, RecursionError):
         # A schema feature the converter does not know: any JSON object still parses, the registry validates.
         return converter.visit({"type": "object"}, name)
+
+
+# as GBNF's converter writes JSON: at most one space where JSON allows blank space
+_JSON_LAYOUT = {"whitespace_pattern": " ?"}
+
+
+def _closed(schema: Any) -> Any:
+    """The schema with no properties beyond those it names, as llama.cpp's GBNF converter reads it (JSON Schema
+    itself allows any other property unless `additionalProperties` says not)."""
+    if isinstance(schema, list):
+        return [_closed(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    closed = {k: (v if k in ("enum", "const", "required") else _closed(v)) for k, v in schema.items()}
+    if isinstance(schema.get("properties"), dict) and "additionalProperties" not in schema:
+        closed["additionalProperties"] = False
+    return closed
+
+
+def _lark_grammar(
+    specs: list[ToolSpec], allow_text: bool, typed_args: bool, fmt: CallFormat, shapes: tuple[str, ...]
+) -> str:
+    """The grammar of build_grammar in llguidance's Lark form: each tool's arguments are its JSON schema, inline."""
+    rules = []
+    for i, spec in enumerate(specs):
+        schema = _closed(spec.parameters) if typed_args else {"type": "object"}
+        schema = {**schema, "x-guidance": _JSON_LAYOUT}
+        rules.append(f'call{i}: {_literal(CALL_HEAD.format(name=spec.name))} args{i} "}}"')
+        rules.append(f"args{i}: %json {json.dumps(schema)}")
+    wrapped = {
+        TAGGED: f"{_literal(fmt.open)} call {_literal(fmt.close)}",
+        BARE: "call",
+        FENCED: f"{_literal(FENCE_OPEN)} call {_literal(FENCE_CLOSE)}",
+    }
+    calls = " | ".join(wrapped[shape] for shape in shapes)
+    head = [
+        LARK,
+        f"start: {'text | ' if allow_text else ''}{calls}",
+        f"text: {_LARK_TEXT}",
+        "call: " + " | ".join(f"call{i}" for i in range(len(specs))),
+    ]
+    return "\n".join(head + rules) + "\n"
