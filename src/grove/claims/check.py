@@ -10,18 +10,17 @@ from collections.abc import Callable
 from grove.claims.patterns import EXTERNAL_COMMAND, FIXER_COMMAND, SERVICE_COMMAND, STOPWORDS
 from grove.claims.record import Event, TurnRecord, norm_path, same_path
 from grove.claims.types import Claim, Label, Verdict
+from grove.lazy_regex import later
 
-_COUNTS = re.compile(
+_COUNTS = later(
     r"\b(\d+) passed|\bRan (\d+) tests?|\b(\d+) total\b|\ball (\d+) tests? passed|\b(\d+) tests? passed", re.I
 )
-BUILD_COMMAND = re.compile(
+BUILD_COMMAND = later(
     r"\b(build|make|compile|tsc|gcc|g\+\+|cc|clang|javac|mvn|gradle|webpack|vite|rollup|esbuild)\b"
 )
-LINT_COMMAND = re.compile(
-    r"\b(ruff|flake8|eslint|pylint|mypy|lint|clippy|golangci-lint|black|prettier|tsc)\b"
-)
-DEPLOY_COMMAND = re.compile(r"deploy|kubectl|helm|terraform\s+apply|\bfly\b|git\s+push|rsync|scp")
-INSTALL_COMMAND = re.compile(r"\b(install|add|venv|virtualenv|sync)\b")
+LINT_COMMAND = later(r"\b(ruff|flake8|eslint|pylint|mypy|lint|clippy|golangci-lint|black|prettier|tsc)\b")
+DEPLOY_COMMAND = later(r"deploy|kubectl|helm|terraform\s+apply|\bfly\b|git\s+push|rsync|scp")
+INSTALL_COMMAND = later(r"\b(install|add|venv|virtualenv|sync)\b")
 
 
 def _short(event: Event) -> str:

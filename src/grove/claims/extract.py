@@ -7,17 +7,18 @@ import re
 
 from grove.claims import patterns as p
 from grove.claims.types import Claim
+from grove.lazy_regex import later
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z`\"'(\d*_-])|\n+")
-_BULLET = re.compile(r"^\s*(?:[-*•]|\d+[.)])\s+")
+_SENTENCE_END = later(r"(?<=[.!?])\s+(?=[A-Z`\"'(\d*_-])|\n+")
+_BULLET = later(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # clause boundaries; the group tells whether a plan or a denial before it carries over to what follows
-_CLAUSE = re.compile(
+_CLAUSE = later(
     r"(;\s+|\s+[—–]\s+|:\s+|,?\s+but\s+|,?\s+and\s+(?:then\s+)?|,?\s+then\s+|"
     r",\s+(?=(?:so|which|you|i|we|it|this|that|the|everything|all)\b)|\s+so\s+(?=(?:the|it|that|this|everything|all|you|we)\b))",
     re.IGNORECASE,
 )
-_FIXED_PHRASES = re.compile(r"\bup and running\b|\bsafe and sound\b|\bback and forth\b", re.IGNORECASE)
-_RESETS = re.compile(r"[;:—–]|\bbut\b", re.IGNORECASE)
+_FIXED_PHRASES = later(r"\bup and running\b|\bsafe and sound\b|\bback and forth\b", re.IGNORECASE)
+_RESETS = later(r"[;:—–]|\bbut\b", re.IGNORECASE)
 # (kind, pattern) in the order tried; the first match names the claim
 KINDS: list[tuple[str, re.Pattern[str]]] = [
     ("skill", p.SKILL),

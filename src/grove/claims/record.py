@@ -10,20 +10,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-_EXIT = re.compile(r"^exit=(-?\d+)")
+from grove.lazy_regex import later
+
+_EXIT = later(r"^exit=(-?\d+)")
 # tools whose successful call changes a file at args.path
 WRITE_TOOLS = frozenset({"write_file", "patch"})
 READ_TOOLS = frozenset({"read_file", "search_files", "view_image"})
 COMMAND_TOOLS = frozenset({"terminal"})
 # a shell command that writes files: a redirection, tee, an in-place edit, a copy or move, touch
-SHELL_WRITE = re.compile(
-    r"(?<![<>&\d])>>?(?!&)|\btee\b|\bsed\s+-i|\btouch\b|\b(cp|mv|install|ln)\s|\bmkdir\b"
-)
-SHELL_DELETE = re.compile(
+SHELL_WRITE = later(r"(?<![<>&\d])>>?(?!&)|\btee\b|\bsed\s+-i|\btouch\b|\b(cp|mv|install|ln)\s|\bmkdir\b")
+SHELL_DELETE = later(
     r"\b(rm|rmdir|unlink|shred|rmi|delete|del|drop)\b|\bgit\s+(rm|clean)\b|\bgit\s+(branch|tag)\s+-[dD]\b|"
     r"-delete\b|\bprune\b"
 )
-TEST_COMMAND = re.compile(
+TEST_COMMAND = later(
     r"\b(pytest|py\.test|unittest|tox|nox|jest|vitest|mocha|rspec|phpunit|ctest|ava)\b|"
     r"\b(go|cargo|npm|yarn|pnpm|bun|deno|mvn|gradle|dotnet|mix|swift)\s+(run\s+)?test\b|"
     r"\bmake\s+(test|check)\b|\bnpx\s+(jest|vitest|mocha)\b"

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Literal
 
 from grove.atomic_files import atomic_write_text
+from grove.lazy_regex import later
 from grove.learning.overlap import text_vector
 from grove.security.secrets.redact import redact
 
@@ -76,7 +76,7 @@ def load_notes(home: Path) -> list[FailureNote]:
     return out
 
 
-_FILE = re.compile(r"[\w./-]*\w\.[A-Za-z][\w]{0,5}\b")
+_FILE = later(r"[\w./-]*\w\.[A-Za-z][\w]{0,5}\b")
 
 
 def files_named(text: str) -> set[str]:

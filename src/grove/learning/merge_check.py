@@ -11,16 +11,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from grove.lazy_regex import later
 from grove.skills.words import terms
 
-FENCE = re.compile(r"^\s*(```|~~~)")
-INLINE = re.compile(r"`([^`\n]{2,})`")
-RULE = re.compile(
+FENCE = later(r"^\s*(```|~~~)")
+INLINE = later(r"`([^`\n]{2,})`")
+RULE = later(
     r"\b(must|never|always|do not|don'?t|avoid|only|required?|make sure|ensure|beware|pitfall|warning|"
     r"careful|instead)\b",
     re.IGNORECASE,
 )
-ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+")
+ITEM = later(r"^\s*(?:[-*+]|\d+[.)])\s+")
 RULE_COVERAGE = 0.8
 
 

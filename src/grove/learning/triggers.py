@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from grove.config.learning import LearningConfig
+from grove.lazy_regex import later
 from grove.llm.types import Message
 
 SKILL_WRITE_TOOLS = {"skill_manage"}
 MEMORY_WRITE_TOOLS = {"memory"}
-CORRECTION = re.compile(
+CORRECTION = later(
     r"^\s*(no\b|nope\b|wrong\b|that'?s (not|wrong)|not what i|actually\b|instead\b|you (forgot|missed|broke)|"
     r"don'?t\b|do not\b|stop\b|undo\b|why did you)|\b(that is|that's|this is) (wrong|incorrect|not right)\b",
     re.IGNORECASE,

@@ -9,14 +9,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-NAME_RE = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # the ASCII names grove makes itself (repairs, slugs)
+from grove.lazy_regex import later
+
+NAME_RE = later(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")  # the ASCII names grove makes itself (repairs, slugs)
 MAX_NAME = 64
 MAX_DESCRIPTION = 1024
 MAX_COMPATIBILITY = 500
 MAX_SKILL_MD_CHARS = 100_000
 STANDARD_KEYS = ("name", "description", "license", "compatibility", "metadata", "allowed-tools")
 _FENCE = "---"
-_KEY_LINE = re.compile(r"^([A-Za-z0-9_.-]+):[ \t]+(.+)$")
+_KEY_LINE = later(r"^([A-Za-z0-9_.-]+):[ \t]+(.+)$")
 
 
 _PARSED: dict[str, Any] | None = None  # YAML text -> its data, inside parsed_once()
@@ -66,9 +68,9 @@ class ParsedSkillMd:
 
 # The line boundaries str.splitlines knows besides "\n"; where the frontmatter has none, "\n" alone cuts its lines.
 _BREAKS = r"\r\x0b\x0c\x1c-\x1e\x85\u2028\u2029"
-_OTHER_BREAKS = re.compile(f"[{_BREAKS}]")
+_OTHER_BREAKS = later(f"[{_BREAKS}]")
 # One line as str.splitlines(keepends=True) cuts it, \r\n as one boundary.
-_LINE = re.compile(f"[^\n{_BREAKS}]*(?:\r\n|[\n{_BREAKS}])?")
+_LINE = later(f"[^\n{_BREAKS}]*(?:\r\n|[\n{_BREAKS}])?")
 
 
 def _split_plain(text: str) -> tuple[str, str] | None:

@@ -6,16 +6,17 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from grove.lazy_regex import later
 from grove.llm.estimate import estimate_tokens
 from grove.llm.types import Message, ToolSchema, Usage
 
 PARTS = ("system", "memory", "skills_index", "project", "tools", "history", "tool_results")
 # where each assembled section of the system prompt starts (grove.agent.prompt puts them in this order)
 _SECTIONS = [
-    ("memory", re.compile(r"^# Memory\n", re.M)),
-    ("skills_index", re.compile(r"^## Skills\n", re.M)),
-    ("project", re.compile(r"^Project instructions from ", re.M)),
-    ("system", re.compile(r"^Today is \d{4}-\d{2}-\d{2}\.", re.M)),
+    ("memory", later(r"^# Memory\n", re.M)),
+    ("skills_index", later(r"^## Skills\n", re.M)),
+    ("project", later(r"^Project instructions from ", re.M)),
+    ("system", later(r"^Today is \d{4}-\d{2}-\d{2}\.", re.M)),
 ]
 
 

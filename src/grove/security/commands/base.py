@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from grove.lazy_regex import later
 from grove.security.commands.shell import SHELLS, SimpleCommand
 from grove.security.fast import shortcuts
 
@@ -28,12 +29,12 @@ NETWORK = {"curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ssh", "sc
 ENV_DUMPERS = {"env", "printenv", "set", "export", "declare", "compgen"}
 DB_CLIENTS = {"psql", "mysql", "mariadb", "sqlite3", "sqlcmd", "clickhouse-client", "cqlsh", "mongo", "mongosh",
               "redis-cli", "cockroach", "duckdb", "bq", "snowsql", "usql", "pgcli", "mycli", "litecli"}  # fmt: skip
-SECRET_VAR = re.compile(
+SECRET_VAR = later(
     r"\$\{?#?([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSW(?:OR)?D|PASS|CRED\w*|AUTH|PRIVATE)[A-Z0-9_]*)"
 )
 # Names that match SECRET_VAR but hold no secret: a crypto token's address or mint, a model's token limit, a
 # public key. Renaming a real secret does not help an attacker: assignments are resolved (X=$OPENAI_API_KEY).
-_NOT_SECRET = re.compile(
+_NOT_SECRET = later(
     r"(?:^|_)(?:MAX|MIN|NUM|TOTAL)_(?:\w+_)?TOKENS?$|(?:^|_)TOKENS?_(?:ADDRESS|MINT|SYMBOL|DECIMALS|CONTRACT|AMOUNT|"
     r"PRICE|COUNT|LIMIT|ID|NAME|IN|OUT|CA)$|(?:^|_)PUB(?:LIC)?_?KEY$"
 )
@@ -44,7 +45,7 @@ def secret_vars(text: str) -> list[str]:
     return [m.group(1) for m in SECRET_VAR.finditer(text) if not _NOT_SECRET.search(m.group(1))]
 
 
-DESTRUCTIVE_SQL = re.compile(
+DESTRUCTIVE_SQL = later(
     r"\b(?:DROP\s+(?:TABLE|DATABASE|SCHEMA|INDEX|VIEW|USER|ROLE|COLLECTION)\b|TRUNCATE\b|FLUSHALL\b|FLUSHDB\b"
     r"|DELETE\s+FROM\s+[\w.\"`\[\]]+\s*(?:;|$|\"|')"
     r"|(?:DELETE\s+FROM|UPDATE)\s+[^;]*?\bWHERE\s+(?:NOT\s+)?(?:1|TRUE|(\d+)\s*=\s*\1|'(\w*)'\s*=\s*'\2'|(\w+)\s*=\s*\3"
@@ -53,13 +54,13 @@ DESTRUCTIVE_SQL = re.compile(
     re.I | re.M,
 )
 # Function names are bounded and anchored at a word start: an unbounded `(\S+)` made this quadratic on long words.
-FORK_BOMB = re.compile(
+FORK_BOMB = later(
     r"(?<![^\s;&|])([^\s(){}|&;]{1,64})\(\)\{\1\|\1&\};?\1|(?<![^\s;&|])([^\s(){}|&;]{1,64})\(\)\{\2&\2\}|fork\s*while\s*fork|while(?:True|1|true):?[^\n]{0,40}os\.fork\(\)"
     r"|for\(;;\)fork\(\)|%0\|%0|\$0&\$0"
 )
 # Every spelling FORK_BOMB knows holds one of these: a text without them skips the regex (tried at each position).
 _FORK_MARKS = ("(){", "fork", "%0|%0", "$0&$0")
-_SPACES = re.compile(r"\s+")
+_SPACES = later(r"\s+")
 
 
 def is_fork_bomb(code: str) -> bool:
@@ -71,13 +72,13 @@ def is_fork_bomb(code: str) -> bool:
 
 
 # `u+s`, `g=s`, `+s`, and octal with a setuid/setgid digit, however many leading zeros (`4755`, `04755`, `0006755`)
-SETUID_MODE = re.compile(r"^(?:[ugoa]*[+=][rwxXt]*s[rwxXst]*|0*[2-7][0-7]{3})$")
-WORLD_WRITABLE = re.compile(
+SETUID_MODE = later(r"^(?:[ugoa]*[+=][rwxXt]*s[rwxXst]*|0*[2-7][0-7]{3})$")
+WORLD_WRITABLE = later(
     r"^(?:0?[0-7]{1,2}[2367]|0?777|a\+\w*w\w*|o\+\w*w\w*|ugo\+\w*w\w*|\+w|a=rwx\w*|o=rwx)$"
 )
 CLOUD_CLIS = {"aws", "gcloud", "az", "doctl", "kubectl", "heroku", "flyctl", "fly", "gh", "vercel", "firebase",
               "terraform", "tofu", "pulumi", "helm", "docker", "podman", "npm", "gsutil", "s3cmd", "oc"}  # fmt: skip
-CLOUD_DESTROY = re.compile(r"^(?:delete|destroy|terminate\S*|rb|purge|prune|unpublish|apps:destroy|remove|rm|rmi|"
+CLOUD_DESTROY = later(r"^(?:delete|destroy|terminate\S*|rb|purge|prune|unpublish|apps:destroy|remove|rm|rmi|"
                            r"delete-\S+|deprovision|uninstall|wipe)$")  # fmt: skip
 READ_OK = {"ls", "stat", "file", "chmod", "chown", "test", "[", "ssh-add", "ssh", "ssh-keygen", "git", "touch",
            "rm", "mkdir", "du", "realpath", "readlink", "basename", "dirname", "echo", "wc", "diff", "cmp"}  # fmt: skip

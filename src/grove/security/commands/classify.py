@@ -8,9 +8,9 @@ and SQL are read for their effects (grove.security.commands.effects). What canno
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 
+from grove.lazy_regex import later
 from grove.security.commands import effects, rules_destroy, rules_expose
 from grove.security.commands.base import CommandVerdict, Finding, is_fork_bomb
 from grove.security.commands.resolve import resolve
@@ -84,7 +84,7 @@ def _resolve_all(parsed: ParsedCommand, workspace: str | None) -> Resolution:
     return total
 
 
-_QUOTED = re.compile(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
+_QUOTED = later(r"'[^']*'|\"(?:[^\"\\]|\\.)*\"")
 
 
 def _code_texts(parsed: ParsedCommand) -> list[str]:

@@ -9,52 +9,53 @@ import binascii
 import re
 from collections.abc import Callable
 
+from grove.lazy_regex import later
 from grove.security.commands import paths as P
 from grove.security.commands.base import DESTRUCTIVE_SQL, Finding
 
-_DELETE = re.compile(
+_DELETE = later(
     r"\b(?:shutil\.)?rmtree\s*\(|\bos\.(?:remove|unlink|rmdir|removedirs)\s*\(|\.unlink\s*\(|\.rmdir\s*\("
     r"|\bremove_tree\b|\brmtree\b|\btruncateSync\b|\bftruncate\w*\s*\(|\bunlink\b|\brmSync\b|\brmdirSync\b|\bunlinkSync\b|\bfs(?:\.promises)?\.(?:rm|unlink|rmdir)\s*\("
     r"|\brimraf\b|FileUtils\.(?:rm_rf|rm_r|rm|remove_dir|remove_entry|rmtree)|\bFile\.(?:delete|unlink)\b"
     r"|\bDir\.(?:rmdir|delete|unlink)\b|\bRemove-Item\b|\bdeleteSync\b|\btruncate\s*\("
 )
-_WRITE = re.compile(
+_WRITE = later(
     r"\bopen\s*\(\s*(['\"])([^'\"]+)\1\s*,\s*['\"][wa]|writeFileSync\s*\(\s*([^,]+),|\bFile\.write\s*\(\s*([^,]+),"
     r"|write_text\s*\(|write_bytes\s*\(|file_put_contents\s*\(\s*([^,]+),"
 )
-_SHELL_OUT = re.compile(
+_SHELL_OUT = later(
     r"\bos\.(?:system|popen|exec\w*|spawn\w*)\s*\(|\bsubprocess\.\w+\s*\(|\bcommands\.getoutput\s*\(|\bpty\.spawn\s*\("
     r"|\bchild_process\.\w+\s*\(|\bexecSync\s*\(|\bexecFileSync\s*\(|\bspawnSync\s*\(|\bchild_process\b[^;]*\.(?:exec|spawn)\w*\s*\("
     r"|\bsystem\s*[\s(]|\bexec\s*[\s(]\s*['\"]|\bshell_exec\s*\(|\bpassthru\s*\(|\bproc_open\s*\(|\bpopen\s*\("
     r"|`[^`]+`|%x[({]|\bOpen3\.\w+\s*\(|\bIO\.popen\s*\(|\bSpawn\s*\(|\bos\.execute\s*\(|\bio\.popen\s*\("
     r"|do shell script|\bInvoke-Expression\b|\biex\s|\bStart-Process\b|\bsystem2\s*\(|\bRuntime\.getRuntime\(\)\.exec"
 )
-_NETWORK = re.compile(
+_NETWORK = later(
     r"urllib|urlopen|\brequests\.|http\.client|httpx|\bsocket\b|aiohttp|\bfetch\s*\(|\bhttps?\.(?:get|request)\b"
     r"|\bnet\.(?:connect|Socket)|Net::HTTP|open-uri|LWP|HTTP::Tiny|IO::Socket|curl_exec|file_get_contents\s*\(\s*['\"]https?:"
     r"|\bURI\.open|smtplib|ftplib|paramiko|\bwebsocket"
 )
-_EXEC = re.compile(
+_EXEC = later(
     r"\bexec\s*\(|\beval\s*\(|\bcompile\s*\(|\bnew\s+Function\b|\bFunction\s*\(|\bimportlib|\bexecfile\b|\brunpy\b"
     r"|\binstance_eval\b|\bvm\.run"
 )
-_ENV_ALL = re.compile(
+_ENV_ALL = later(
     r"os\.environ(?!\s*(?:\[|\.get\s*\(\s*['\"]))|dict\s*\(\s*os\.environ|process\.env(?!\.\w|\[)|%ENV\b|\bENV\.to_h"
     r"|\bENV\.(?:each|to_a|inspect)|getenv\s*\(\s*\)|/proc/self/environ"
 )
-_SETUID = re.compile(
+_SETUID = later(
     r"chmod\s*\([^)]*(?:0o?[2-7][0-7]{3}\b|S_IS[UG]ID|\b(?:2[0-9]{3}|3[0-9]{3})\b)|\bsetuid\s*\(\s*0\s*\)"
 )
-_HOME_REF = re.compile(
+_HOME_REF = later(
     r"expanduser|Path\.home\s*\(|homedir\s*\(|\$ENV\{['\"]?HOME|Dir\.home|ENV\[['\"]HOME|os\.environ\[['\"]HOME"
     r"|getenv\(['\"]HOME|\bhome\s*\(\)|~/"
 )
-_STRING = re.compile(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
-_DYNAMIC = re.compile(
+_STRING = later(r"'((?:[^'\\]|\\.)*)'|\"((?:[^\"\\]|\\.)*)\"")
+_DYNAMIC = later(
     r"\b(?:exec|eval)\s*\((?!\s*['\"])|\bgetattr\s*\([^)]*(?:\+|%|\.join|\bchr\()|__import__\s*\((?!\s*['\"])"
     r"|\bcompile\s*\((?!\s*r?['\"])|\bnew\s+Function\s*\(|\brequire\s*\([^)'\"]*\+|\bsend\s*\(\s*:?\w*\s*\+"
 )
-_DECODED_EXEC = re.compile(
+_DECODED_EXEC = later(
     r"(?:exec|eval)\s*\(\s*(?:base64|codecs|zlib|bytes\.fromhex|__import__\(['\"]base64|atob|Buffer\.from)"
 )
 
@@ -72,10 +73,10 @@ def _outside(path: str, ws: str | None) -> bool:
     return P.outside(p, ws) or P.escapes_up(p) or p.startswith("..")
 
 
-_PY_ALIAS = re.compile(r"\bimport\s+([\w.]+)\s+as\s+(\w+)")
-_PY_FROM = re.compile(r"\bfrom\s+([\w.]+)\s+import\s+([\w\s,]+?)(?:$|;|\n)")
-_JS_MODULE = re.compile(r"\b(?:const|let|var)\s+(\w+)\s*=\s*require\s*\(\s*['\"]([\w:/_-]+)['\"]\s*\)")
-_ASSIGNED = re.compile(
+_PY_ALIAS = later(r"\bimport\s+([\w.]+)\s+as\s+(\w+)")
+_PY_FROM = later(r"\bfrom\s+([\w.]+)\s+import\s+([\w\s,]+?)(?:$|;|\n)")
+_JS_MODULE = later(r"\b(?:const|let|var)\s+(\w+)\s*=\s*require\s*\(\s*['\"]([\w:/_-]+)['\"]\s*\)")
+_ASSIGNED = later(
     r"(?:\bmy\s+|\blocal\s+|\bvar\s+|\blet\s+|\bconst\s+)?[$@]?\b(\w+)\s*=\s*(['\"])((?:(?!\2).)*)\2"
 )
 
@@ -203,11 +204,11 @@ def code_findings(
 
 
 _UNREAD = "\x00unread"
-_PURE_ARG = re.compile(
+_PURE_ARG = later(
     r"\s*(?:[rbuf]?(['\"])(?:(?!\1)[^\\]|\\.)*\1|\[\s*(?:(['\"])(?:(?!\2)[^\\]|\\.)*\2\s*,?\s*)*\])\s*\)?\s*;?\s*",
     re.S,
 )
-_ENCODED = re.compile(
+_ENCODED = later(
     r"(?:b64decode|decodebytes|decodestring|atob|decode64|decode_base64)\s*\(\s*b?(['\"])([A-Za-z0-9+/=\s]{8,})\1"
     r"|Buffer\.from\s*\(\s*(['\"])([A-Za-z0-9+/=]{8,})\3\s*,\s*['\"]base64"
     r"|(?:fromhex|unhexlify|pack\s*\(\s*['\"]H\*['\"]\s*,)\s*\(?\s*b?(['\"])([0-9a-fA-F\s]{8,})\5"

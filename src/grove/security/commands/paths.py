@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import posixpath
-import re
+
+from grove.lazy_regex import later
 
 SYSTEM_TOPS = (
     "/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/boot", "/var", "/opt", "/srv", "/sys", "/proc",
     "/dev", "/root", "/home", "/Users", "/System", "/Library", "/Applications", "/snap", "/mnt", "/media",
 )  # fmt: skip
 TMP_PREFIXES = ("/tmp/", "/var/tmp/", "$TMPDIR/", "${TMPDIR}/", "/dev/shm/")
-DISK_DEVICE = re.compile(
+DISK_DEVICE = later(
     r"^/dev/(sd[a-z]+\d*|hd[a-z]+\d*|vd[a-z]+\d*|xvd[a-z]+\d*|nvme\d+n\d+(p\d+)?|mmcblk\d+(p\d+)?|disk\d+(s\d+)?"
     r"|rdisk\d+|md\d+|dm-\d+|mapper/\S+|loop\d+|sr\d+|root|disk/\S+)$"
 )
 HARMLESS_DEVICES = {"/dev/null", "/dev/zero", "/dev/stdout", "/dev/stderr", "/dev/stdin", "/dev/tty", "/dev/random",
                     "/dev/urandom", "/dev/fd/1", "/dev/fd/2"}  # fmt: skip
 _HOME = r"(?:~|\$HOME|\$\{HOME\}|/root|/home/[^/\s]+|/Users/[^/\s]+)"
-CREDENTIAL = re.compile(
+CREDENTIAL = later(
     r"(?:^|[/@=\s:'\"])(?:"
     r"\.ssh/(?:id_[a-z0-9_]+|identity|[a-z0-9_.-]*_key)(?![.\w]*\.pub)\b"
     r"|/etc/ssh/ssh_host_\w+_key(?!\.pub)\b|/etc/shadow\b|/etc/gshadow\b|/etc/master\.passwd\b"
@@ -30,7 +31,7 @@ CREDENTIAL = re.compile(
     r"|[\w.-]*(?:private|priv)[\w.-]*\.(?:pem|key)\b|[\w.-]+\.(?:p12|pfx|jks|keystore)\b"
     r"|/proc/(?:\d+|self|\*)/environ\b)"
 )
-STARTUP = re.compile(
+STARTUP = later(
     r"(?:^|/)(?:\.(?:bashrc|bash_profile|bash_login|bash_logout|profile|zshrc|zshenv|zprofile|zlogin|kshrc|cshrc"
     r"|tcshrc|xprofile|xinitrc|xsessionrc)|\.config/fish/config\.fish|\.config/autostart/\S*"
     r"|\.config/systemd/user/\S*|\.ssh/(?:authorized_keys2?|config|rc)|Library/LaunchAgents/\S*)$"
@@ -39,11 +40,11 @@ STARTUP = re.compile(
     r"|group|hosts|resolv\.conf|ssh/sshd_config)$|^/var/spool/cron/\S*|^/Library/Launch(?:Agents|Daemons)/\S*"
 )
 
-_SLASHES = re.compile(r"/+\*?")
-_HOME_ITSELF = re.compile(rf"{_HOME}(?:/\*|/\.\*|/\.)?|/home|/Users|/home/\*|/Users/\*")
-_IN_HOME = re.compile(rf"{_HOME}(?:/|$)")
-_VAR_NAME = re.compile(r"^\$\{?(\w+)")
-_DOTENV = re.compile(r"(?:^|/)\.env(?:\.\w+)?$")
+_SLASHES = later(r"/+\*?")
+_HOME_ITSELF = later(rf"{_HOME}(?:/\*|/\.\*|/\.)?|/home|/Users|/home/\*|/Users/\*")
+_IN_HOME = later(rf"{_HOME}(?:/|$)")
+_VAR_NAME = later(r"^\$\{?(\w+)")
+_DOTENV = later(r"(?:^|/)\.env(?:\.\w+)?$")
 
 
 def norm(path: str) -> str:
@@ -129,7 +130,7 @@ def is_credential(text: str) -> bool:
     return CREDENTIAL.search(text.replace("$HOME", "~").replace("${HOME}", "~")) is not None
 
 
-_CREDENTIAL_DIR = re.compile(
+_CREDENTIAL_DIR = later(
     rf"^{_HOME}/\.(?:ssh|aws|gnupg|kube|docker|azure|password-store|config/gcloud|config/gh)/?$"
 )
 

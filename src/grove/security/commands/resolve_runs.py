@@ -9,6 +9,7 @@ import posixpath
 import re
 import shlex
 
+from grove.lazy_regex import later
 from grove.security.commands import paths as P
 from grove.security.commands.base import Finding
 from grove.security.commands.resolve_words import DOWNLOADED, State
@@ -22,7 +23,7 @@ _CODE_FLAGS = {"python": ("-c",), "perl": ("-e", "-E"), "js": ("-e", "--eval", "
                "ruby": ("-e",), "php": ("-r",), "lua": ("-e",), "r": ("-e",), "julia": ("-e",),
                "pwsh": ("-c", "-Command", "-command"), "applescript": ("-e",), "groovy": ("-e",)}  # fmt: skip
 _DB_CLIENTS = {"sqlite3", "psql", "mysql", "mariadb", "duckdb", "sqlcmd", "clickhouse-client", "cockroach"}
-_SQL_NAME_HINT = re.compile(r"drop|wipe|truncate|purge|reset|destroy|delete|nuke|clean", re.I)
+_SQL_NAME_HINT = later(r"drop|wipe|truncate|purge|reset|destroy|delete|nuke|clean", re.I)
 
 
 @functools.lru_cache(maxsize=4096)  # asked for every command; program names repeat

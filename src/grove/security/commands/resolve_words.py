@@ -9,16 +9,17 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grove.lazy_regex import later
 from grove.security.commands import paths as P
 from grove.security.commands.base import Finding
 from grove.security.commands.shell import ParsedCommand, SimpleCommand
 
 DOWNLOADED = "\x00downloaded\x00"  # content fetched from the network: running it is download-and-execute
-_VAR = re.compile(
+_VAR = later(
     r"\$\{(#?)([A-Za-z_][A-Za-z0-9_]*|[0-9@*])(?:\[([@*0-9]+)\])?(?:(:?[-=?+])([^}]*))?\}"
     r"|\$([A-Za-z_][A-Za-z0-9_]*|[0-9@*#?])"
 )
-_SUBST = re.compile(r"__SUBST(\d+)__")
+_SUBST = later(r"__SUBST(\d+)__")
 MAX_READ = 256_000
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import re
 
+from grove.lazy_regex import later
 from grove.security.commands import paths as P
 from grove.security.commands.base import (
     CLOUD_CLIS,
@@ -161,7 +162,7 @@ def _writes(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str |
     return out
 
 
-_PROTECTION = re.compile(
+_PROTECTION = later(
     r"^(?:firewalld|ufw|iptables|ip6tables|nftables|apparmor|auditd|selinux\w*|fail2ban|sshguard|clamav\S*|"
     r"crowdsec\S*|falco\S*|osqueryd|wazuh\S*|ossec\S*|aide\S*|unattended-upgrades|systemd-journald|rsyslog|"
     r"syslog\S*|apt-daily\S*)(?:\.service|\.socket|\.timer)?$"
@@ -256,8 +257,8 @@ def _git(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | No
     return []
 
 
-_MANAGE_WIPE = re.compile(r"manage\.py\s+(flush|reset_db|sqlflush)\b")
-_MIGRATE_WIPE = re.compile(r"\b(migrate:fresh|migrate:reset|db:wipe|migrate reset|db push --force-reset)\b")
+_MANAGE_WIPE = later(r"manage\.py\s+(flush|reset_db|sqlflush)\b")
+_MIGRATE_WIPE = later(r"\b(migrate:fresh|migrate:reset|db:wipe|migrate reset|db push --force-reset)\b")
 
 
 def _sql(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str | None) -> list[Finding]:
@@ -374,7 +375,7 @@ def _system(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: str |
 
 
 _EMPTY_WRITERS = (":", "true", "false", "")
-_IN_PLACE_FLAG = re.compile(r"-[a-hj-zA-Z]*i\S*")
+_IN_PLACE_FLAG = later(r"-[a-hj-zA-Z]*i\S*")
 
 
 def _archive_arg(cmd: SimpleCommand) -> str | None:

@@ -7,6 +7,7 @@ import re
 import shlex
 from urllib.parse import urlsplit
 
+from grove.lazy_regex import later
 from grove.security.commands import paths as P
 from grove.security.commands.base import (
     DECODERS,
@@ -55,7 +56,7 @@ def _credentials(cmd: SimpleCommand, pipe: Pipeline, parsed: ParsedCommand, ws: 
     return out
 
 
-_LOOPBACK = re.compile(r"^/dev/(?:tcp|udp)/(?:127\.0\.0\.1|localhost|::1)/[\w${}]+$")
+_LOOPBACK = later(r"^/dev/(?:tcp|udp)/(?:127\.0\.0\.1|localhost|::1)/[\w${}]+$")
 
 
 def _port_probe(cmd: SimpleCommand, pipe: Pipeline, sockets: list[tuple[str, str]]) -> bool:

@@ -9,6 +9,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 
+from grove.lazy_regex import later
 from grove.security.fast import shortcuts
 
 OPERATORS = {";", "&&", "||", "|", "&", "\n", "|&", ";;", "(", ")"}
@@ -35,16 +36,16 @@ _WRAPPER_VALUE_OPTS: dict[str, set[str]] = {
     "stdbuf": {"-i", "-o", "-e"},
     "strace": {"-o", "-e", "-p", "-s"},
 }
-_HEREDOC = re.compile(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1[^\n]*\n(.*?)\n\s*\2\s*(?:\n|$)", re.S)
-_ANSI_C = re.compile(r"\$'((?:[^'\\]|\\.)*)'")
+_HEREDOC = later(r"<<-?\s*(['\"]?)([A-Za-z_][A-Za-z0-9_]*)\1[^\n]*\n(.*?)\n\s*\2\s*(?:\n|$)", re.S)
+_ANSI_C = later(r"\$'((?:[^'\\]|\\.)*)'")
 # `name() { body; }` and `function name { body; }` (bodies without nested braces; nested ones stay unresolved)
-_FUNCTION = re.compile(
+_FUNCTION = later(
     r"(?:\bfunction\s+)?\b([A-Za-z_][\w-]*)\s*\(\s*\)\s*\{([^{}]*)\}|\bfunction\s+([A-Za-z_][\w-]*)\s*\{([^{}]*)\}"
 )
-_ARRAY = re.compile(r"(?<![\w$])([A-Za-z_]\w*)=\(([^()]*)\)")  # arrays are kept as one space-joined value
-_BRACE = re.compile(r"^([^{}\s]*)\{([^{}\s]*,[^{}\s]*)\}([^{}\s]*)$")
-_EMPTY_PARENS = re.compile(r"\(\s*\)")  # every `name() {` has it (the other form says `function`)
-_FUNCTION_WORD = re.compile(r"\bfunction\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?\s*\{")
+_ARRAY = later(r"(?<![\w$])([A-Za-z_]\w*)=\(([^()]*)\)")  # arrays are kept as one space-joined value
+_BRACE = later(r"^([^{}\s]*)\{([^{}\s]*,[^{}\s]*)\}([^{}\s]*)$")
+_EMPTY_PARENS = later(r"\(\s*\)")  # every `name() {` has it (the other form says `function`)
+_FUNCTION_WORD = later(r"\bfunction\s+([A-Za-z_][\w-]*)\s*(?:\(\s*\))?\s*\{")
 
 
 @dataclass
@@ -108,7 +109,7 @@ class ParsedCommand:
 
 
 _OPERATOR_CHARS = frozenset(";&|\n()")
-_SUBST_START = re.compile(r"[$<>]\(")
+_SUBST_START = later(r"[$<>]\(")
 
 
 def _extract_substitutions(text: str) -> tuple[str, list[str]]:
@@ -193,11 +194,11 @@ def _strip_comments(text: str) -> str:
 # shlex reads a character at a time in Python and was most of a parse; where the regexes cannot read a text
 # (an unclosed quote, a trailing backslash: shlex's own errors), shlex reads it as before.
 # Plain runs and double-quoted bodies are read a run at a time (`[^...]+`), not a character per repetition.
-_LEX = re.compile(
+_LEX = later(
     r"""[ \t\r]*(?:([();<>|&\n]+)|((?:[^ \t\r();<>|&\n'"\\]+|\\[\s\S]|'[^']*'|"[^"\\]*(?:\\[\s\S][^"\\]*)*")+))"""
 )
-_WORD_PART = re.compile(r"\\([\s\S])|'([^']*)'|\"((?:[^\"\\]|\\[\s\S])*)\"")
-_DQ_ESCAPE = re.compile(r"\\([\s\S])")
+_WORD_PART = later(r"\\([\s\S])|'([^']*)'|\"((?:[^\"\\]|\\[\s\S])*)\"")
+_DQ_ESCAPE = later(r"\\([\s\S])")
 
 
 def _unquote_part(m: re.Match[str]) -> str:
@@ -267,8 +268,8 @@ def _line_tokens(line: str) -> list[str]:
     return line.split()
 
 
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")  # VAR=value (the value may be anything)
-_SPACE = re.compile(r"\s")
+_ASSIGNMENT = later(r"[A-Za-z_][A-Za-z0-9_]*=")  # VAR=value (the value may be anything)
+_SPACE = later(r"\s")
 
 
 def _strip_wrappers(words: list[str]) -> tuple[list[str], dict[str, str], list[str]]:

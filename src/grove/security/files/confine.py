@@ -13,6 +13,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grove.lazy_regex import later
 from grove.security.approval.base import PolicyView
 from grove.security.commands.base import CommandVerdict, Finding
 from grove.security.files.identity import FsIdentity, acting_as, beneath, identity_for, root_owned
@@ -25,9 +26,7 @@ _DIR_FLAGS = os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 _READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 # grove's home: what the model may read (with approval) — the rest (settings, state.db, history, cache) never
 HOME_READABLE = ("skills", "memory")
-_PROC_PRIVATE = re.compile(
-    r"^/proc/(?:\d+|self|thread-self|kcore|kmsg|kpage\w*|sysrq-trigger|kallsyms)(?:/|$)"
-)
+_PROC_PRIVATE = later(r"^/proc/(?:\d+|self|thread-self|kcore|kmsg|kpage\w*|sysrq-trigger|kallsyms)(?:/|$)")
 
 
 class Refused(Exception):
@@ -435,7 +434,7 @@ def _runs_later(ws_real: str, home: Path | None) -> list[tuple[str, str]]:
     return out
 
 
-_CONFIG_PATH = re.compile(r"^\s*(hookspath|path)\s*=\s*\"?([^\"\n]+?)\"?\s*$", re.IGNORECASE | re.MULTILINE)
+_CONFIG_PATH = later(r"^\s*(hookspath|path)\s*=\s*\"?([^\"\n]+?)\"?\s*$", re.IGNORECASE | re.MULTILINE)
 
 
 def _config_paths(config: str) -> list[tuple[str, str]]:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Callable
 
-_B64_CHARS = re.compile(r"^[A-Za-z0-9+/_-]+={0,2}$")
-_USER_PASS = re.compile(r"^[\w.@+-]{1,64}:(?P<pw>[^\s:]{6,200})$")
+from grove.lazy_regex import later
+
+_B64_CHARS = later(r"^[A-Za-z0-9+/_-]+={0,2}$")
+_USER_PASS = later(r"^[\w.@+-]{1,64}:(?P<pw>[^\s:]{6,200})$")
 # A decoded blob longer than this that is binary (an image, a font, a compressed file) is not key material.
 MAX_BINARY = 4096
 

@@ -9,16 +9,17 @@ import re
 from collections.abc import Iterator
 from itertools import chain
 
+from grove.lazy_regex import later
 from grove.security.secrets.entropy import wordy
 from grove.security.secrets.prose import prose_spans, table_spans
 from grove.security.secrets.values import CODE, PLACEHOLDER, TRAILING, looks_random, password_like
 
 # Words that can name a secret on a line; searched in the lowercased text, literal-first so the scan is fast.
-_ANCHORS = re.compile(
+_ANCHORS = later(
     r"pass|pwd|pw|secret|token|key|auth|bearer|cookie|cred|login|sig=|hmac|mysql|redis-cli|://|admin|root"
 )
 # Words for "password" in other languages, looked for only in text that is not all ASCII (as such text is).
-_FOREIGN_ANCHORS = re.compile(
+_FOREIGN_ANCHORS = later(
     r"wort|contrase|senha|haslo|hasło|salasana|sifre|şifre|adgangskode|lösenord|пароль|密码|密碼|パスワード|비밀번호"
 )
 _NAME_WORDS = (
@@ -31,65 +32,63 @@ _NAME_WORDS = (
 # KEY=value, "api_key": "value", password: value, apiKey => 'value'. Matched from each naming word on a
 # line to the end of its word; the name must end in a secret word (so `max_tokens` is not one);
 # `${DB_PASSWORD}` is a reference, not a name.
-_IN_NAME = re.compile(r"pass|pwd|pw|secret|token|key|auth|cred|sig|hmac|session")
-_WORD_REST = re.compile(r"[A-Za-z0-9_.-]*+")
+_IN_NAME = later(r"pass|pwd|pw|secret|token|key|auth|cred|sig|hmac|session")
+_WORD_REST = later(r"[A-Za-z0-9_.-]*+")
 _NAME_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
-_ASSIGN = re.compile(
+_ASSIGN = later(
     r"""(?P<rest>[A-Za-z0-9_.-]*+["']?)"""
     r"""(?P<sep>[ \t]*(?:=>|:=|=|:(?!:)|->)[ \t]*)"""
     r"""(?:(?P<q>["'`])(?P<qvalue>[^"'`\n]{3,200})(?P=q)|(?P<value>[^\s"'`,;&}{)\]]{3,}))""",
 )
-_NAME_TAIL = re.compile(r"(?:" + _NAME_WORDS + r")[\"']?$", re.I)
-_XML = re.compile(
+_NAME_TAIL = later(r"(?:" + _NAME_WORDS + r")[\"']?$", re.I)
+_XML = later(
     r"<(?P<tag>[\w:-]{0,64}(?:password|passwd|secret|token|apikey|api_key|"
     r"credentials?))>(?P<value>[^<\s]{3,200})</(?P=tag)>",
     re.I,
 )
-_GENERIC_KEY = re.compile(r"(?:[a-z]key|_key)[\"']?$", re.I)
-_STRONG_KEY = re.compile(
+_GENERIC_KEY = later(r"(?:[a-z]key|_key)[\"']?$", re.I)
+_STRONG_KEY = later(
     r"api|secret|private|access|auth|signing|encryption|master|license|session|client|write|app", re.I
 )
-_IDENTIFIER = re.compile(r"^[a-z_][a-z_]*[a-z]$")
-_PASSWORD_TAIL = re.compile(r"\d{2,}$|[!@#$%^&*?~+=]")
-_TITLE_WORDS = re.compile(r"^[A-Z][a-z]+(?:[- ][A-Z][a-z]+)+$")
-_CONSTANT = re.compile(r"^[A-Z]+(?:_[A-Z0-9]+)+$")
+_IDENTIFIER = later(r"^[a-z_][a-z_]*[a-z]$")
+_PASSWORD_TAIL = later(r"\d{2,}$|[!@#$%^&*?~+=]")
+_TITLE_WORDS = later(r"^[A-Z][a-z]+(?:[- ][A-Z][a-z]+)+$")
+_CONSTANT = later(r"^[A-Z]+(?:_[A-Z0-9]+)+$")
 # After an unquoted value: an operator and an operand, so the value is part of an expression.
-_EXPRESSION = re.compile(r"[ \t]*(?:[-+*/%|&^<>]|==|!=|\bif\b|\bor\b|\band\b)[ \t]*[\w(\[\"']")
-_FORMATTED = re.compile(r"[\"'`]?[ \t]*(?:%[ \t]*[\w(]|\.format\(|\.replace\(|\.join\()")
+_EXPRESSION = later(r"[ \t]*(?:[-+*/%|&^<>]|==|!=|\bif\b|\bor\b|\band\b)[ \t]*[\w(\[\"']")
+_FORMATTED = later(r"[\"'`]?[ \t]*(?:%[ \t]*[\w(]|\.format\(|\.replace\(|\.join\()")
 
-_URL_CREDS = re.compile(r"([a-z][a-z0-9+.-]{1,20}://)([^\s:/@'\"]*):([^\s@/'\"]+)@", re.I)
-_URL_PARAM = re.compile(
+_URL_CREDS = later(r"([a-z][a-z0-9+.-]{1,20}://)([^\s:/@'\"]*):([^\s@/'\"]+)@", re.I)
+_URL_PARAM = later(
     r"[?&;](?:api[_-]?key|apikey|key|token|access_token|refresh_token|id_token|sig|signature|secret|"
     r"client_secret|"
     r"password|passwd|pwd|auth|x-amz-signature|x-goog-signature)=([^&\s#\"'<>]{6,})",
     re.I,
 )
-_AUTH_HEADER = re.compile(
+_AUTH_HEADER = later(
     r"\b((?:proxy-)?authorization)(\s*[:=]\s*[\"']?\s*)(bearer|basic|token|bot|digest)\s+([^\s\"',}]+)", re.I
 )
-_BEARER = re.compile(r"\b(bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)", re.I)
-_COOKIE_PAIR = re.compile(r"(?:^|[\s;:,])([\w.$%-]{1,64})=([^;\s,\"']{8,})")
+_BEARER = later(r"\b(bearer)\s+([A-Za-z0-9._~+/-]{16,}=*)", re.I)
+_COOKIE_PAIR = later(r"(?:^|[\s;:,])([\w.$%-]{1,64})=([^;\s,\"']{8,})")
 _COOKIE_ATTRS = frozenset({"path", "domain", "expires", "max-age", "samesite", "priority"})
 # Secrets passed as command-line options: --password X, --token=X, docker login -p X, redis-cli -a X,
 # mysql -pX.
-_CLI_FLAG = re.compile(
+_CLI_FLAG = later(
     r"(?:--(?:password|passwd|token|api-key|apikey|secret|auth-token|access-token|client-secret)[= ]"
     r"|\b(?:docker|podman|nerdctl|helm\s+registry)\s+login\b[^\n]{0,200}?\s-p\s|"
     r"\bredis-cli\b[^\n]{0,200}?\s-a\s"
     r"|\bmysql(?:dump|admin)?\b[^\n]{0,200}?\s-p(?=\S)|\bsshpass\s+-p\s?)['\"]?(?P<value>[^\s\"']{4,})"
 )
 # Only lines with one of these words can hold a command-line secret.
-_CLI_GATE = re.compile(
-    r"--pass|--token|--api|--secret|--auth|--access|--client|login|redis-cli|mysql|sshpass"
-)
-_NETRC = re.compile(r"\bmachine[ \t]+\S{1,256}[^\n]{0,200}?\bpassword[ \t]+(\S+)", re.I)
+_CLI_GATE = later(r"--pass|--token|--api|--secret|--auth|--access|--client|login|redis-cli|mysql|sshpass")
+_NETRC = later(r"\bmachine[ \t]+\S{1,256}[^\n]{0,200}?\bpassword[ \t]+(\S+)", re.I)
 # `- name: DB_PASS` then `value: "..."` (Kubernetes and compose env lists).
-_ENV_LIST = re.compile(
+_ENV_LIST = later(
     r"name:[ \t]*[\"']?[A-Za-z0-9_]{0,64}(?:PASS|SECRET|TOKEN|KEY|"
     r"PWD)[A-Za-z0-9_]{0,64}[\"']?[ \t]*\n[ \t]*value:[ \t]*"
     r"[\"']?([^\s\"']{4,})"
 )
-_XML_SETTING = re.compile(
+_XML_SETTING = later(
     r"""key=["'][^"']*(?:key|secret|token|password|pwd)[^"']*["']\s+value=["']([^"']{4,})""", re.I
 )
 

@@ -10,28 +10,29 @@ import string
 from collections import Counter
 from collections.abc import Callable, Iterator
 
+from grove.lazy_regex import later
 from grove.security.secrets.base64_blobs import MAX_BINARY, decode, holds_secret, is_asn1, is_text
 
 # Runs of token characters, found once each (the lookbehind stops a restart inside a run).
-RUNS = re.compile(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}")
-_HEX = re.compile(r"^[0-9a-fA-F]+$")
-_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+RUNS = later(r"(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{20,}={0,2}")
+_HEX = later(r"^[0-9a-fA-F]+$")
+_UUID = later(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _VOWELS = frozenset("aeiouyAEIOUY")
-_WORDS = re.compile(r"[A-Z]?[a-z]{2,}|[A-Z]{3,}")
-_WORD_SEGMENT = re.compile(r"(?:^|[-_/.])[a-z]{3,}(?=[-_/.]|$)")
-_SECRET_WORD = re.compile(
+_WORDS = later(r"[A-Z]?[a-z]{2,}|[A-Z]{3,}")
+_WORD_SEGMENT = later(r"(?:^|[-_/.])[a-z]{3,}(?=[-_/.]|$)")
+_SECRET_WORD = later(
     r"pass|pwd|secret|token|key|auth|credential|creds|bearer|cookie|session|sig|hmac|login|private"
 )
 # Labels of benign random-looking values: hashes and digests, ids, caches. Nearer than a secret word, they
 # win.
-_HASH_LABEL = re.compile(
+_HASH_LABEL = later(
     r"sha\d*|md5|checksum|digest|hash|etag|integrity|commit|cache|fingerprint|h1:|revision|\brev\b|"
     r"object|blob|"
     r"build|trace|span|request|correlation|uuid|nonce|salt|\bids?\b|image|layer|container|version|restore|"
     r"ssh-(?:ed25519|rsa|dss)|ecdsa-|base64,|run-|checkpoint|kid\b|git\b"
 )
 # Subresource-integrity and similar self-labelled digests: `sha384-<base64>`.
-_DIGEST_PREFIX = re.compile(r"^(?:sha(?:1|224|256|384|512)|md5)-", re.I)
+_DIGEST_PREFIX = later(r"^(?:sha(?:1|224|256|384|512)|md5)-", re.I)
 _STANDALONE_MIN, _STANDALONE_MAX = 32, 100
 # Longer runs are files (images, archives), judged only by what they decode to.
 _NAMED_MAX = 512
@@ -56,7 +57,7 @@ _CLASSES = str.maketrans(
         **dict.fromkeys(map(ord, string.digits), "0"),
     }
 )
-_CLASS_RUN = re.compile(r"A+|a+|0+|[^Aa0]+")
+_CLASS_RUN = later(r"A+|a+|0+|[^Aa0]+")
 _UPPER, _LOWER, _DIGITS = set(string.ascii_uppercase), set(string.ascii_lowercase), set(string.digits)
 _HEX_CHARS = set(string.hexdigits)
 
@@ -130,7 +131,7 @@ def _in_url(text: str, start: int, line_start: int) -> bool:
     return "://" in word or (word.startswith(("www.", "/")) and "?" in word)
 
 
-_TAIL = re.compile(r"\n[ \t]*([A-Za-z0-9+/_-]{1,19}={0,2})[ \t\"'`]*(?=\n|$)")
+_TAIL = later(r"\n[ \t]*([A-Za-z0-9+/_-]{1,19}={0,2})[ \t\"'`]*(?=\n|$)")
 
 
 def _block(text: str, matches: list[re.Match[str]], i: int) -> tuple[int, tuple[int, int] | None]:

@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from grove.lazy_regex import later
+
 # (literal prefix, the rest of the token). A prefix that is also a word is checked for a word boundary
 # before it.
 _FORMATS: list[tuple[str, str]] = [
@@ -77,13 +79,13 @@ _FORMATS: list[tuple[str, str]] = [
     ("SharedAccessSignature=", r"[^\s;\"']{20,}"),
 ]
 # Keys printed in documentation: a value that is only a prefix and x's or dots is a placeholder.
-_FILLER = re.compile(r"^(?:[xX*.]+|(?:X{4,}|x{4,}).*|.*(?:EXAMPLE|example|XXXX|xxxx|\.\.\.).*)$")
+_FILLER = later(r"^(?:[xX*.]+|(?:X{4,}|x{4,}).*|.*(?:EXAMPLE|example|XXXX|xxxx|\.\.\.).*)$")
 
 
 def _compile() -> dict[str, list[re.Pattern[str]]]:
     by_prefix: dict[str, list[re.Pattern[str]]] = {}
     for prefix, rest in _FORMATS:
-        by_prefix.setdefault(prefix, []).append(re.compile(re.escape(prefix) + rest))
+        by_prefix.setdefault(prefix, []).append(later(re.escape(prefix) + rest))
     return by_prefix
 
 
@@ -98,16 +100,16 @@ for _p in _PREFIXES:
 # Formats with a dot or `=` inside do not start a run of token characters: each is searched for on its own,
 # only when its literal occurs.
 _DOTTED = [(p, pats) for p, pats in _BY_PREFIX.items() if p[-1] in ".=" or p.startswith("https://")]
-_TWILIO_PAIR = re.compile(r"AC[0-9a-f]{32}[\"']?\s*[,:]\s*[\"']?([0-9a-f]{32})\b")
+_TWILIO_PAIR = later(r"AC[0-9a-f]{32}[\"']?\s*[,:]\s*[\"']?([0-9a-f]{32})\b")
 # A private key block up to its END line, or, when that is missing, as far as its body runs (base64, headers
 # like `Proc-Type: 4,ENCRYPTED`, JSON's `\\n`). Bounded, so a page of BEGIN lines stays linear.
-_PEM = re.compile(
+_PEM = later(
     r"-----BEGIN ((?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?)-----"
     r"(?:(?P<body>[A-Za-z0-9+/=\s\\:,.-]{0,16384}?)-----END \1-----"
     r"|(?P<open>(?:(?:\r?\n|\\n)[ \t]*(?:[A-Za-z0-9+/=]{4,100}|(?:Proc-Type|DEK-Info):[^\n\\]{0,100})"
     r"(?=\r?\n|\\n|$|[\"'`])){1,400}))"
 )
-_BODY_CHARS = re.compile(r"[A-Za-z0-9+/]")
+_BODY_CHARS = later(r"[A-Za-z0-9+/]")
 
 
 def _match(text: str, start: int, prefix: str) -> int:

@@ -6,26 +6,25 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from grove.lazy_regex import later
 from grove.security.secrets.values import CODE, PLACEHOLDER, TRAILING, password_like
 
-_FOREIGN_ASCII = re.compile(r"wort|contrase|senha|mot de passe|haslo|salasana|passord|sifre|adgangskode")
+_FOREIGN_ASCII = later(r"wort|contrase|senha|mot de passe|haslo|salasana|passord|sifre|adgangskode")
 # "password" in other languages, then an optional "is" or colon (`Passwort: X`, `密码是 X`, `пароль - X`).
-_FOREIGN = re.compile(
+_FOREIGN = later(
     r"(?:passwort|kennwort|wachtwoord|contraseña|contrasena|senha|mot de passe|пароль|密码|密碼|パスワード|비밀번호|"
     r"hasło|haslo|salasana|lösenord|adgangskode|passord|şifre|sifre)"
     r"[ \t]*(?:[:：=]|ist|es|est|é|è|是|为|は|:|-|—)?[ \t]*[`'\"«“「]?(?P<value>[^\s`'\"»”」，。、]{6,128})"
 )
 # Prose: "the password is X", "password for alice@x: X", "pass `X`", "log in with password X".
-_PROSE = re.compile(
+_PROSE = later(
     r"\b(?P<word>password|passwd|passphrase|pass|pwd|pw)\b"
     r"(?:\s+(?:for|of|to|on)\s+(?:the\s+)?[\w.@/-]+(?:\s+account)?)?"
     r"(?P<sep>\s+(?:is|was|will\s+be)\s*:?|\s*[:=]|\s)\s*(?P<q>[`'\"]?)(?P<value>[^\s`'\"]{6,128})"
 )
 # "admin / S3cret!", "deploy/hunter2" with a credential word on the line or a usual account name.
-_PAIR = re.compile(
-    r"(?<![\w/.:-])(?P<user>[A-Za-z][\w.@-]{1,40}+)[ \t]?/[ \t]?(?P<value>[^\s/()`'\",]{6,128}+)"
-)
-_CRED_WORD = re.compile(
+_PAIR = later(r"(?<![\w/.:-])(?P<user>[A-Za-z][\w.@-]{1,40}+)[ \t]?/[ \t]?(?P<value>[^\s/()`'\",]{6,128}+)")
+_CRED_WORD = later(
     r"cred|login|log in|password|passwd|\baccount\b|\buser|\bpass\b|pwd|\badmin\b|\broot\b|sign in"
 )
 _USUAL_USERS = frozenset(
@@ -69,8 +68,8 @@ def prose_spans(line: str, lower: str) -> Iterator[tuple[int, int]]:
                 yield m.start("value"), m.start("value") + len(value)
 
 
-_TABLE_RULE = re.compile(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|?)+[ \t]*(?=\n|$)")
-_COLUMN_NAME = re.compile(r"pass|secret|token|key|pwd", re.I)
+_TABLE_RULE = later(r"[ \t]*\|?(?:[ \t]*:?-{3,}:?[ \t]*\|?)+[ \t]*(?=\n|$)")
+_COLUMN_NAME = later(r"pass|secret|token|key|pwd", re.I)
 
 
 def table_spans(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, int]]:

@@ -9,12 +9,13 @@ import os
 import re
 import string
 
+from grove.lazy_regex import later
 from grove.security.secrets.context import context_spans
 from grove.security.secrets.entropy import RUNS, entropy_spans
 from grove.security.secrets.formats import format_spans, pem_spans
 from grove.security.secrets.values import PLACEHOLDER, password_like
 
-_SECRET_NAME = re.compile(
+_SECRET_NAME = later(
     r"(?:^|_)(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|PASS|PWD|CREDENTIALS?|PRIVATE_KEY|ACCESS_KEY|AUTH|"
     r"KEY)(?:$|_)",
     re.I,

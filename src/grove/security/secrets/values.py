@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import re
 
-PLACEHOLDER = re.compile(
+from grove.lazy_regex import later
+
+PLACEHOLDER = later(
     r"^(?:\$\{?\w*\}?.*|<[^>]*>?|\{\{.*|%\(.*|\*+|x{3,}|X{3,}|\.\.\.|…|null|none|nil|true|false|undefined|"
     r"required|optional|changeme|change_?me|replace_?me|example|your[_-].*|my[_-].*|redacted|"
     r".*\[redacted\].*|"
@@ -17,13 +19,13 @@ PLACEHOLDER = re.compile(
     r".*\*\*\*.*|.*….*|.*\.\.\.|#[0-9a-f]{3,8}|%[-#0-9.]*[sdrfxi].*|.*(?:x{6,}|X{6,}).*)$",
     re.I,
 )
-CODE = re.compile(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$|^[A-Za-z_]\w*\(|\(")
+CODE = later(r"^[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)+$|^[A-Za-z_]\w*\(|\(")
 
 TRAILING = ".,;:)]}"  # sentence punctuation after a value; `!` and `?` are kept, passwords end in them
 
 
 # `password: !vault |` is a YAML tag before an encrypted block, not a password.
-_YAML_TAG = re.compile(r"^[!&*][A-Za-z_]*$")
+_YAML_TAG = later(r"^[!&*][A-Za-z_]*$")
 
 
 def password_like(value: str) -> bool:
