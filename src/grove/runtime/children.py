@@ -4,7 +4,6 @@ thread, up to `delegation.max_parallel` at once, each within its time, token and
 
 from __future__ import annotations
 
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -19,7 +18,7 @@ from grove.llm.profiles import needs_for
 from grove.llm.types import Model
 from grove.runtime.child_budget import BudgetedModel, BudgetExceeded, Stopped, usage_to
 from grove.runtime.child_report import child_prompt, files_touched, last_answer, split_open_questions
-from grove.runtime.child_workspace import own_workspace
+from grove.runtime.child_workspace import child_backend, own_workspace, remove_own, shown
 from grove.runtime.profile import Profile
 from grove.tools.delegate import RUNNER_KEY, ChildReport, DelegateTask
 from grove.tools.registry import ToolError, ToolRegistry
@@ -188,7 +187,7 @@ class Children:
                 task.goal, "refused", "", error="not started: the parent's turn was interrupted"
             )
             if slot.own is not None and slot.own in removed:
-                report.workspace = f"{slot.own} (removed)"
+                report.workspace = f"{slot.workspace} (removed)"
             out.append(report)
         return out
 
@@ -200,7 +199,7 @@ class Children:
         removed = set()
         for slot in slots:
             if slot.own is not None:
-                shutil.rmtree(slot.own, ignore_errors=True)
+                remove_own(slot.own)  # and its twin on the parent's SSH host
                 removed.add(slot.own)
         return removed
 
@@ -253,10 +252,10 @@ class Children:
             return ChildReport(task.goal, "refused", "", error=str(e))
         parent = self.parent
         if task.workspace == "own":
-            workspace = slot.own = own_workspace()
+            workspace = slot.own = own_workspace(parent.agent.ctx)  # on the parent's SSH host too
         else:
             workspace = parent.agent.ctx.workspace
-        slot.workspace = str(workspace)
+        slot.workspace = shown(slot.own) if slot.own is not None else str(workspace)
         label = f"child {index + 1}"
         events = _ChildEvents(parent.stream, label)
         model = BudgetedModel(
@@ -272,6 +271,7 @@ class Children:
             title=" ".join(task.goal.split())[:80],
             tools=tools,
             workspace=workspace,
+            backend=child_backend(parent.agent.ctx, slot.own),  # the parent's backend (its own folder there)
             max_iterations=self.config.max_iterations,
             allow_terminal=parent.profile.allow_terminal,
             yolo=parent.profile.yolo,
@@ -311,7 +311,7 @@ class Children:
             questions,
             error,
             session.id,
-            str(workspace),
+            slot.workspace,
             model.calls,
             model.tokens,
             round(time.monotonic() - slot.started, 3),

@@ -196,6 +196,28 @@ class SshBackend:
         self._call(self._ensure, FILE_ACT_SECONDS)  # the root is known before paths are checked against it
         yield SftpFiles(call, self.root, self.name)
 
+    def make_folder(self, prefix: str) -> str:
+        """A new empty folder (mode 0700) under the host's /tmp, e.g. a delegated child's own workspace."""
+        import secrets
+
+        async def made(sftp: asyncssh.SFTPClient) -> str:
+            path = f"/tmp/{prefix}{secrets.token_hex(6)}"
+            await sftp.mkdir(path, asyncssh.SFTPAttrs(permissions=0o700))
+            return str(await sftp.realpath(path))
+
+        try:
+            return self._call(lambda: self._retrying(made), FILE_ACT_SECONDS)
+        except asyncssh.SFTPError as e:
+            raise BackendError(f"{self.name}: could not make a folder under /tmp ({e.reason})") from None
+
+    def remove_folder(self, path: str) -> None:
+        """Remove a folder this backend made, with all in it (links inside removed, never followed)."""
+
+        async def removed(sftp: asyncssh.SFTPClient) -> None:
+            await sftp.rmtree(path, ignore_errors=True)
+
+        self._call(lambda: self._retrying(removed), FILE_ACT_SECONDS)
+
     def tree(self) -> SftpTree:
         return SftpTree(self)
 
