@@ -126,6 +126,7 @@ def validate(
     """Check skills strictly against the Agent Skills rules; exit 1 with the reasons when any is invalid."""
     from grove.skills.frontmatter import strict_problems
     from grove.skills.importer import find_skill_dirs
+    from grove.skills.skill import skill_file
 
     target = path or _root(load())
     if not target.exists() and path is not None and len(path.parts) == 1:  # a name, as other subcommands take
@@ -141,7 +142,7 @@ def validate(
     bad = 0
     for folder, _cat in found:
         try:
-            problems = strict_problems((folder / "SKILL.md").read_text(encoding="utf-8"), folder.name)
+            problems = strict_problems(skill_file(folder).read_text(encoding="utf-8"), folder.name)
         except (OSError, UnicodeDecodeError) as e:
             problems = [f"cannot read SKILL.md: {e}"]
         if problems:

@@ -8,12 +8,11 @@ is reached is always said (Walk.depth_cut, Walk.limit_hit), never silent.
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from grove.skills.skill import Skill
+from grove.skills.skill import Skill, skill_file_stat
 from grove.skills.trust import is_trusted
 
 if TYPE_CHECKING:
@@ -114,11 +113,9 @@ def walk(
             sub = entry.path
             here = depth + 1
             beyond = here > max_depth
-            try:
-                st: os.stat_result | None = os.stat(os.path.join(entry.path, "SKILL.md"))
-            except OSError:
-                st = None
-            is_skill = st is not None and stat.S_ISREG(st.st_mode)
+            held = skill_file_stat(entry.path)
+            st = held[1] if held is not None else None
+            is_skill = st is not None
             if beyond and not census:
                 out.depth_cut += (
                     is_skill  # a skill right below the bound is said; deeper ones are not looked for

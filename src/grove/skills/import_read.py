@@ -31,7 +31,14 @@ from grove.skills.frontmatter import (
 from grove.skills.import_report import ImportOutcome, fix_for
 from grove.skills.manage import MAX_SUPPORT_FILE_BYTES
 from grove.skills.repair import normalise_name, repair
-from grove.skills.skill import MAX_SUPPORT_FILES, SUPPORT_DIRS, Skill, category_of, skill_of_text
+from grove.skills.skill import (
+    MAX_SUPPORT_FILES,
+    SKILL_FILES,
+    SUPPORT_DIRS,
+    Skill,
+    category_of,
+    skill_of_text,
+)
 
 # (path inside the folder, what to write, its mode): the bytes read, or their text where they are valid UTF-8
 # (its encoding is exactly those bytes, and the same str is what was scanned: pickled once with scan_files).
@@ -197,8 +204,9 @@ def _read(f: Found, plan: ReadPlan, top: int) -> Prepared | ImportOutcome:
     folder, limits = f.folder, plan.limits
     notes: list[str] = []
     owner = os.fstat(top).st_uid
+    held = SKILL_FILES[0]
     try:
-        fd, st = open_regular(top, "SKILL.md", owner)
+        fd, st, held = _open_skill_file(top, owner)
         try:
             written = read_at_most(fd, limits.max_file_bytes)
         finally:
@@ -236,7 +244,7 @@ def _read(f: Found, plan: ReadPlan, top: int) -> Prepared | ImportOutcome:
         name = normalise_name(name)
         if not name:
             return verdict(folder, skill.name, "invalid", f"name {skill.name!r} cannot be made valid")
-    tree = _Tree(plan, str(folder), owner, len(written))
+    tree = _Tree(plan, str(folder), owner, len(written), held)
     try:
         tree.walk(top, "", 0)
     except _Stop as stop:
@@ -264,6 +272,16 @@ def _read(f: Found, plan: ReadPlan, top: int) -> Prepared | ImportOutcome:
     )
 
 
+def _open_skill_file(top: int, owner: int) -> tuple[int, os.stat_result, str]:
+    """The folder's skill file, opened: SKILL.md, else skill.md (as the reference finds it)."""
+    for name in SKILL_FILES[:-1]:
+        try:
+            return (*open_regular(top, name, owner), name)
+        except FileNotFoundError:
+            continue
+    return (*open_regular(top, SKILL_FILES[-1], owner), SKILL_FILES[-1])
+
+
 class _Stop(Exception):
     def __init__(self, status: str, why: str) -> None:
         self.status, self.why = status, why
@@ -273,7 +291,7 @@ class _Tree:
     """One walk of a skill folder from its held descriptor: each regular file read once, within the limits;
     links, special files, hidden files and skills of their own left out with a warning."""
 
-    def __init__(self, plan: ReadPlan, base: str, owner: int, skill_md_bytes: int) -> None:
+    def __init__(self, plan: ReadPlan, base: str, owner: int, skill_md_bytes: int, skill_md: str) -> None:
         self.plan, self.base, self.owner = plan, base, owner
         self.limits = plan.limits
         self.copies: list[Copy] = []
@@ -284,6 +302,7 @@ class _Tree:
         self.total = 0
         self.at = ""
         self.skill_md_bytes = skill_md_bytes
+        self.skill_md = skill_md  # the name it has here (SKILL.md or skill.md); written as SKILL.md
 
     def walk(self, dir_fd: int, here: str, depth: int) -> None:
         dirs, files, others = entries(dir_fd)
@@ -298,7 +317,7 @@ class _Tree:
             if self.count > self.limits.max_files:
                 continue  # only counted: the verdict names how many there are
             self.at = rel
-            if rel == "SKILL.md":
+            if rel == self.skill_md:
                 self._add(rel, self.skill_md_bytes)
                 self.digest.update(b"SKILL.md\0")
                 continue

@@ -42,6 +42,7 @@ from grove.skills.import_read import (
 )
 from grove.skills.import_report import ImportOutcome, ImportSummary, fix_for, summarise
 from grove.skills.repair import normalise_name, repair
+from grove.skills.skill import SKILL_FILES, skill_file_stat
 from grove.store.db import Database
 
 __all__ = [
@@ -65,9 +66,9 @@ RECORD_EVERY = 500
 
 def find_skill_dirs(path: Path, max_depth: int = MAX_DEPTH) -> list[tuple[Path, str | None]]:
     path = Path(path)
-    if (path / "SKILL.md").is_file():
+    if skill_file_stat(str(path)) is not None:
         return [(path, None)]
-    if path.is_file() and path.name == "SKILL.md":
+    if path.is_file() and path.name in SKILL_FILES:
         return [(path.parent, None)]
     return [(f.folder, f.category) for f in walk(path, max_depth, nested=True).found]
 
@@ -177,9 +178,9 @@ def import_with_summary(
     path = Path(path).expanduser()
     if not path.exists():
         raise FileNotFoundError(f"{path} does not exist")
-    if path.is_file() and path.name == "SKILL.md":
+    if path.is_file() and path.name in SKILL_FILES:
         path = path.parent
-    if (path / "SKILL.md").is_file():
+    if skill_file_stat(str(path)) is not None:
         found = [Found(str(path), None, 0)]
         root = path.parent
     else:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,26 @@ from grove.skills.frontmatter import ParsedSkillMd, SkillFormatError, parse_skil
 SUPPORT_DIRS = ("scripts", "references", "templates", "assets")
 MAX_SUPPORT_FILES = 200
 DEFAULT_CATEGORY = "general"
+# A skill's file, as the Agent Skills reference (skills-ref) finds it: SKILL.md, else skill.md. grove writes SKILL.md.
+SKILL_FILES = ("SKILL.md", "skill.md")
+
+
+def skill_file_stat(folder: str) -> tuple[str, os.stat_result] | None:
+    """(name, stat) of the folder's skill file (a regular file, links followed), None when it has none."""
+    for name in SKILL_FILES:
+        try:
+            st = os.stat(os.path.join(folder, name))
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode):
+            return name, st
+    return None
+
+
+def skill_file(folder: Path) -> Path:
+    """The folder's skill file; SKILL.md (which may not exist) when it has neither."""
+    found = skill_file_stat(str(folder))
+    return folder / (found[0] if found else SKILL_FILES[0])
 
 
 @dataclass
@@ -39,7 +60,7 @@ class Skill:
 
     @property
     def skill_md(self) -> Path:
-        return self.path / "SKILL.md"
+        return skill_file(self.path)
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -106,7 +127,7 @@ def load_skill(folder: Path, source: str, category_hint: str | None = None) -> S
     Parsed skills are cached by the file's inode, mtime and size, so a tool call on a large library re-reads nothing.
     """
     try:
-        st = (folder / "SKILL.md").stat()
+        st = skill_file(folder).stat()
     except OSError as e:
         raise SkillFormatError(f"cannot read SKILL.md: {e.strerror or e}") from e
     key = (str(folder), source, category_hint)
@@ -123,7 +144,7 @@ def load_skill(folder: Path, source: str, category_hint: str | None = None) -> S
 
 def _read_skill(folder: Path, source: str, category_hint: str | None) -> Skill:
     try:
-        text = (folder / "SKILL.md").read_text(encoding="utf-8")
+        text = skill_file(folder).read_text(encoding="utf-8")
     except UnicodeDecodeError as e:
         raise SkillFormatError(f"SKILL.md is not UTF-8 text ({e.reason} at byte {e.start})") from e
     except OSError as e:
