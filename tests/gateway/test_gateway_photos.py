@@ -1,6 +1,7 @@
 """Photos sent on a platform reach a model that sees as image parts of that turn's user message (checked by a fake
 multimodal server for the provider's format), through Telegram's and WhatsApp's fakes; a model that cannot see
-gets none, the photo stays saved in the workspace and the user is told; an image over the cap is not shown."""
+gets none, the photo stays saved in the workspace and the user is told; an image over the cap is not shown; a
+model that refuses the picture after all is told to the user with the way on (/new)."""
 
 from __future__ import annotations
 
@@ -22,9 +23,10 @@ from tests.gateway.helpers import bound_port, gateway_on
 from grove.gateway.photos import BLIND
 from grove.gateway.telegram import TelegramAdapter
 from grove.gateway.whatsapp import WhatsAppAdapter
-from grove.llm.images import MAX_IMAGE_BYTES
+from grove.llm.images import MAX_IMAGE_BYTES, refuse_if_blind
 from grove.llm.openai_compat import OpenAICompatModel
 from grove.llm.script import ScriptModel
+from grove.llm.types import Completion, Message, ModelSettings, ToolSchema
 
 PNG = base64.b64decode(
     "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGP4z8DwHwAFAAH/iZk9HQAAAABJRU5ErkJggg=="
@@ -116,3 +118,34 @@ def test_an_image_over_the_cap_is_saved_not_shown(telegram: FakeTelegram, tmp_pa
     assert image_urls(last_user_content(model.requests[0][0])) == []
     inbox = tmp_path / "chats" / "telegram" / str(CHAT) / "inbox"
     assert (inbox / "photo-uf1.jpg").stat().st_size == len(big)
+
+
+class RefusesImages(ScriptModel):
+    """A model with no profile (so grove trusts it to see) that refuses images after all, as remote models do."""
+
+    def complete(
+        self,
+        messages: list[Message],
+        tools: list[ToolSchema],
+        settings: ModelSettings,
+        on_text: object = None,
+    ) -> Completion:
+        refuse_if_blind(messages, False, self.name)
+        return super().complete(messages, tools, settings, on_text)  # type: ignore[arg-type]
+
+
+def test_a_model_that_refuses_the_picture_after_all(telegram: FakeTelegram, tmp_path: Path) -> None:
+    model = RefusesImages(lambda messages, tools: "fine")
+    gateway = gateway_on(TelegramAdapter, tmp_path, model, owners=[str(ALICE)], base_url=telegram.url)
+    with running(gateway):
+        telegram.user_sends_photo(CHAT, ALICE, PNG)
+        telegram.wait_for(lambda c: c.method == "sendMessage")
+        telegram.user_says(CHAT, ALICE, "/new")
+        telegram.wait_for(lambda c: c.method == "sendMessage", count=2)
+        telegram.user_says(CHAT, ALICE, "hello")
+        telegram.wait_for(lambda c: c.method == "sendMessage", count=3)
+    refusal, *rest = telegram.texts_to()
+    assert refusal.startswith("grove: the model refused the picture (") and "cannot see images" in refusal
+    assert "send /new" in refusal
+    assert rest == ["New conversation started.", "fine"] and model.calls == 1
+    assert (tmp_path / "chats" / "telegram" / str(CHAT) / "inbox" / "photo-uf1.jpg").read_bytes() == PNG

@@ -24,7 +24,7 @@ from grove.gateway.homes import account_dir, user_settings
 from grove.gateway.link import HEARTBEAT
 from grove.gateway.link_table import LinkTable
 from grove.gateway.manage import COMMANDS, manage
-from grove.gateway.photos import Photos, photos_for, sees_images
+from grove.gateway.photos import REFUSED_IMAGE, Photos, photos_for, sees_images
 from grove.gateway.sink import ChatSink
 from grove.gateway.split import split_message
 from grove.gateway.users import MANAGERS, Role, UserBook
@@ -36,6 +36,7 @@ from grove.gateway.workspace import (
     snapshot,
     user_chat_folder,
 )
+from grove.llm.images import CannotSee
 
 if TYPE_CHECKING:
     from grove.config import Settings
@@ -190,6 +191,9 @@ class Gateway:
         async with lock:  # one turn at a time per conversation, in the order the messages came
             try:
                 await self._answer(msg, role)
+            except CannotSee as exc:  # a model whose profile said it sees, refusing after all: say what to do
+                log.warning("%s:%s %s", self.platform, msg.chat_id, exc)
+                await self._send(msg.chat_id, REFUSED_IMAGE.format(why=exc))
             except Exception as exc:  # a failed turn is told to the chat, never kills the gateway
                 log.exception("%s:%s turn failed", self.platform, msg.chat_id)
                 await self._send(msg.chat_id, f"grove: the turn failed ({type(exc).__name__}: {exc})")

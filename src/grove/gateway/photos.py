@@ -13,6 +13,10 @@ BLIND = (
     "This model cannot see images, so it was not shown {name}; the file is saved as {saved} in this chat's "
     "workspace. Ask grove's owner for a model that sees images (e.g. --model openai:gpt-4o) to talk about it."
 )
+REFUSED_IMAGE = (
+    "grove: the model refused the picture ({why}). The file is saved in this chat's workspace; this conversation "
+    "now holds an image the model will not take, so send /new to go on without it."
+)
 TOO_BIG = (
     "{name} is over the {cap} MB an image may be, so the model was not shown it; it is saved as {saved}."
 )
