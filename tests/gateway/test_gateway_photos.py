@@ -1,5 +1,5 @@
-"""Photos sent on a platform reach a model that sees as image parts of that turn's user message (checked by a fake
-multimodal server for the provider's format), through Telegram's and WhatsApp's fakes; a model that cannot see
+"""Photos sent on a platform reach a model that sees as image parts of that turn's user message (checked by fake
+OpenAI and Anthropic servers for each API's own format), through Telegram's and WhatsApp's fakes; a model that cannot see
 gets none, the photo stays saved in the workspace and the user is told; an image over the cap is not shown; a
 model that refuses the picture after all is told to the user with the way on (/new)."""
 
@@ -7,13 +7,14 @@ from __future__ import annotations
 
 import base64
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 pytest.importorskip("telegram", reason="the [gateways] extra (python-telegram-bot) is not installed")
 pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not installed")
 
-from tests.fakes.multimodal import FakeVisionOpenAIServer, images_in
+from tests.fakes.multimodal import FakeVisionAnthropicServer, FakeVisionOpenAIServer, images_in
 from tests.fakes.openai_server import FakeReply
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.telegram_server import FakeTelegram
@@ -23,6 +24,7 @@ from tests.gateway.helpers import bound_port, gateway_on
 from grove.gateway.photos import BLIND
 from grove.gateway.telegram import TelegramAdapter
 from grove.gateway.whatsapp import WhatsAppAdapter
+from grove.llm.anthropic_model import AnthropicModel
 from grove.llm.images import MAX_IMAGE_BYTES, refuse_if_blind
 from grove.llm.openai_compat import OpenAICompatModel
 from grove.llm.script import ScriptModel
@@ -63,19 +65,43 @@ def test_a_telegram_photo_is_an_image_part_of_the_turn(telegram: FakeTelegram, t
     assert (inbox / "photo-uf1.jpg").read_bytes() == PNG  # saved as it came; its type read from its bytes
 
 
-def test_a_whatsapp_image_reaches_a_multimodal_server_in_its_format(graph: FakeGraph, tmp_path: Path) -> None:
-    with FakeVisionOpenAIServer(FakeReply(text="a red dot")) as llm:
-        model = OpenAICompatModel(
-            name="openai-compat:gpt-4o", model="gpt-4o", base_url=llm.url, transport="http"
-        )
-        gateway = gateway_on(WhatsAppAdapter, tmp_path, model, owners=[ADA], **gateway_fields(graph))
+def openai_model(url: str) -> OpenAICompatModel:
+    return OpenAICompatModel(name="openai-compat:gpt-4o", model="gpt-4o", base_url=url, transport="http")
+
+
+def anthropic_model(url: str) -> AnthropicModel:
+    return AnthropicModel(name="anthropic:claude-fake", model="claude-fake", api_key="k", base_url=url)
+
+
+PNG_B64 = base64.b64encode(PNG).decode()
+
+
+@pytest.mark.parametrize(
+    ("server", "make", "sent"),
+    [
+        (FakeVisionOpenAIServer, openai_model, {"type": "image_url", "image_url": {"url": PNG_URL}}),
+        (
+            FakeVisionAnthropicServer,
+            anthropic_model,
+            {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}},
+        ),
+    ],
+    ids=["openai", "anthropic"],
+)
+def test_a_whatsapp_image_reaches_a_multimodal_server_in_its_format(
+    graph: FakeGraph, tmp_path: Path, server: Any, make: Any, sent: dict[str, Any]
+) -> None:
+    with server(FakeReply(text="a red dot")) as llm:
+        gateway = gateway_on(WhatsAppAdapter, tmp_path, make(llm.url), owners=[ADA], **gateway_fields(graph))
         with running(gateway):
             graph.media["img1"] = ("", PNG)
             image = {"type": "image", "image": {"id": "img1", "mime_type": "image/jpeg", "caption": "see?"}}
             deliver(bound_port(gateway), APP_SECRET, inbound(ADA, "Ada", image))
             graph.wait_for(lambda c: c.method == "text")
-        assert graph.texts(ADA) == ["a red dot"]  # the fake answered 400 to any part not in OpenAI's shape
-        assert images_in(llm.requests[-1].body) == [{"type": "image_url", "image_url": {"url": PNG_URL}}]
+        assert graph.texts(ADA) == ["a red dot"]  # the fake answered 400 to any part not in its API's shape
+        (part,) = images_in(llm.requests[-1].body)
+        part.pop("cache_control", None)
+        assert part == sent
 
 
 def test_a_model_that_cannot_see_gets_no_image_and_the_user_a_note(graph: FakeGraph, tmp_path: Path) -> None:
