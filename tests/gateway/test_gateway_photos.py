@@ -1,7 +1,7 @@
 """Photos sent on a platform reach a model that sees as image parts of that turn's user message (checked by fake
-OpenAI and Anthropic servers for each API's own format), through Telegram's and WhatsApp's fakes; a model that cannot see
-gets none, the photo stays saved in the workspace and the user is told; an image over the cap is not shown; a
-model that refuses the picture after all is told to the user with the way on (/new)."""
+OpenAI and Anthropic servers for each API's own format), through Telegram's and WhatsApp's fakes; a model that
+cannot see gets none, the photo stays saved in the workspace and the user is told; an image over the cap is not
+shown; a model that refuses the picture after all is told to the user with the way on (/new)."""
 
 from __future__ import annotations
 
