@@ -15,7 +15,6 @@ from grove.llm.script import ScriptModel, Step
 from grove.llm.types import Completion, Message, ToolCall, ToolSchema, Usage
 from grove.runtime import Profile, Session
 from grove.security.approval.flow import ApprovalRequest
-from grove.tools.builtin import builtin_registry
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolRegistry, make_tool
 
@@ -134,13 +133,7 @@ def publish(ctx: ToolContext, channel: str) -> str:
 def publishing_parent(
     settings: Settings, workspace: Path, seen: list[list[str]], approver: object
 ) -> Session:
-    base = builtin_registry().select(["files", "delegate"])
-    tools = ToolRegistry(
-        [
-            *(t for n in base.names() if (t := base.get(n))),
-            make_tool(publish, toolset="social", needs_approval=True),
-        ]
-    )
+    tools = ToolRegistry([make_tool(publish, toolset="social", needs_approval=True)])
 
     def child(messages: list[Message], tools: list[ToolSchema]) -> Step:
         seen.append(tool_names(tools))
@@ -151,7 +144,8 @@ def publishing_parent(
     return Session.open(
         settings,
         Profile(
-            tools=tools,
+            toolsets=["files", "delegate"],
+            tools=tools,  # added to the toolsets'
             workspace=workspace,
             model_override=parent_model({"goal": "announce", "toolsets": ["social"]}),
             route=False,

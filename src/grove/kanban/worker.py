@@ -103,8 +103,8 @@ def run_worker(
     from grove.backends.base import BackendError
     from grove.runtime import Profile, Session
     from grove.tools import kanban as kanban_tools
-    from grove.tools.builtin import builtin_registry
     from grove.tools.kanban import STATE_KEY, bounds_state
+    from grove.tools.registry import ToolRegistry
 
     host = host or socket.gethostname()
     worker = f"{host}:{os.getpid()}"
@@ -131,14 +131,12 @@ def run_worker(
             signal.signal(signal.SIGINT, signal.default_int_handler)
         handle.on_lost = lambda: os.kill(os.getpid(), signal.SIGINT)
     workspace = Path(task.workspace) if task.workspace else _own_workspace(task_id)
-    tools = builtin_registry().select(toolsets if toolsets is not None else settings.toolsets)
-    for tool in kanban_tools.tools():
-        tools.add(tool)
     profile = Profile(
         source="worker",
         model=model,
         model_override=model_override,
-        tools=tools,
+        toolsets=toolsets,  # None = settings.toolsets, with MCP and learned tools as in any session
+        tools=ToolRegistry(kanban_tools.tools()),  # the board's tools, added to them
         workspace=workspace,
         backend=board.setting("backend"),  # the board's (`grove kanban backend`), else backends.use
         approver=None,  # unattended: whatever needs approval is denied

@@ -12,7 +12,7 @@ from grove.agent.prompt import build_system_prompt
 from grove.config import Settings
 from grove.context.compressor import Compressor
 from grove.context.settings import CompressionSettings
-from grove.llm.profiles import needs_for
+from grove.llm.profiles import ModelNeeds, needs_for
 from grove.llm.router import RetryPolicy, Router, RouterEvent
 from grove.llm.spec import build_model
 from grove.llm.types import Message, Model, ModelSettings
@@ -22,6 +22,7 @@ from grove.security.secrets.redact import redact
 from grove.store.sessions import SessionStore
 from grove.tools.builtin import builtin_registry
 from grove.tools.context import ToolContext
+from grove.tools.registry import ToolRegistry
 from grove.tools.schema_cache import prime_schemas
 
 if TYPE_CHECKING:
@@ -123,6 +124,30 @@ def compression_settings(settings: Settings) -> CompressionSettings:
     )
 
 
+def session_tools(
+    settings: Settings, profile: Profile, store: SessionStore, events: AgentEvents, needs: ModelNeeds
+) -> ToolRegistry:
+    """The session's tools: those of its toolsets (profile.toolsets, else settings.toolsets; configured MCP servers
+    join the default toolsets or an explicit "mcp"; the learned tools join "skills"), minus those the model is not
+    offered (its needs), plus the profile's own `tools` (kept whole: the reviewer's, a kanban worker's)."""
+    wanted = profile.toolsets if profile.toolsets is not None else settings.toolsets
+    tools = builtin_registry().select([t for t in wanted if t != "mcp"])
+    if needs.skip_tools:  # a small model confuses rarely-needed tools with the everyday ones
+        tools = tools.without(needs.skip_tools)
+    for tool in profile.tools or ():
+        tools.add(tool)  # a name the toolsets hold too is an error that names it
+    prime_schemas(tools, settings.home / "cache" / "tool-schemas.json")
+    if profile.toolsets is None or "mcp" in wanted:  # MCP servers' schemas are not primed
+        from grove.mcp_client.session_tools import add_mcp_tools
+
+        add_mcp_tools(tools, settings, events.on_notice)
+    if "skills" in wanted:  # the code skills grove wrote and tested for itself are tools of their own
+        from grove.tools.learned import with_learned
+
+        with_learned(tools, settings, store.db)
+    return tools
+
+
 def open_agent(
     settings: Settings,
     profile: Profile,
@@ -133,38 +158,21 @@ def open_agent(
     events = events or AgentEvents()
     store = store or open_store(settings)
     workspace = (profile.workspace or Path.cwd()).resolve()
-    wanted = profile.toolsets if profile.toolsets is not None else settings.toolsets
-    if profile.tools is not None:
-        tools = profile.tools
-    else:
-        tools = builtin_registry().select([t for t in wanted if t != "mcp"])
-    prime_schemas(tools, settings.home / "cache" / "tool-schemas.json")
-    if profile.tools is None and (profile.toolsets is None or "mcp" in wanted):
-        # configured MCP servers join the default toolsets (or an explicit "mcp"); their schemas are not primed
-        from grove.mcp_client.session_tools import add_mcp_tools
-
-        add_mcp_tools(tools, settings, events.on_notice)
-    if profile.tools is None and "skills" in wanted:
-        # the code skills grove wrote and tested for itself are tools of their own: one direct call
-        from grove.tools.learned import with_learned
-
-        with_learned(tools, settings, store.db)
     history: list[Message] = []
     if profile.resume:
         session_id = store.resolve_id(profile.resume)
         spec = profile.model or store.get_session(session_id).model
         system = store.system_prompt(session_id) or ""
         history = store.messages(session_id)
-        for message in unanswered_tool_results(history, set(tools.names())):
-            store.add_message(session_id, message)
-            history.append(message)
     else:
         spec = profile.model or (profile.model_override.name if profile.model_override else None)
         spec = spec or settings.resolved_model()
         system = ""
     needs = needs_for(spec)  # what this model needs of the agent: decided once, here, from its profile
-    if profile.tools is None and needs.skip_tools:  # a small model confuses rarely-needed tools with others
-        tools = tools.without(needs.skip_tools)
+    tools = session_tools(settings, profile, store, events, needs)
+    for message in unanswered_tool_results(history, set(tools.names())):
+        store.add_message(session_id, message)
+        history.append(message)
     # the project's AGENTS.md or memory may hold a secret: the prompt is stored and sent redacted
     system = redact(
         system or profile.system_prompt or build_system_prompt(settings, workspace, tools, needs.lean)

@@ -269,7 +269,8 @@ class Children:
             source=SOURCE,
             parent_id=parent.id,
             title=" ".join(task.goal.split())[:80],
-            tools=tools,
+            toolsets=[],
+            tools=tools,  # the parent's tools a child may have (child_tools), nothing else
             workspace=workspace,
             backend=child_backend(parent.agent.ctx, slot.own),  # the parent's backend (its own folder there)
             max_iterations=self.config.max_iterations,

@@ -83,7 +83,8 @@ class AgentRunner:
         system = build_system_prompt(self.settings, ws, tools, lean=self.lean) + SKILL_BLOCK + skill_text
         profile = Profile(
             source="evolve",
-            tools=tools,
+            toolsets=[],
+            tools=tools,  # the chosen toolsets' built-in tools, as the prompt above names them
             system_prompt=system,
             workspace=ws,
             allow_terminal="terminal" in self.toolsets,

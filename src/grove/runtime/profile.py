@@ -22,8 +22,10 @@ ReviewMode = Literal["thread", "detached", "off"]
 class Profile:
     source: str = "cli"  # stored with the session: run, chat, goal, review, a gateway's name...
     model: str | None = None  # spec; None = settings
-    toolsets: list[str] | None = None  # None = settings.toolsets
-    tools: ToolRegistry | None = None  # an explicit registry instead of toolsets (the reviewer's own tools)
+    toolsets: list[str] | None = None  # None = settings.toolsets; [] = none (only `tools`)
+    # tools added to the toolsets' (a kanban worker's board tools; the reviewer's own, with toolsets=[]): they keep
+    # MCP and learned tools and are never left out for a small model
+    tools: ToolRegistry | None = None
     system_prompt: str | None = None  # None = grove's assembled prompt (identity, memory, skills, project)
     resume: str | None = None  # session id (or prefix, or "last")
     title: str | None = None

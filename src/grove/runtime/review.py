@@ -133,7 +133,8 @@ def review_session(
             tools = tools.without(["skill_code_create"])
         profile = Profile(
             source="review",  # never listed or searched as a user session, never reviewed itself
-            tools=tools,
+            toolsets=[],
+            tools=tools,  # its own tools only
             system_prompt=system,
             title=f"{kind} review of {session_id}",
             parent_id=session_id,
