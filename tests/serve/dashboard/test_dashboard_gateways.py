@@ -99,6 +99,9 @@ def test_the_connection_state_of_a_running_gateway(
     assert "state-stopped" in row and "last error" not in row
     plain = client_for(app, "viewer", admin=False)
     assert "state-stopped" in link_row(plain, "signal")  # every key sees the platforms' state
+    live = plain.get("/gateways/links")  # what the page polls
+    assert live.status_code == 200 and "state-stopped" in live.text and "<html" not in live.text
+    assert TestClient(app, base_url=BASE).get("/gateways/links").status_code == 401
 
 
 def test_a_gateway_that_cannot_start_is_down_with_its_error(
