@@ -2,9 +2,13 @@
 temp dir with its own host key) and a container (podman on a busybox-static image built here) when the machine can
 run one. Per backend: the first call (connect / container start) and the median of N calls per tool.
 
-Then a kanban run whose workers use the SSH backend: a dispatcher on a SQLite board starts `grove` workers (the
-script model) with GROVE_BACKENDS__USE=ssh:...; each reads a file that exists only in the remote workspace and
-completes its task. Counted: tasks done, seconds, and worker reads that returned the remote file's text.
+Per backend also a checkpoint of a 30-file workspace (the first, reading everything; the next, with nothing
+changed) and an undo of one changed file, taken and restored through that backend.
+
+Then a kanban run whose workers use the SSH backend: a dispatcher on a SQLite board whose backend is set to the
+SSH host (`grove kanban backend ssh:...`, the workers' own config says local) starts `grove` workers (the script
+model); each reads a file that exists only in the remote workspace and completes its task. Counted: tasks done,
+seconds, and worker reads that returned the remote file's text.
 
 Run: python benchmarks/backends.py [--calls 20] [--tasks 6]
 """
@@ -64,12 +68,42 @@ def measure(name: str, settings: Settings, workspace: Path, calls: int) -> dict[
             call(ctx, i)
             times.append(time.perf_counter() - t)
         figures[f"{name}_{tool}_s"] = statistics.median(times)
+    figures |= checkpoints(name, ctx)
     if ctx.backend is not None:
         ctx.backend.close()
     print(f"{name:>10}: first call {first:.3f} s; " + ", ".join(
         f"{tool} {figures[f'{name}_{tool}_s'] * 1000:.1f} ms" for tool in TOOLS
+    ) + "; checkpoint first {:.3f} s, again {:.3f} s, undo {:.3f} s".format(
+        *(figures[f"{name}_{k}_s"] for k in ("checkpoint_first", "checkpoint", "undo"))
     ))  # fmt: skip
     return figures
+
+
+def checkpoints(name: str, ctx: ToolContext) -> dict[str, float]:
+    """A checkpoint of the workspace through the backend (all read; then nothing changed) and an undo."""
+    from grove.checkpoints.restore import last_turns, undo
+    from grove.checkpoints.store import CheckpointStore
+    from grove.tools.context import backend_of
+
+    for i in range(30):
+        files.write_file(ctx, f"tree/f{i:02}.txt", f"file {i}\n" * 20)
+    time.sleep(2.1)  # older than the next scan: an SSH host's whole-second mtimes can vouch for them
+    assert ctx.settings is not None
+    store = CheckpointStore(ctx.settings.home, backend_of(ctx).tree(), ctx.settings.checkpoints)
+    t = time.perf_counter()
+    store.seal(store.take("bench", "first"))
+    first = time.perf_counter() - t
+    t = time.perf_counter()
+    cp = store.take("bench", "again")
+    again = time.perf_counter() - t
+    files.write_file(ctx, "tree/f00.txt", "changed\n")
+    store.seal(cp)
+    t = time.perf_counter()
+    plan = undo(store, last_turns(store, 1))
+    took = time.perf_counter() - t
+    assert plan.paths == ["tree/f00.txt"], plan.paths
+    assert files.read_file(ctx, "tree/f00.txt").count("file 0") == 20
+    return {f"{name}_checkpoint_first_s": first, f"{name}_checkpoint_s": again, f"{name}_undo_s": took}
 
 
 WORKER = """- tool_calls: [{name: read_file, arguments: {path: remote-only.txt}}]
@@ -86,6 +120,7 @@ def kanban_over_ssh(tmp: Path, sshd: Sshd, tasks: int) -> dict[str, float]:
     (sshd.remote_ws / "remote-only.txt").write_text(MARKER + "\n")
     db = tmp / "board.db"
     board = open_board(str(db))
+    board.set_setting("backend", sshd.spec)  # the board's backend: every worker's tools act there
     ids = [board.add(f"read the remote file ({i})").id for i in range(tasks)]
     script = tmp / "worker.yaml"
     script.write_text(WORKER)
@@ -95,7 +130,6 @@ def kanban_over_ssh(tmp: Path, sshd: Sshd, tasks: int) -> dict[str, float]:
         GROVE_HOME=str(home),
         GROVE_KANBAN_DB=str(db),
         GROVE_KANBAN_WORKSPACES=str(shared_folder(tmp / "kanban-ws")),
-        GROVE_BACKENDS__USE=sshd.spec,
         GROVE_BACKENDS__SSH_CONFIG=str(sshd.ssh_config),
     )
     argv = [sys.executable, "-m", "grove", "kanban", "dispatch", "--loop", "--tick", "0.5", "-j", "3"]

@@ -227,24 +227,41 @@ def test_tool_calls_from_several_threads_share_one_connection(backend: SshBacken
     assert backend.connects == 1
 
 
-def test_an_unresolvable_command_never_runs_unattended_on_an_ssh_host(
+def test_an_unresolvable_command_runs_unattended_on_an_ssh_host_only_isolated_there_and_checkpointed(
     ssh_settings: Settings, workspace: Path
 ) -> None:
-    """Locally it may (the sandbox confines it, a checkpoint can undo it); the local checkpoint does not cover
-    the remote workspace, so there it is denied."""
+    """Locally it may (the sandbox confines it, a checkpoint can undo it). On the host what isolates is the host's
+    bubblewrap, and the checkpoint must be of the remote workspace (the session's are: grove.backends.ssh.tree)."""
     from grove.security.approval.policy import SafetyPolicy
     from grove.tools.terminal import approve_command
 
     command = "$(cat cmd.txt) --all"  # what runs is only known at run time
-    policy = SafetyPolicy(
-        allow_terminal=True, unattended=True, sandbox="bwrap", checkpoint_ready=lambda: True
+
+    def judged(ready: bool, remote_sandbox: str) -> tuple[str | None, bool]:
+        ssh_settings.backends.remote_sandbox = remote_sandbox  # type: ignore[assignment]
+        policy = SafetyPolicy(
+            allow_terminal=True,
+            unattended=True,
+            sandbox="bwrap",  # this machine's: it does not count on the host
+            checkpoint_ready=(lambda: True) if ready else None,
+        )
+        ctx = ToolContext(workspace=workspace, policy=policy, settings=ssh_settings)
+        try:
+            return approve_command(ctx, "terminal", {"command": command}), bool(ctx.backend.sandboxed)  # type: ignore[union-attr]
+        finally:
+            ctx.backend.close()  # type: ignore[union-attr]
+
+    local = SafetyPolicy(allow_terminal=True, unattended=True, sandbox="bwrap", checkpoint_ready=lambda: True)
+    assert (
+        approve_command(ToolContext(workspace=workspace, policy=local), "terminal", {"command": command})
+        is None
     )
-    local = ToolContext(workspace=workspace, policy=policy)
-    assert approve_command(local, "terminal", {"command": command}) is None
-    remote = ToolContext(workspace=workspace, policy=policy, settings=ssh_settings)
-    refusal = approve_command(remote, "terminal", {"command": command})
-    assert refusal is not None and "no checkpoint" in refusal
-    remote.backend.close()  # type: ignore[union-attr]
+    refusal, _ = judged(True, "none")
+    assert refusal is not None and "does not isolate" in refusal
+    refusal, isolated = judged(False, "auto")
+    assert refusal is not None and ("no checkpoint" in refusal if isolated else "does not isolate" in refusal)
+    refusal, isolated = judged(True, "auto")
+    assert (refusal is None) == isolated  # allowed exactly when the host's bubblewrap confines it
 
 
 def test_command_paths_are_judged_against_the_remote_workspace(

@@ -159,8 +159,9 @@ def approve_command(ctx: ToolContext, _name: str, args: dict[str, Any]) -> str |
 
 def _judged_where(ctx: ToolContext) -> tuple[SafetyPolicy, str]:
     """The policy a command is judged by and the workspace its paths are read against, where it runs. On an SSH
-    host the workspace is the remote one (a path inside the local folder means nothing there), and no checkpoint
-    covers it (the session's are of the local folder), so what cannot be resolved never runs unattended there."""
+    host the workspace is the remote one (a path inside the local folder means nothing there), and what isolates
+    there is the host's bubblewrap, not this machine's sandbox: what cannot be resolved runs unattended only
+    inside it, with the remote workspace checkpointed (the session's checkpoints are of the backend's tree)."""
     try:
         backend = backend_of(ctx)
     except BackendError:
@@ -175,9 +176,8 @@ def _judged_where(ctx: ToolContext) -> tuple[SafetyPolicy, str]:
         where = backend.root
     except (BackendError, OSError):
         where = "/nonexistent/remote-workspace"  # unknown: then no path counts as inside it
-    return replace(
-        ctx.policy, checkpoint_ready=None
-    ), where  # shares the session's approvals and decision log
+    isolated = "bwrap" if getattr(backend, "sandboxed", False) else "rlimit"
+    return replace(ctx.policy, sandbox=isolated), where  # shares the session's approvals and decision log
 
 
 def _egress(ctx: ToolContext, command: str) -> Finding | None:

@@ -4,6 +4,7 @@ with the remote workspace as their folder, file acts over SFTP (grove.backends.s
 from __future__ import annotations
 
 import asyncio
+import time
 import weakref
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
@@ -51,6 +52,9 @@ class SshBackend:
         self.name = spec.text
         self.root = spec.workspace or ""  # resolved (realpath on the server) at connect
         self.connects = 0  # how many times a connection was opened (1 + reconnects)
+        self._clock: tuple[int, tuple[float, float] | None] | None = (
+            None  # (connects, the host clock's offset)
+        )
         self._held = _Held()
         self._connecting = asyncio.Lock()  # bound to the backend's loop at first use
         self._loop = LoopThread(f"grove-ssh-{spec.host}")
@@ -222,18 +226,31 @@ class SshBackend:
         return SftpTree(self)
 
     def clock_ns(self) -> int:
-        """The host's clock now (whole seconds, as ns), by grove's own `date`; 0 when it cannot tell, so that
-        nothing is trusted by its mtime (see WorkspaceTree.settled_before)."""
+        """The host's clock now (ns), less how unsure that is: the host's `date` read once per connection (grove's
+        own command) gives the offset from this machine's clock, the round trip bounds its error. 0 when it cannot
+        tell, so that nothing is trusted by its mtime (see WorkspaceTree.settled_before)."""
 
-        async def ask() -> int:
+        async def ask() -> tuple[float, float] | None:
             conn, _sftp = await self._ensure()
             try:
-                done = await conn.run("date +%s", stdin=asyncssh.DEVNULL, timeout=15)
-                return int(str(done.stdout).strip()) * 10**9
+                sent = time.time()
+                done = await conn.run("date +%s.%N", stdin=asyncssh.DEVNULL, timeout=15)
+                back = time.time()
+                host = float(str(done.stdout).strip().replace("N", "0"))  # %N unknown: whole seconds
             except (asyncssh.Error, asyncssh.ProcessError, TimeoutError, ValueError):
-                return 0
+                return None
+            return host - (
+                sent + back
+            ) / 2, back - sent + 1.0  # (offset, error: the trip, whole-second dates)
 
-        return self._call(ask, 20)
+        if self._clock is None or self._clock[0] != self.connects:
+            measured = self._call(ask, 20)
+            self._clock = (self.connects, measured)  # measured again after a reconnect (perhaps another host)
+        known = self._clock[1]
+        if known is None:
+            return 0
+        offset, error = known
+        return int((time.time() + offset - error) * 10**9)
 
     def check(self) -> tuple[bool, str]:
         try:
