@@ -118,7 +118,7 @@ def test_read_a_whole_session_by_id_and_page_it(store: SessionStore, workspace: 
     assert not ok and "no session 'nope'" in text
 
 
-PARAPHRASE = ("noodles cooking time", ["how long should I boil spaghetti", "nine minutes in salted water"])
+PARAPHRASE = ("joint pain when jogging", ["my knee hurts after running", "rest it, and ice it twice a day"])
 OTHERS = [
     ["the nightly postgres backup failed", "the disk was full; I cleared old logs"],
     ["book a flight from Lisbon to Berlin", "booked, seat 14C"],
@@ -128,17 +128,15 @@ OTHERS = [
 
 @needs_model
 def test_a_paraphrase_is_found_by_meaning_not_by_words(store: SessionStore, workspace: Path) -> None:
-    target = add_session(store, "pasta", PARAPHRASE[1])
+    target = add_session(store, "knee", PARAPHRASE[1])
     for i, texts in enumerate(OTHERS):
         add_session(store, f"other {i}", texts)
     assert search_sessions(store, PARAPHRASE[0], semantic=False) == []  # no word in common
     hits = search_sessions(store, PARAPHRASE[0], limit=1)
     assert [(h.session_id, h.matched) for h in hits] == [(target, "meaning")]
     ok, text = search(store, workspace, query=PARAPHRASE[0])
-    assert (
-        ok and text.startswith(f"1. session {target}") and "[by meaning]" in text and "boil spaghetti" in text
-    )
-    both = search_sessions(store, "boil spaghetti", limit=1)
+    assert ok and text.startswith(f"1. session {target}") and "[by meaning]" in text and "knee hurts" in text
+    both = search_sessions(store, "knee hurts", limit=1)
     assert both[0].session_id == target and both[0].matched == "both"
 
 
@@ -176,7 +174,7 @@ def test_without_the_extra_search_is_full_text(
     monkeypatch.setattr(embedding_model, "_loaded", None)
     add_session(store, "pasta", PARAPHRASE[1])
     assert search_sessions(store, PARAPHRASE[0]) == []
-    hits = search_sessions(store, "spaghetti")
+    hits = search_sessions(store, "knee")
     assert [h.matched for h in hits] == ["words"] and vectors.count(store.db) == 0
 
 
