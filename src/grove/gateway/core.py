@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import logging
 import time
 from collections.abc import Callable
@@ -331,7 +330,6 @@ class Gateway:
 
     def _session(self, key: Key, role: Role, folder: Path) -> Session:
         from grove.runtime import Profile, Session
-        from grove.store.sessions import SessionNotFound
 
         if key in self.sessions:
             return self.sessions[key]
@@ -352,17 +350,7 @@ class Gateway:
         )
         # an owner's chat stored before conversations were per account is found under the bare chat id
         previous = chats.get(self._chat_key(key)) or (chats.get(chat_id) if role == "owner" else None)
-        session: Session | None = None
-        store = self.stores[settings.home]
-        if previous:
-            try:
-                session = Session.open(
-                    settings, dataclasses.replace(profile, resume=previous), sink, store=store
-                )
-            except SessionNotFound:  # the stored session was deleted: start a new one
-                session = None
-        if session is None:
-            session = Session.open(settings, profile, sink, store=store)
+        session, _ = Session.open_or_resume(settings, profile, previous, sink, self.stores[settings.home])
         chats.set(self._chat_key(key), session.id)
         self.sessions[key] = session
         return session

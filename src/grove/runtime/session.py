@@ -3,6 +3,7 @@ goal judge), one event stream, and cleanup. Front ends call `run_turn`, `run_pla
 
 from __future__ import annotations
 
+import dataclasses
 import subprocess
 import threading
 from collections.abc import Callable
@@ -63,6 +64,26 @@ class Session:
         if profile.curator is True:
             session._start_curator()
         return session
+
+    @classmethod
+    def open_or_resume(
+        cls,
+        settings: Settings,
+        profile: Profile,
+        previous: str | None,
+        sink: AgentEvents | None = None,
+        store: SessionStore | None = None,
+    ) -> tuple[Session, bool]:
+        """The session `previous` names, resumed (an entrance's stored conversation), or a new one when there is
+        none or it was deleted since. Returns the session and whether it was resumed."""
+        from grove.store.sessions import SessionNotFound
+
+        if previous:
+            try:
+                return cls.open(settings, dataclasses.replace(profile, resume=previous), sink, store), True
+            except SessionNotFound:  # the stored session was deleted: start a new one
+                pass
+        return cls.open(settings, dataclasses.replace(profile, resume=None), sink, store), False
 
     @property
     def id(self) -> str:

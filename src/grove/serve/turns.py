@@ -149,7 +149,6 @@ class TurnRunner:
     ) -> TurnOutcome:
         from grove.gateway.workspace import chat_folder
         from grove.runtime import Profile, Session
-        from grove.store.sessions import SessionNotFound
 
         sink = DeltaSink(on_text, stop)
         root = str(self.options.workspace_root) if self.options.workspace_root else "~/grove-serve"
@@ -169,16 +168,8 @@ class TurnRunner:
         previous = self.conversations.get(key_name, conversation)
         if previous and request.upto is not None and self._last_id(previous) > request.upto:
             previous = self._copy(previous, request.upto, label)  # later turns of that session stay out
-        session: Session | None = None
-        if previous:
-            try:
-                session = Session.open(
-                    self.state.settings, dataclasses.replace(profile, resume=previous), sink, store=self.store
-                )
-            except SessionNotFound:  # the stored session was deleted: start a new one
-                session = None
-        if session is None:
-            session = Session.open(self.state.settings, profile, sink, store=self.store)
+        session, resumed = Session.open_or_resume(self.state.settings, profile, previous, sink, self.store)
+        if not resumed:
             for message in request.history:
                 session.agent.append(message)
         else:
