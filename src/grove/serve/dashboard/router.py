@@ -40,6 +40,7 @@ PAGES = [
     ("/approvals", "approvals"),
     ("/gateways", "gateways"),
     ("/settings", "settings"),
+    ("/spend", "spend"),
 ]
 
 
@@ -197,8 +198,27 @@ def build_router(state: ServeState) -> APIRouter:
         }
         return page(request, "sessions.html", sessions=listed, q=q, hits=hits, totals=totals)
 
+    @router.get("/spend")
+    def spend(request: Request) -> Response:
+        """Today's and this month's spend per scope against its caps; a plain key sees only its own scope."""
+        from datetime import UTC, datetime
+
+        from grove.spend.guard import LEDGER_FILE, scope_caps
+        from grove.spend.ledger import Ledger, day_reset, month_reset
+
+        login = logins.current(request)
+        if login is None:
+            return to_login(request)
+        ledger = Ledger(state.settings.home / LEDGER_FILE)
+        scopes = (ledger.scopes() or ["all"]) if login.admin else [f"key:{login.key_name}"]
+        caps = scope_caps(state.settings.spend, [s for s in scopes if s != "all"])
+        rows = [(s, ledger.totals(s), caps[s]) for s in scopes]
+        now = datetime.now(UTC)
+        return page(request, "spend.html", rows=rows, resets=(day_reset(now), month_reset(now)))
+
     @router.get("/sessions/{session_id}")
     def session(request: Request, session_id: str) -> Response:
+        from grove.claims.store import session_verdicts
         from grove.store.sessions import SessionNotFound
 
         login = logins.current(request)
@@ -217,6 +237,7 @@ def build_router(state: ServeState) -> APIRouter:
             info=info,
             messages=store.messages(sid),
             checkpoints=session_checkpoints(sid),
+            claims=session_verdicts(store.db, sid),
             done=request.query_params.get("done", ""),
             error=request.query_params.get("error", ""),
         )
