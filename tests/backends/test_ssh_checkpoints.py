@@ -9,9 +9,11 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
 pytest.importorskip("asyncssh", reason="the ssh backend's library: pip install 'grove-agent[ssh]'")
 
+from tests.backends.sshd import Sshd
 from tests.checkpoints.test_undo import (
     binary_overwrite,
     chmod_all,
@@ -22,6 +24,7 @@ from tests.checkpoints.test_undo import (
     symlink_swap,
 )
 from tests.checkpoints.treehash import tree
+from tests.clirun import grove
 
 from grove.backends.open import open_backend
 from grove.backends.ssh.backend import SshBackend
@@ -126,3 +129,44 @@ def test_remote_checkpoints_are_listed_and_undone_without_the_session(
     assert found.workspace is None and [c.id for c in found.list()] == [c.id for c in cps.list()]
     undo(found, last_turns(found, 1))  # connects on its first act
     assert tree(remote_ws) == before
+
+
+def test_a_remote_turn_is_undone_by_grove_undo(
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+    sshd: Sshd,
+    remote_ws: Path,
+    workspace: Path,
+    tmp_path: Path,
+) -> None:
+    """`grove run --backend ssh:...` checkpoints the remote workspace before its first change; `grove undo
+    --backend ssh:...` takes the turn back there (the local folder is never touched)."""
+    populate(remote_ws)
+    before = tree(remote_ws)
+    steps = [
+        {"tool_calls": [{"name": "write_file", "arguments": {"path": "src/app.py", "content": "gone\n"}}]},
+        {
+            "tool_calls": [
+                {"name": "terminal", "arguments": {"command": "rm -rf empty run.sh && chmod 600 blob.bin"}}
+            ]
+        },
+        "done",
+    ]
+    script = tmp_path / "steps.yaml"
+    script.write_text(yaml.safe_dump(steps))
+    monkeypatch.setenv("GROVE_BACKENDS__SSH_CONFIG", str(sshd.ssh_config))
+    monkeypatch.chdir(workspace)
+    code, _out, err = grove(
+        capsys, "run", "break it", "-m", f"script:{script}", "-t", "files,terminal",
+        "--allow-terminal", "--yolo", "--allow-unisolated", "--backend", sshd.spec,
+    )  # fmt: skip
+    assert code == 0, err
+    assert tree(remote_ws) != before
+    code, out, err = grove(capsys, "checkpoints", "--backend", sshd.spec)
+    assert code == 0 and f"checkpoints of {sshd.spec}" in out and "break it" in out, out + err
+    code, out, err = grove(capsys, "undo", "--backend", sshd.spec)
+    assert code == 0 and "path(s) restored" in out, out + err
+    assert tree(remote_ws) == before
+    assert list(workspace.iterdir()) == []
+    code, _out, err = grove(capsys, "undo", "--backend", "ftp:box")
+    assert code == 2 and "unknown backend 'ftp:box'" in err

@@ -175,7 +175,10 @@ def chat(
                     from grove.cli.checkpoints import chat_command
 
                     where = profile.workspace or Path.cwd()
-                    chat_command(cmd, arg, where, lambda t: console.print(t, markup=False))
+                    turns = session.agent.ctx.checkpoints  # of the session's backend's workspace
+                    chat_command(
+                        cmd, arg, where, lambda t: console.print(t, markup=False), turns and turns.store
+                    )
                 elif cmd == "/goal":
                     from grove.cli.goal import chat_goal
 

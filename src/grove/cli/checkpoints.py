@@ -15,12 +15,23 @@ if TYPE_CHECKING:
     from grove.checkpoints.store import CheckpointStore
 
 WORKSPACE_HELP = "The workspace (default: the current folder)."
+BACKEND_HELP = (
+    "Whose workspace: ssh:HOST[:/path], a backends.named name (default: backends.use; local = here)."
+)
 
 
-def open_store(workspace: Path | None) -> CheckpointStore:
-    from grove.checkpoints.store import CheckpointStore
+def open_store(workspace: Path | None, backend: str | None = None) -> CheckpointStore:
+    from grove.backends.base import BackendError
+    from grove.backends.spec import parse_spec
+    from grove.checkpoints.store import CheckpointStore, backend_tree
 
     settings = load()
+    try:
+        spec = parse_spec(backend or settings.backends.use, settings.backends.named)
+    except BackendError as e:
+        fail(str(e), 2)
+    if spec.kind == "ssh":  # the remote workspace, reached through the backend on first use
+        return CheckpointStore(settings.home, backend_tree(spec.text, settings), settings.checkpoints)
     where = (workspace or Path.cwd()).resolve()
     if not where.is_dir():
         fail(f"no such workspace folder: {where}; pass an existing one with --workspace PATH", 2)
@@ -30,15 +41,16 @@ def open_store(workspace: Path | None) -> CheckpointStore:
 def checkpoints(
     workspace: Path | None = typer.Option(None, "--workspace", "-w", help=WORKSPACE_HELP),
     limit: int = typer.Option(20, "--limit", "-n", min=1, help="Show this many, newest first."),
+    backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
 ) -> None:
     """List the checkpoints of this workspace (one before each turn that changed it), newest first."""
-    store = open_store(workspace)
+    store = open_store(workspace, backend)
     rows = list(reversed(store.list()))[:limit]
     if not rows:
-        print(f"no checkpoints for {store.workspace} (one is taken before a turn's first change)")
+        print(f"no checkpoints for {store.where} (one is taken before a turn's first change)")
         return
     print(
-        f"checkpoints of {store.workspace} (`grove undo` takes back the newest turn; --to ID goes back further)"
+        f"checkpoints of {store.where} (`grove undo` takes back the newest turn; --to ID goes back further)"
     )
     print(f"{'id':<13} {'when':<16} {'session':<22} {'files':>5}  {'kind':<5} prompt")
     for cp in rows:
@@ -55,16 +67,18 @@ def undo(
     ),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show what would change; change nothing."),
     workspace: Path | None = typer.Option(None, "--workspace", "-w", help=WORKSPACE_HELP),
+    backend: str | None = typer.Option(None, "--backend", help=BACKEND_HELP),
 ) -> None:
     """Take back what the agent's last turn(s) changed in the workspace, byte for byte (modes included)."""
+    from grove.backends.base import BackendError
     from grove.checkpoints.restore import UndoError, last_turns, plan_undo
     from grove.checkpoints.restore import undo as run_undo
 
-    store = open_store(workspace)
+    store = open_store(workspace, backend)
     try:
         undone = last_turns(store, count, to)
         plan = plan_undo(store, undone) if dry_run else run_undo(store, undone, force=force)
-    except UndoError as e:
+    except (UndoError, BackendError) as e:
         fail(str(e), 1)
     for rel in plan.paths[:50]:
         verb = "remove" if rel not in plan.target else "create" if rel not in plan.current else "restore"
@@ -86,15 +100,18 @@ def undo(
         print(f"the tree before this undo is checkpoint {plan.saved.id} (`grove undo` brings it back)")
 
 
-def chat_command(cmd: str, arg: str, workspace: Path, say: Callable[[str], None]) -> None:
-    """`/undo [N] [--force]` and `/rollback [ID] [--force]` inside `grove chat` (no ID: list the checkpoints)."""
+def chat_command(
+    cmd: str, arg: str, workspace: Path, say: Callable[[str], None], store: CheckpointStore | None = None
+) -> None:
+    """`/undo [N] [--force]` and `/rollback [ID] [--force]` inside `grove chat` (no ID: list the checkpoints);
+    `store`: the session's own (of its backend's workspace)."""
     from grove.checkpoints.restore import UndoError, last_turns
     from grove.checkpoints.restore import undo as run_undo
 
     words = arg.split()
     force = "--force" in words
     words = [w for w in words if w != "--force"]
-    store = open_store(workspace)
+    store = store or open_store(workspace)
     if cmd == "/rollback" and not words:
         rows = list(reversed(store.list()))[:10]
         for cp in rows:

@@ -246,7 +246,8 @@ def build_router(state: ServeState) -> APIRouter:
         """(store, checkpoint) for this session's checkpoints, newest first."""
         from grove.checkpoints.store import stores_of
 
-        found = [(s, c) for s in stores_of(state.settings.home) for c in s.list() if c.session == sid]
+        stores = stores_of(state.settings.home, settings=state.settings)  # a remote one connects when undone
+        found = [(s, c) for s in stores for c in s.list() if c.session == sid]
         return sorted(found, key=lambda sc: sc[1].time, reverse=True)
 
     @router.post("/sessions/{session_id}/undo")
@@ -256,6 +257,7 @@ def build_router(state: ServeState) -> APIRouter:
         """Restore the workspace as it was before this checkpoint (refused over changes made since by others)."""
         from urllib.parse import quote
 
+        from grove.backends.base import BackendError
         from grove.checkpoints.restore import UndoError, last_turns, undo
 
         login = logins.current(request)
@@ -277,9 +279,9 @@ def build_router(state: ServeState) -> APIRouter:
                     "a later turn in this workspace is another key's session; an admin key can undo it"
                 )
             plan = undo(cps, undone, session=session_id)
-        except UndoError as exc:
+        except (UndoError, BackendError) as exc:  # BackendError: a remote workspace's host cannot be reached
             return RedirectResponse(f"{back}?error={quote(str(exc))}#checkpoints", 303, headers=HEADERS)
-        done = f"restored {len(plan.paths)} path(s) in {cps.workspace}"
+        done = f"restored {len(plan.paths)} path(s) in {cps.where}"
         return RedirectResponse(f"{back}?done={quote(done)}#checkpoints", 303, headers=HEADERS)
 
     # skills -------------------------------------------------------------------------------------------------
