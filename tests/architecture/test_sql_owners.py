@@ -83,6 +83,7 @@ BORROWED: dict[tuple[str, str], str] = {
     ("serve/turns.py", "messages"): "an API turn finds the last message of a continued response",
     ("serve/keys.py", "serve_conversations"): "deleting a key deletes its conversations",
     ("serve/keys.py", "serve_session_owners"): "deleting a key deletes its session owners; admin listing",
+    ("store/sessions.py", "serve_session_owners"): "session search: a serve key's agent recalls only its sessions",
     ("learning/curator.py", "sessions"): "the curator's idle check reads the newest session's time",
     ("learning/review.py", "skill_events"): "the reviewer reads which skills a session used",
     ("skills/index.py", "skill_usage"): "the prompt index ranks skills by use",

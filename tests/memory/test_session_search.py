@@ -206,3 +206,24 @@ def test_the_command_takes_the_same_filters(store: SessionStore, capsys: pytest.
     assert code == 0 and new in out and old not in out and "[user, by " in out
     code, _, err = grove(capsys, "sessions", "search", "kiwi", "--after", "soon")
     assert code == 1 and "not a date or an age" in err
+
+
+def test_a_serve_keys_agent_recalls_only_that_keys_sessions(store: SessionStore, workspace: Path) -> None:
+    from grove.serve.conversations import Conversations
+
+    owners = Conversations(store.db)
+    alice_old = add_session(store, "alice's", ["the zebra launch codes are in vault 7"])
+    alice_now = add_session(store, "alice now", ["hello"])
+    bob_now = add_session(store, "bob now", ["hello"])
+    owners.set("alice", "c1", alice_old)
+    owners.set("alice", "c2", alice_now)
+    owners.set("bob", "c1", bob_now)
+    ok, text = search(store, workspace, current=alice_now, query="zebra launch")
+    assert ok and alice_old in text
+    ok, text = search(store, workspace, current=bob_now, query="zebra launch")
+    assert ok and alice_old not in text and "no session mentions" in text
+    ok, text = search(store, workspace, current=bob_now, session_id=alice_old)
+    assert not ok and "no session" in text and "vault" not in text
+    cli = add_session(store, "at the terminal", ["hi"])  # a session no key ran: its home's every session
+    ok, text = search(store, workspace, current=cli, query="zebra launch")
+    assert ok and alice_old in text

@@ -71,10 +71,13 @@ def search_sessions(
     semantic: bool = True,
 ) -> list[SearchHit]:
     """Best first, one hit per session. `exclude`: words whose messages are left out. `current_session`: its
-    messages still in the active context are left out (the model sees them)."""
+    messages still in the active context are left out (the model sees them), and when a serve key ran it, only
+    that key's sessions are searched (one client never recalls another's)."""
     if not query.strip():
         return []
-    words = store.search(query, limit=CANDIDATES, per_session=2, after=after, before=before)
+    scope = store.sessions_like_owner(current_session) if current_session else None
+    wider = 1 if scope is None else 10  # other keys' messages take candidate places before they are filtered
+    words = store.search(query, limit=CANDIDATES * wider, per_session=2, after=after, before=before)
     fused: dict[int, float] = {}
     how: dict[int, set[str]] = {}
     for rank, hit in enumerate(words):
@@ -84,7 +87,7 @@ def search_sessions(
     if embedder is not None:
         if fill(store, embedder, most=CATCH_UP) >= CATCH_UP:
             kick(store.db.path)  # a backlog (an older store, a long turn): the rest in the background
-        near = vectors.nearest(store.db, embedder.embed([query])[0], NEAREST, after, before)
+        near = vectors.nearest(store.db, embedder.embed([query])[0], NEAREST * wider, after, before)
         for rank, (mid, _score) in enumerate(m for m in near if m[1] >= MIN_SIMILARITY):
             fused[mid] = fused.get(mid, 0.0) + 1 / (RRF_K + rank)
             how.setdefault(mid, set()).add("meaning")
@@ -94,7 +97,7 @@ def search_sessions(
     best: dict[str, SearchHit] = {}
     for mid in sorted(fused, key=lambda m: -fused[m]):
         row = rows.get(mid)
-        if row is None or row["session_id"] in best:
+        if row is None or row["session_id"] in best or (scope is not None and row["session_id"] not in scope):
             continue
         text = row["content"] or ""
         if banned and any(w in text.lower() for w in banned):

@@ -356,6 +356,20 @@ class SessionStore:
         seen = rows[-1][0] if len(rows) >= limit else top
         return [(r[0], r[1], r[2]) for r in rows], seen
 
+    def sessions_like_owner(self, session_id: str) -> set[str] | None:
+        """The sessions run by the serve key that ran `session_id` (that key's agent recalls only its own), or None
+        when no key ran it (a CLI, chat, cron or kanban session recalls every session of its home)."""
+        with self.db.lock:
+            row = self.db.conn.execute(
+                "SELECT key_name FROM serve_session_owners WHERE session_id = ?", (session_id,)
+            ).fetchone()
+            if row is None:
+                return None
+            rows = self.db.conn.execute(
+                "SELECT session_id FROM serve_session_owners WHERE key_name = ?", (row[0],)
+            ).fetchall()
+        return {r[0] for r in rows}
+
     def hit_rows(self, ids: list[int]) -> dict[int, dict[str, Any]]:
         """What a search needs of each message id (its session, role, time, whether it is still in the active
         context, its text), reviewer sessions left out."""

@@ -41,6 +41,9 @@ def _read_session(ctx: ToolContext, store: Any, session_id: str, offset: int) ->
         info = store.get_session(sid)
     except SessionNotFound as e:
         raise ToolError(str(e)) from e
+    scope = store.sessions_like_owner(ctx.session_id) if ctx.session_id else None
+    if scope is not None and sid not in scope:  # another serve key's session is as unknown as a missing one
+        raise ToolError(f"no session {session_id!r}")
     messages = store.messages(sid)
     out = [
         f"session {sid} — {info.title or '(untitled)'} — {_date(info.created_at)}, {len(messages)} messages"
