@@ -116,3 +116,13 @@ def test_clear_keeps_a_backup(tmp_path: Path) -> None:
     assert files.clear("user") == 1
     assert files.entries("user") == []
     assert (tmp_path / "memory" / "USER.md.bak").read_text() == "name is Ada\n"
+
+
+def test_an_import_is_refused_rather_than_archiving(tmp_path: Path) -> None:
+    files = MemoryFiles(tmp_path, MemoryConfig(memory_chars=120))
+    files.apply([op("add", content="a" * 100)])
+    with pytest.raises(MemoryEditError) as err:
+        files.apply([op("add", content="b" * 30)], overflow="refuse")
+    message = str(err.value)
+    assert "100/120 chars (83% full)" in message and "Consolidate first" in message
+    assert files.entries("memory") == ["a" * 100] and files.archived("memory") == []

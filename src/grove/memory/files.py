@@ -26,6 +26,7 @@ FILES = {"memory": "MEMORY.md", "user": "USER.md"}
 ARCHIVE_DIR = "archive"
 Target = Literal["memory", "user"]
 Action = Literal["add", "replace", "remove"]
+Overflow = Literal["archive", "refuse"]
 
 
 class MemoryEditError(GroveError):
@@ -174,8 +175,12 @@ class MemoryFiles:
             fcntl.flock(fd, fcntl.LOCK_UN)
             os.close(fd)
 
-    def apply(self, ops: list[MemoryOp], baseline: dict[str, str] | None = None) -> ApplyResult:
-        """Apply every op or none. `baseline` (digests the caller saw last) only makes hand edits reported."""
+    def apply(
+        self, ops: list[MemoryOp], baseline: dict[str, str] | None = None, overflow: Overflow = "archive"
+    ) -> ApplyResult:
+        """Apply every op or none. `baseline` (digests the caller saw last) only makes hand edits reported.
+        `overflow`: a file grown past its limit moves its oldest entries to the archive, or (`refuse`: an import,
+        which must not push the user's own entries out) the edit is refused with the fill level and advice."""
         if not ops:
             raise MemoryEditError("no operations given")
         result = ApplyResult()
@@ -195,6 +200,8 @@ class MemoryFiles:
                     continue
                 used, limit = used_chars(after[t]), self.limit(t)
                 if used > limit and used > used_chars(before[t]):
+                    if overflow == "refuse":
+                        raise MemoryEditError(_over_limit(t, before[t], used, limit))
                     result.archived[t] = _make_room(after[t], before[t], limit)
             for t in FILES:
                 if after[t] == before[t]:
@@ -292,3 +299,14 @@ def _make_room(entries: list[str], before: list[str], limit: int) -> list[str]:
         entries.remove(entry)
         moved.append(entry)
     return moved
+
+
+def _over_limit(target: str, entries: list[str], used: int, limit: int) -> str:
+    current = used_chars(entries)
+    sizes = sorted(((len(e), e) for e in entries), reverse=True)[:5]
+    largest = "; ".join(f"{n} chars: {e[:60]!r}" for n, e in sizes)
+    return (
+        f"{FILES[target]} is {current:,}/{limit:,} chars ({current / limit:.0%} full); this change would make it "
+        f"{used:,}. Consolidate first: merge related entries with 'replace', shorten long ones, 'remove' what is "
+        f"stale or no longer true, then add again. Largest entries: {largest or 'none'}."
+    )

@@ -110,7 +110,8 @@ def _one(files: MemoryFiles, path: Path, target: str, fmt: str, report: Report) 
             report.add(kind, item, "skipped", detail=f"already in {FILES[target]}")
             continue
         try:
-            files.apply([MemoryOp("add", target, content=entry)])  # type: ignore[arg-type]
+            # an import never pushes the user's own entries out to the archive: what does not fit is skipped
+            files.apply([MemoryOp("add", target, content=entry)], overflow="refuse")  # type: ignore[arg-type]
         except MemoryEditError as e:
             why = str(e)
             if "chars" in why and "full" in why:
