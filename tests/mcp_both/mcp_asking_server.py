@@ -1,5 +1,5 @@
 """An MCP server written with the SDK's MCPServer whose tools ask the client back: for a completion of its model
-(sampling), for answers of its user (elicitation, form and URL), for its roots, and that log. Run over stdio
+(sampling), for answers of its user (elicitation), for its roots, that log, and that run as tasks (Tasks). Run over stdio
 (`python mcp_asking_server.py [--legacy]`) or in a thread on 127.0.0.1 over streamable HTTP (`running`).
 `--task-only` lists `roots` as a tool run only as a task. `--legacy` refuses `server/discover`, so the client falls back to the initialize handshake (2025-11-25), where
 the server asks with requests of its own mid-call instead of inside the call's answer (2026-07-28)."""
@@ -8,12 +8,14 @@ import json
 import sys
 import threading
 import time
+import uuid
 import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated, Any
 
 from mcp import types
+from mcp.server.extension import Extension, MethodBinding
 from mcp.server.mcpserver import Context, Elicit, ElicitationResult, ListRoots, MCPServer, Resolve, Sample
 from mcp.server.mcpserver.resolve import AcceptedElicitation
 from mcp.shared.exceptions import MCPError
@@ -29,8 +31,121 @@ class Order(BaseModel):
     urgent: bool = False
 
 
+TASKS = "io.modelcontextprotocol/tasks"
+
+
+class TaskIdParams(types.RequestParams):
+    task_id: str
+
+
+class UpdateParams(TaskIdParams):
+    input_responses: dict[str, Any]
+
+
+class Tasks(Extension):
+    """The tasks extension (SEP-2663) for three tools: `long_job` answers with a task done at the second poll,
+    `long_question` asks the user's name through the task (input_required, then tasks/update), `endless` never
+    ends (a client that gives up should cancel it). Each runs only as a task: a client without the extension is
+    told so."""
+
+    identifier = TASKS
+    TOOLS = ("long_job", "long_question", "endless")
+
+    def __init__(self) -> None:
+        self.tasks: dict[str, dict[str, Any]] = {}
+        self.cancelled = 0
+
+    def _state(self, task_id: str) -> dict[str, Any]:
+        task = self.tasks[task_id]
+        now = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        body = {"resultType": "complete", "taskId": task_id, "status": task["status"], "createdAt": now,
+                "lastUpdatedAt": now, "ttlMs": 60_000, "pollIntervalMs": 20}  # fmt: skip
+        if task["status"] == "completed":
+            body["result"] = task["result"].model_dump(by_alias=True, mode="json", exclude_none=True)
+        if task["status"] == "input_required":
+            ask = types.ElicitRequest(
+                params=types.ElicitRequestFormParams(
+                    message="Your name, for the job?",
+                    requested_schema={"type": "object", "properties": {"name": {"type": "string"}}},
+                )
+            )
+            body["inputRequests"] = {"who": ask.model_dump(by_alias=True, mode="json", exclude_none=True)}
+        return body
+
+    async def intercept_tool_call(self, params: Any, ctx: Any, call_next: Any) -> Any:
+        if params.name not in self.TOOLS:
+            return await call_next(ctx)
+        caps = ctx.session.client_capabilities
+        if caps is None or TASKS not in (caps.extensions or {}):
+            text = f"{params.name} runs only as a task: declare the {TASKS} extension"
+            return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)
+        task_id = uuid.uuid4().hex
+        first = "input_required" if params.name == "long_question" else "working"
+        self.tasks[task_id] = {
+            "tool": params.name,
+            "status": first,
+            "polls": 0,
+            "result": await call_next(ctx),
+        }
+        return {**self._state(task_id), "resultType": "task"}
+
+    async def get(self, _ctx: Any, params: TaskIdParams) -> dict[str, Any]:
+        task = self.tasks[params.task_id]
+        task["polls"] += 1
+        if task["tool"] == "long_job" and task["polls"] >= 2:
+            task["status"] = "completed"
+        return self._state(params.task_id)
+
+    async def update(self, _ctx: Any, params: UpdateParams) -> dict[str, Any]:
+        task = self.tasks[params.task_id]
+        answer = params.input_responses["who"]
+        name = (
+            (answer.get("content") or {}).get("name", "?") if answer.get("action") == "accept" else "nobody"
+        )
+        text = f"job done for {name}"
+        task["result"] = types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)], structured_content={"result": text}
+        )
+        task["status"] = "completed"
+        return {"resultType": "complete"}
+
+    async def cancel(self, _ctx: Any, params: TaskIdParams) -> dict[str, Any]:
+        self.tasks[params.task_id]["status"] = "cancelled"
+        self.cancelled += 1
+        return {"resultType": "complete"}
+
+    def methods(self) -> list[MethodBinding]:
+        return [
+            MethodBinding("tasks/get", TaskIdParams, self.get),
+            MethodBinding("tasks/update", UpdateParams, self.update),
+            MethodBinding("tasks/cancel", TaskIdParams, self.cancel),
+        ]
+
+
 def build(legacy: bool = False, task_only: bool = False) -> Any:
-    server = MCPServer("asking")
+    tasks = Tasks()
+    server = MCPServer("asking", extensions=[tasks])
+
+    @server.tool()
+    def long_job() -> str:
+        """A job the server runs as a task."""
+        return "long job done"
+
+    @server.tool()
+    def long_question() -> str:
+        """A job that asks a question through its task."""
+        return "(replaced by the answer)"
+
+    @server.tool()
+    def endless() -> str:
+        """A job whose task never ends."""
+        return "never shown"
+
+    @server.tool()
+    def tasks_cancelled() -> str:
+        """How many tasks a client cancelled."""
+        return str(tasks.cancelled)
+
     changes: list[int] = []  # roots/list_changed notifications heard
 
     def ask_model(question: str) -> Sample:

@@ -3,7 +3,10 @@
 (2026-07-28: asked inside the call's answer; 2025-11-25 handshake: asked with requests mid-call). Sampling is
 answered by the session's model, approved per the policy, counted in spend, its input screened and its answer
 redacted; elicitation is asked on the user's terminal attended and declined unattended; roots are the session's
-workspace, with list_changed; server log messages are recorded; a task-only tool is refused by name."""
+workspace, with list_changed; server log messages are recorded; a tool the server runs as a task (the
+2026-07-28 tasks extension) is followed to its result, asks through its task, and is cancelled when given up;
+a tool listed task-only on a 2025-11-25 connection (task-augmented calls, which the SDK does not send) is
+refused by name."""
 
 from __future__ import annotations
 
@@ -29,6 +32,7 @@ from grove.config.mcp import McpConfig, McpServerConfig
 from grove.llm.script import ScriptModel
 from grove.llm.types import ToolCall
 from grove.mcp_client.caller import Caller, Callers
+from grove.mcp_client.connection import McpUnavailable
 from grove.mcp_client.manager import McpManager, close_shared
 from grove.runtime import Profile, Session
 from grove.security.approval.prompt import tty_approver
@@ -84,7 +88,7 @@ def turn(
     sink = Sink()
     workspace = home / "work"
     workspace.mkdir(parents=True, exist_ok=True)
-    profile = Profile(source="test", model_override=model, workspace=workspace, approver=approver)
+    profile = Profile(source="test", model=model, workspace=workspace, approver=approver)
     session = Session.open(settings, profile, sink)
     try:
         session.run_turn("go")
@@ -276,7 +280,7 @@ def test_a_tool_that_runs_only_as_a_task_is_refused_by_name(tmp_path: Path) -> N
         {"text": "done"},
     ]
     sink = Sink()
-    profile = Profile(source="test", model_override=ScriptModel(steps), workspace=tmp_path)
+    profile = Profile(source="test", model=ScriptModel(steps), workspace=tmp_path)
     session = Session.open(settings, profile, sink)
     try:
         session.run_turn("go")
@@ -286,3 +290,41 @@ def test_a_tool_that_runs_only_as_a_task_is_refused_by_name(tmp_path: Path) -> N
     listed, called = (r.content for _, r in sink.results)
     assert "roots:" in listed and "only as a task" in listed
     assert "only as a task" in called and not sink.results[1][1].ok
+
+
+# --- tasks (the 2026-07-28 tasks extension) -----------------------------------------------------------------
+
+
+@pytest.fixture(params=["stdio", "http"])
+def modern(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
+    if request.param == "stdio":
+        yield {"command": sys.executable, "args": [SERVER]}
+        close_shared()
+    else:
+        with asking.running() as url:
+            yield {"url": url}
+            close_shared()
+
+
+def test_a_tool_run_as_a_task_is_followed_to_its_result(modern: dict[str, Any], tmp_path: Path) -> None:
+    text, _, _ = turn(tmp_path, server(modern), "long_job", {}, [])
+    assert text == "long job done", text  # answered with a task handle, polled until completed
+
+
+def test_a_task_asks_its_question_through_the_same_answers(modern: dict[str, Any], tmp_path: Path) -> None:
+    fin, shown = terminal("Grace")
+    text, _, _ = turn(tmp_path, server(modern), "long_question", {}, [], tty_approver(fin, shown))
+    assert text == "job done for Grace", text
+    assert "Your name, for the job?" in shown.getvalue()
+
+
+def test_a_task_given_up_on_is_cancelled(tmp_path: Path) -> None:
+    with asking.running() as url:  # in this process: connecting takes well under the call's 1 s
+        manager = McpManager([McpServerConfig(name="asking", url=url, timeout=1)], tmp_path)
+        try:
+            assert manager.call_tool("asking", "tasks_cancelled", {}).content[0].text == "0"
+            with pytest.raises(McpUnavailable, match="did not answer within 1s"):
+                manager.call_tool("asking", "endless", {})
+            assert manager.call_tool("asking", "tasks_cancelled", {}).content[0].text == "1"
+        finally:
+            manager.close()

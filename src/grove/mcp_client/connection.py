@@ -117,6 +117,7 @@ class Connection:
         from grove.mcp_client.elicitation import answer_elicitation
         from grove.mcp_client.sampling import answer_sampling
         from grove.mcp_client.server_log import LEVEL, record
+        from grove.mcp_client.tasks import TasksExtension
 
         cfg = self.config
 
@@ -139,6 +140,7 @@ class Connection:
             "logging_callback": logging,
             "log_level": LEVEL,
             "client_info": types.Implementation(name="grove", version=__version__),
+            "extensions": [TasksExtension()],
         }
 
     def _errlog(self, stack: contextlib.AsyncExitStack) -> Any:
