@@ -70,3 +70,11 @@ def bound_port(gateway: Gateway) -> int:
         assert time.monotonic() < deadline, f"{adapter.name} never started receiving"
         time.sleep(0.01)
     return int(adapter.port)
+
+
+def published(gateway: Gateway) -> str:
+    """The connection state the gateway published for its platform (what the dashboard shows), "" for none."""
+    from grove.gateway.link_table import read_links
+
+    found = [s for s in read_links(gateway.settings.home) if s.platform == gateway.platform]
+    return found[0].state if found else ""

@@ -15,7 +15,7 @@ pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not ins
 
 from tests.gateway.fakes.dingtalk_server import FakeDingTalk
 from tests.gateway.fakes.runner import running
-from tests.gateway.helpers import conversation, gateway_on, outside_folder
+from tests.gateway.helpers import conversation, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.dingtalk import DingTalkAdapter
@@ -84,4 +84,6 @@ def test_a_stranger_and_a_dropped_stream(fake: FakeDingTalk, tmp_path: Path) -> 
         fake.user_says(DM, ADA, "second")
         fake.wait(lambda s: s[1].get("text", {}).get("content") == "two")
         time.sleep(0.2)
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert fake.texts(DM) == ["one", "two"] and model.calls == 2

@@ -13,7 +13,7 @@ pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not ins
 
 from tests.gateway.fakes.discord_server import FakeDiscord
 from tests.gateway.fakes.runner import running
-from tests.gateway.helpers import gateway_on, outside_folder
+from tests.gateway.helpers import gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.discord import DiscordAdapter
@@ -93,6 +93,8 @@ def test_an_approval_by_button(fake: FakeDiscord, tmp_path: Path) -> None:
         assert not (outside / "d.txt").exists()
         fake.user_presses(DM, ALICE, question, 0)
         fake.wait_for(lambda c: c.params.get("content") == "Written.")
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     callbacks = [c for c in fake.calls if c.method.startswith("POST /interactions/")]
     assert (
         "Allowed once." in callbacks[1].params["data"]["content"]

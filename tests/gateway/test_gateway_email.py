@@ -14,7 +14,7 @@ pytest.importorskip("aiosmtpd", reason="aiosmtpd (the dev extra) is not installe
 
 from tests.gateway.fakes.mailserver import Dovecot, Outbox, can_run_dovecot, mail
 from tests.gateway.fakes.runner import running
-from tests.gateway.helpers import call, gateway_on, outside_folder
+from tests.gateway.helpers import call, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.mail import EmailAdapter, fresh_text
@@ -119,6 +119,8 @@ def test_strangers_robots_and_a_restarted_server(servers: tuple[Dovecot, Outbox]
         imap.deliver(mail(ADA, GROVE, "second", "second"))
         smtp.wait(3)
         time.sleep(0.4)  # several polls: nothing is answered twice
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert [m["To"] for m in smtp.messages] == [EVE, ADA, ADA] and model.calls == 2
     assert imap.unseen() == 0
 

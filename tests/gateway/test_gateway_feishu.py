@@ -16,7 +16,7 @@ pytest.importorskip("cryptography")
 
 from tests.gateway.fakes.feishu_server import FakeFeishu, message_event, post_event, press_event
 from tests.gateway.fakes.runner import running
-from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder
+from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.feishu import FeishuAdapter
@@ -116,5 +116,7 @@ def test_forged_redelivered_and_retried(fake: FakeFeishu, tmp_path: Path) -> Non
         post_event(port, message_event(VERIFY, DM, ADA, {"text": "again"}), KEY)
         fake.wait_for(lambda c: c.method == "text" and c.params["content"]["text"] == "two")
         time.sleep(0.2)
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert fake.texts(DM) == ["one", "two"] and model.calls == 2
     assert len(fake.sent("token")) >= 2  # a new token after the expired one

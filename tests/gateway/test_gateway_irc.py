@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from tests.gateway.fakes.ircd import NGIRCD, Ircd, IrcUser
 from tests.gateway.fakes.runner import running
-from tests.gateway.helpers import call, gateway_on, outside_folder
+from tests.gateway.helpers import call, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.irc import IrcAdapter, byte_pieces, parse
@@ -130,6 +130,8 @@ def test_back_after_the_server_drops_every_connection(ircd: Ircd, tmp_path: Path
         time.sleep(0.3)
         assert alice.heard(1) == ["two"]  # answered once
         alice.close()
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert model.calls == 2
 
 

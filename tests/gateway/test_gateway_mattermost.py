@@ -15,7 +15,7 @@ pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not ins
 
 from tests.gateway.fakes.mattermost_server import FakeMattermost
 from tests.gateway.fakes.runner import running
-from tests.gateway.helpers import call, gateway_on, outside_folder
+from tests.gateway.helpers import call, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.mattermost import MattermostAdapter
@@ -110,4 +110,6 @@ def test_a_stranger_and_a_dropped_websocket(fake: FakeMattermost, tmp_path: Path
         time.sleep(0.3)
         adapter = gateway.adapter
         assert isinstance(adapter, MattermostAdapter) and adapter.backoff.reconnects >= 1
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert fake.texts(DM) == ["one", "two"] and model.calls == 2

@@ -15,7 +15,7 @@ pytest.importorskip("httpx")
 
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.signal_daemon import FakeSignalDaemon
-from tests.gateway.helpers import conversation, gateway_on, outside_folder
+from tests.gateway.helpers import conversation, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.signal_cli import SignalAdapter
@@ -88,4 +88,6 @@ def test_a_stranger_and_a_dropped_event_stream(daemon: FakeSignalDaemon, tmp_pat
         time.sleep(0.2)
         adapter = gateway.adapter
         assert isinstance(adapter, SignalAdapter) and adapter.backoff.reconnects >= 1
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert daemon.texts(ADA) == ["one", "two"] and model.calls == 2

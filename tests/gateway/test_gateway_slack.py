@@ -13,7 +13,7 @@ pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not ins
 
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.slack_server import FakeSlack
-from tests.gateway.helpers import call, gateway_on, outside_folder
+from tests.gateway.helpers import call, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.slack import SlackAdapter
@@ -72,6 +72,8 @@ def test_a_signed_message_is_answered_and_a_forged_one_is_not(fake: FakeSlack, t
         refusal = fake.wait_for(lambda c: c.method == "chat.postMessage" and c.params.get("channel") == "D2")[
             0
         ]
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert "not on this grove's allow-list" in refusal.params["text"]
     assert model.calls == 1  # the forged event and the stranger ran nothing
 

@@ -18,7 +18,7 @@ import jwt
 from cryptography.hazmat.primitives.asymmetric import rsa
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.teams_server import FakeBotFramework, activity, send_activity
-from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder
+from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.teams import TeamsAdapter
@@ -126,4 +126,6 @@ def test_tokens_checked_redeliveries_once_and_throttling(fake: FakeBotFramework,
         send_activity(port, activity(fake, DM, ADA, "again"), fake.token())
         fake.wait_for(lambda c: c.method == "message" and c.params.get("text") == "two")
         time.sleep(0.2)
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert fake.texts(DM) == ["one", "two"] and model.calls == 2

@@ -11,7 +11,7 @@ pytest.importorskip("telegram", reason="the [gateways] extra (python-telegram-bo
 
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.telegram_server import FakeTelegram
-from tests.gateway.helpers import call, gateway_on, outside_folder
+from tests.gateway.helpers import call, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.telegram import TelegramAdapter
@@ -72,6 +72,8 @@ def test_a_stranger_is_refused_and_nothing_runs(fake: FakeTelegram, tmp_path: Pa
     with running(gateway_for(fake, tmp_path, model)) as gateway:
         fake.user_says(CHAT + 1, MALLORY, "rm everything", username="mallory")
         refusal = fake.wait_for(lambda c: c.method == "sendMessage")[0]
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert (
         "not on this grove's allow-list" in refusal.params["text"] and str(MALLORY) in refusal.params["text"]
     )

@@ -15,7 +15,7 @@ pytest.importorskip("aiohttp", reason="the [gateways] extra (aiohttp) is not ins
 
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.webhook_receiver import Receiver, post_event
-from tests.gateway.helpers import bound_port, call, gateway_on, outside_folder
+from tests.gateway.helpers import bound_port, call, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.webhook import WebhookAdapter
@@ -114,4 +114,6 @@ def test_bad_signatures_strangers_and_redeliveries(receiver: Receiver, tmp_path:
         post_event(port, SECRET, {**event, "id": "e2"})
         receiver.wait_for(lambda c: c.method == "message" and c.params["text"] == "after the outage")
         time.sleep(0.2)
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert receiver.texts("c1") == ["once", "after the outage"] and model.calls == 2

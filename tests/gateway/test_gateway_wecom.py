@@ -16,7 +16,7 @@ pytest.importorskip("cryptography")
 
 from tests.gateway.fakes.runner import running
 from tests.gateway.fakes.wecom_server import FakeWeCom, callback, image_xml, press_xml, text_xml
-from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder
+from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.wecom import WeComAdapter, encrypt, msg_signature
@@ -106,4 +106,6 @@ def test_forged_redelivered_and_retried(fake: FakeWeCom, tmp_path: Path) -> None
         callback(port, TOKEN, AES, CORP, text_xml(CORP, ADA, "again"))
         fake.wait_for(lambda c: c.method == "text" and c.params["text"]["content"] == "two")
         time.sleep(0.2)
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert fake.texts(ADA) == ["one", "two"] and model.calls == 2 and len(fake.sent("gettoken")) >= 2

@@ -21,7 +21,7 @@ from tests.gateway.fakes.whatsapp_server import (
     gateway_fields,
     inbound,
 )
-from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder
+from tests.gateway.helpers import bound_port, conversation, gateway_on, outside_folder, published
 
 from grove.gateway.core import Gateway
 from grove.gateway.whatsapp import WhatsAppAdapter
@@ -99,4 +99,6 @@ def test_forged_redelivered_and_a_failing_graph(graph: FakeGraph, tmp_path: Path
         deliver(port, SECRET, inbound(ADA, "Ada", {"type": "text", "text": {"body": "again"}}))
         graph.wait_for(lambda c: c.method == "text" and c.params["text"]["body"] == "two")
         time.sleep(0.2)
+        assert published(gateway) == "connected"  # as the dashboard shows it
+    assert published(gateway) == "stopped"
     assert graph.texts(ADA) == ["one", "two"] and model.calls == 2

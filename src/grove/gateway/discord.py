@@ -91,14 +91,14 @@ class DiscordAdapter(PlatformAdapter):
                 )
             )
 
-        async def ready() -> None:  # first connected, and again after discord.py reconnected by itself
-            self.link.up()
+        async def ready() -> None:  # connected, and again after discord.py reconnected by itself
+            self.link.up()  # (on_connect, not on_ready: ready waits seconds for guilds to stream in)
 
         async def dropped() -> None:
             self.link.retrying("the Discord gateway connection dropped", 0.0, 1)
 
         client.event(_named("on_message", message))
-        client.event(_named("on_ready", ready))
+        client.event(_named("on_connect", ready))
         client.event(_named("on_resumed", ready))
         client.event(_named("on_disconnect", dropped))
         self._stop = asyncio.Event()
