@@ -32,3 +32,17 @@ def test_show_edit_clear(grove_home: Path, tmp_path: Path, monkeypatch: pytest.M
     assert MemoryFiles(grove_home).entries("memory") == [] and MemoryFiles(grove_home).entries("user")
     assert runner.invoke(app, ["show", "--user", "--agent"]).exit_code == 2
     assert isinstance(app, typer.Typer)
+
+
+def test_show_counts_the_archive(grove_home: Path) -> None:
+    from grove.config.memory import MemoryConfig
+
+    files = MemoryFiles(grove_home, MemoryConfig(memory_chars=100))
+    files.apply([MemoryOp(action="add", target="memory", content="a" * 60)])
+    files.apply([MemoryOp(action="add", target="memory", content="b" * 60)])  # moves the first out
+    out = CliRunner().invoke(app, ["show", "--agent"])
+    assert (
+        out.exit_code == 0
+        and "(1 older entries archived in " in out.output
+        and "archive/MEMORY.md" in out.output
+    )

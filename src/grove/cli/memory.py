@@ -47,6 +47,9 @@ def show(
         entries = files.entries(target)
         print(f"# {files.fill(target).header()}  ({files.path(target)})")
         print("\n§\n".join(entries) if entries else "(empty)")
+        archived = files.archived(target)
+        if archived:  # what a full file moved out: kept, and the agent's memory(query=...) searches it
+            print(f"({len(archived)} older entries archived in {files.archive_path(target)})")
         print()
 
 
