@@ -192,10 +192,12 @@ class Session:
             grade_turn(self.store.db, self.id, result, self._last_message_id())
         if self.reviews is not None and not result.interrupted:
             self.reviews.after_turn(self.agent, result)
-        if self._grades:
+        if self._grades and self.profile.curator != "detached":
             from grove.embeddings.indexer import kick
 
-            kick(self.store.db.path)  # meaning search: the turn's messages embedded in the background
+            # meaning search: the turn's messages embedded in the background; a one-shot process (its curator
+            # detached) would exit mid-way, so there the next search embeds them
+            kick(self.store.db.path)
 
     def _check_claims(self, result: TurnResult) -> None:
         """The answer's claims about its work against the turn's tool record: kept with the session, and what the
