@@ -216,3 +216,31 @@ def test_varied_schemas_still_give_a_valid_call() -> None:
         assert call.name in {"x.y-z", "no_params"}
     if call.name == "x.y-z":
         assert "a" in args and set(args) <= set(varied["properties"])
+
+
+def test_a_grammar_that_admits_the_reply_does_not_change_it(model) -> None:  # type: ignore[no-untyped-def]
+    from grove.llm.local_grammar import text_grammar
+
+    # The end of turn must stay allowed under a grammar: llguidance admitted only the tokenizer's own end token,
+    # and SmolLM2's answer ran on past "Paris." to the token budget.
+    loaded = model._loaded()
+    ask = [SYSTEM, {"role": "user", "content": "What is the capital of France? One sentence."}]
+    tokens = loaded.engine.tokenize(model.render(ask, []))
+
+    def reply(grammar: str | None):  # type: ignore[no-untyped-def]
+        with loaded.lock:
+            return loaded.engine.generate(
+                tokens,
+                grammar,
+                temperature=0.0,
+                repeat_penalty=1.0,
+                seed=None,
+                limit=48,
+                stop=loaded.end_of_turn,
+                on_piece=lambda piece: False,
+            )
+
+    free = reply(None)
+    assert free.finish == "stop", free  # the model ends this answer by itself
+    held = reply(text_grammar(loaded.engine.grammar_dialect))
+    assert (held.text, held.finish, held.n_out) == (free.text, free.finish, free.n_out)

@@ -83,6 +83,7 @@ class XllamacppEngine:
         )
         self._held: list[int] = []  # the prompt the slot's KV cache holds (its generated tail is not counted)
         self._grammars: dict[str, bool] = {}
+        self._endings: dict[str, str] = {}
         atexit.register(self.close)
 
     def close(self) -> None:
@@ -163,6 +164,27 @@ class XllamacppEngine:
             old.unlink(missing_ok=True)
         return False
 
+    def _ending(self, grammar: str, stop: str) -> str:
+        """The grammar made to end with the end-of-turn token. llguidance lets a finished grammar end only with
+        the tokenizer's own end token, which is not the chat template's (SmolLM2: <|endoftext|>, not <|im_end|>):
+        without this the model could not stop after its answer and ran on to the token budget."""
+        key = f"{stop}\0{grammar}"
+        if key not in self._endings:
+            ends = sorted(
+                {
+                    ids[0]
+                    for text in (stop, self.template.eos_token)
+                    if text and len(ids := self.tokenize(text)) == 1
+                }
+            )
+            lines = grammar.split("\n")
+            at = next(i for i, line in enumerate(lines) if line.startswith("start:"))
+            if ends:
+                tokens = " | ".join(f"<[{token}]>" for token in ends)
+                lines[at] = f"start: ({lines[at][len('start:') :].strip()}) ({tokens})"
+            self._endings[key] = "\n".join(lines)
+        return self._endings[key]
+
     def _grammar_holds(self, grammar: str) -> bool:
         """Whether llguidance compiles `grammar`. One it cannot compile (a schema feature it lacks) is not an
         error in llama.cpp: generation runs unconstrained. So the grammar's start is made to write PROBE first,
@@ -223,8 +245,10 @@ class XllamacppEngine:
             "stop": [stop],
         }
         if grammar is not None:
-            if grammar.startswith("%llguidance") and not self._grammar_holds(grammar):
-                raise GrammarRejected(grammar)
+            if grammar.startswith("%llguidance"):
+                grammar = self._ending(grammar, stop)
+                if not self._grammar_holds(grammar):
+                    raise GrammarRejected(grammar)
             body["grammar"] = grammar
         if seed is not None:
             body["seed"] = seed
@@ -266,7 +290,10 @@ class XllamacppEngine:
         cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens")
         return Generation(
             text="".join(parts),
-            n_out=int(usage.get("completion_tokens") or state["n"]),
+            # llama.cpp counts the end-of-turn token it stopped at; grove counts the reply's own tokens
+            n_out=max(0, int(usage["completion_tokens"]) - (state["finish"] == "stop"))
+            if "completion_tokens" in usage
+            else state["n"],
             finish=state["finish"],
             cached=estimate if cached is None else int(cached),
         )
