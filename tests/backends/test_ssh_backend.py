@@ -303,3 +303,42 @@ def test_a_folder_swapped_for_a_link_after_the_check_is_caught(
             fs.write(spot, "d/f.txt", b"planted")
     assert (outside / "f.txt").read_text() == "outside"
     assert [p.name for p in outside.iterdir()] == ["f.txt"]  # no temporary file left there either
+
+
+def test_a_link_swapped_in_for_the_open_and_back_is_caught(
+    ctx: ToolContext, remote_ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The race forced at its narrowest: a link to a file outside is swapped in just for the open, and the file
+    put back before the path is checked again. The handle's own stat is not the path's: refused, nothing shown."""
+    import asyncssh
+
+    secret = tmp_path / "secret.txt"
+    secret.write_text("the remote user's secret\n")
+    (remote_ws / "a.txt").write_text("inside\n")
+    real_open = asyncssh.SFTPClient.open
+
+    def swapping_open(self: asyncssh.SFTPClient, path: object, *args: object, **kw: object) -> object:
+        opening = real_open(self, path, *args, **kw)
+        if not str(path).endswith("a.txt"):
+            return opening
+
+        class Swapped:
+            async def __aenter__(self) -> object:
+                (remote_ws / "a.txt").rename(remote_ws / "a.keep")
+                (remote_ws / "a.txt").symlink_to(secret)
+                try:
+                    return await opening.__aenter__()
+                finally:  # put back at once: the path resolves to itself again
+                    (remote_ws / "a.txt").unlink()
+                    (remote_ws / "a.keep").rename(remote_ws / "a.txt")
+
+            async def __aexit__(self, *exc: object) -> object:
+                return await opening.__aexit__(*exc)
+
+        return Swapped()
+
+    monkeypatch.setattr(asyncssh.SFTPClient, "open", swapping_open)
+    with pytest.raises(ToolError, match="changed while it was being used"):
+        files.read_file(ctx, "a.txt")
+    monkeypatch.setattr(asyncssh.SFTPClient, "open", real_open)
+    assert "inside" in files.read_file(ctx, "a.txt")

@@ -53,6 +53,28 @@ async def still_itself(sftp: asyncssh.SFTPClient, real: str) -> bool:
         return False
 
 
+def _same_file(a: asyncssh.SFTPAttrs, b: asyncssh.SFTPAttrs) -> bool:
+    """What SFTP v3 can tell of two stats being one file: type and mode, owner, size, mtime (no inode)."""
+    return (a.permissions, a.uid, a.gid, a.size, a.mtime) == (b.permissions, b.uid, b.gid, b.size, b.mtime)
+
+
+async def read_unswapped(sftp: asyncssh.SFTPClient, real: str, limit: int | None) -> bytes | None:
+    """The regular file at `real`, read through a handle whose own stat matches the path's lstat and whose path
+    still resolves to itself afterwards; None when it is not a regular file or either check fails (a link swapped
+    in, or the file changed meanwhile). Narrows the gap SFTP leaves (no open without following links) to a
+    swap and swap-back between the open and the checks, onto a file with the same owner, mode, size and mtime."""
+    seen = await sftp.lstat(real)
+    if not stat.S_ISREG(seen.permissions or 0):
+        return None
+    async with sftp.open(real, "rb") as f:
+        held = await f.stat()
+        data = bytes(await (f.read() if limit is None else f.read(limit + 1)))  # None: all of it
+    after = await sftp.lstat(real)
+    if not (_same_file(seen, held) and _same_file(held, after)) or not await still_itself(sftp, real):
+        return None
+    return data
+
+
 def _missing(e: Exception) -> bool:
     return isinstance(e, asyncssh.SFTPNoSuchFile | asyncssh.SFTPNoSuchPath)
 
@@ -140,11 +162,11 @@ class SftpFiles:
             )
         if (attrs.size or 0) > limit:
             raise Refused(f"{path} is {attrs.size} bytes; files over {limit // 2**20} MiB are not read")
-        async with sftp.open(real, "rb") as f:
-            data = await f.read(limit + 1)
+        data = await read_unswapped(sftp, real, limit)  # SFTP opens follow links: a swap meanwhile is caught
+        if data is None:
+            raise Refused(f"{path} changed while it was being used; try again")
         if len(data) > limit:
             raise Refused(f"{path} grew past {limit // 2**20} MiB while being read")
-        await self._unmoved(sftp, real, path)  # SFTP opens follow links: a swap meanwhile is caught here
         return data
 
     async def _unmoved(self, sftp: asyncssh.SFTPClient, real: str, path: str) -> None:
@@ -180,7 +202,7 @@ class SftpFiles:
         try:
             async with sftp.open(tmp, "xb", asyncssh.SFTPAttrs(permissions=0o600)) as f:
                 await f.write(data)
-            await sftp.chmod(tmp, mode)
+                await f.chmod(mode)  # on the handle: never a path a link was swapped into meanwhile
             await self._unmoved(
                 sftp, folder, spot.real
             )  # the folder is still the checked one, not a link out

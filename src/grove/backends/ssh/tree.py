@@ -12,7 +12,7 @@ from typing import IO, TYPE_CHECKING, Any, TypeVar
 
 import asyncssh
 
-from grove.backends.ssh.files import still_itself
+from grove.backends.ssh.files import read_unswapped
 from grove.backends.tree import Stat, kind_of
 
 if TYPE_CHECKING:
@@ -105,14 +105,11 @@ class SftpTree:
         path = self._p(rel)
 
         async def read(sftp: asyncssh.SFTPClient) -> bytes:
-            if kind_of((await sftp.lstat(path)).permissions or 0) != "file":
-                raise OSError(40, "not a regular file (a link or a folder now)", rel)
-            async with sftp.open(path, "rb") as f:
-                data = await f.read()
             # SFTP opens follow links: a part of the path swapped for one meanwhile is caught here
-            if not await still_itself(sftp, path):
-                raise OSError(40, "changed into a link while it was read", rel)
-            return bytes(data)
+            data = await read_unswapped(sftp, path, None)  # its size was checked against max_file_bytes
+            if data is None:
+                raise OSError(40, "not a regular file, or it changed (into a link?) while it was read", rel)
+            return data
 
         return io.BytesIO(self._do(read, rel))
 
