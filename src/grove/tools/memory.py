@@ -46,8 +46,8 @@ def memory(
 ) -> str:
     """Save durable facts for future sessions: 'memory' = your notes on the environment and conventions, 'user' =
     the user's preferences and habits. One fact per entry. Not for task progress, one-off results or secrets.
-    Changes are saved now and appear in the system prompt of the next session. A full file moves its oldest
-    entries to an archive (nothing is lost); `query` searches both.
+    Changes are saved now and appear in the system prompt of the next session. A full file archives its oldest
+    entries; `query` searches all.
 
     Args:
         action: replace: the entry containing old_text becomes content; remove: deletes that entry
@@ -55,7 +55,7 @@ def memory(
         content: the entry to write (add, replace)
         old_text: a piece of exactly one existing entry (replace, remove)
         operations: several operations applied all or nothing, instead of the fields above
-        query: instead of editing, find entries with these words, archived ones included
+        query: instead of editing, find entries (archived too) with these words
     """
     if query is not None and (action is not None or operations):
         raise ToolError("give either 'query' (to search) or an edit, not both")

@@ -74,17 +74,17 @@ def session_search(
     before: str | None = None,
     exclude: list[str] | None = None,
 ) -> str:
-    """Recall sessions: search everything said before, by words and by meaning (one hit per session, with
-    context; this session's messages that left your context too), or read one session whole by its id.
+    """Recall sessions by words and meaning (one hit per session, with context; this session's messages that left
+    your context too), or read one session whole by its id.
 
     Args:
-        query: what to look for (what was done, a file name, an error message, or a paraphrase of it)
+        query: what to look for (what was done, a file name, an error message; any wording)
         session_id: instead of searching, read this session (an id from a search hit)
         limit: how many sessions to return (at most 20)
         offset: with session_id, the first message to show (for long sessions)
-        after: only messages from then on: YYYY-MM-DD, YYYY-MM-DDTHH:MM or an age (12h, 3d, 2w)
-        before: only messages before then (same forms)
-        exclude: words: messages containing any of them are left out
+        after: only messages since: YYYY-MM-DD[THH:MM] or an age (12h, 3d)
+        before: only messages before (same forms)
+        exclude: leave out messages with any of these words
     """
     from grove.embeddings.hybrid import BadWhen, parse_when, search_sessions
 
