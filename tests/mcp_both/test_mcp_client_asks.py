@@ -56,6 +56,12 @@ def transport(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
             close_shared()  # before the server stops: the client ends its HTTP session
 
 
+@pytest.fixture(scope="module")
+def home(transport: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One grove home per transport: its sessions share one connection (one server process), as a process's do."""
+    return tmp_path_factory.mktemp("asking-home")
+
+
 def server(transport: dict[str, Any], trust: str = "trusted") -> McpServerConfig:
     return McpServerConfig(name="asking", trust=trust, timeout=30, **transport)  # type: ignore[arg-type]
 
@@ -100,6 +106,9 @@ def turn(
 
 
 def charges(home: Path) -> int:
+    """How many requests the spend ledger holds (0 before the first)."""
+    if not (home / "spend.db").exists():
+        return 0
     with sqlite3.connect(home / "spend.db") as db:
         return int(db.execute("SELECT COUNT(*) FROM charge WHERE scope = 'all'").fetchone()[0])
 
@@ -116,11 +125,10 @@ def terminal(*lines: str) -> tuple[Any, io.StringIO]:
 
 
 def test_sampling_is_answered_by_the_sessions_model_and_counted_in_spend(
-    transport: dict[str, Any], tmp_path: Path
+    transport: dict[str, Any], home: Path
 ) -> None:
-    text, model, _ = turn(
-        tmp_path, server(transport), "summarize", {"question": "Capital of France?"}, ["Paris"]
-    )
+    before = charges(home)
+    text, model, _ = turn(home, server(transport), "summarize", {"question": "Capital of France?"}, ["Paris"])
     assert "said: Paris" in text, text
     sampled_messages, sampled_tools = model.requests[1]
     assert sampled_tools == []  # the server's request gets none of grove's tools
@@ -128,30 +136,12 @@ def test_sampling_is_answered_by_the_sessions_model_and_counted_in_spend(
     assert "Answer in one word." in sampled_messages[1]["content"]  # the server's system prompt is user text
     assert sampled_messages[-1] == {"role": "user", "content": "Capital of France?"}
     assert len(model.requests[1][0]) == 3  # nothing of the session's own conversation
-    assert charges(tmp_path) == 3  # the turn's two model calls and the sample, under the same caps
+    assert charges(home) - before == 3  # the turn's two model calls and the sample, under the same caps
 
 
-def test_sampling_asks_the_user_when_the_server_is_not_trusted(
-    transport: dict[str, Any], tmp_path: Path
-) -> None:
-    asked: list[str] = []
-
-    def approver(request: Any) -> str:
-        asked.append(request.command)
-        return "deny" if "asks the session's model" in request.command else "once"
-
+def test_sampling_input_is_screened_and_the_answer_redacted(transport: dict[str, Any], home: Path) -> None:
     text, model, _ = turn(
-        tmp_path, server(transport, "ask"), "summarize", {"question": "Capital of Peru?"}, [], approver
-    )
-    assert any("Capital of Peru?" in a for a in asked), asked  # the user saw what the server asks
-    assert "said:" not in text and model.calls == 2, text  # refused: the model was never asked for it
-
-
-def test_sampling_input_is_screened_and_the_answer_redacted(
-    transport: dict[str, Any], tmp_path: Path
-) -> None:
-    text, model, _ = turn(
-        tmp_path, server(transport), "summarize", {"question": INJECTION}, [f"the key is {SECRET}"]
+        home, server(transport), "summarize", {"question": INJECTION}, [f"the key is {SECRET}"]
     )
     assert (
         "[grove security:" in model.requests[1][0][-1]["content"]
@@ -162,9 +152,9 @@ def test_sampling_input_is_screened_and_the_answer_redacted(
 # --- elicitation ------------------------------------------------------------------------------------------
 
 
-def test_elicitation_is_asked_of_the_user_on_the_terminal(transport: dict[str, Any], tmp_path: Path) -> None:
+def test_elicitation_is_asked_of_the_user_on_the_terminal(transport: dict[str, Any], home: Path) -> None:
     fin, shown = terminal("Grace", "12", "3", "large", "")  # 12 cups is out of range: asked again
-    text, _, _ = turn(tmp_path, server(transport), "order", {}, [], tty_approver(fin, shown))
+    text, _, _ = turn(home, server(transport), "order", {}, [], tty_approver(fin, shown))
     assert text.startswith("accepted"), text
     assert json.loads(text.removeprefix("accepted ")) == {
         "name": "Grace",
@@ -175,9 +165,9 @@ def test_elicitation_is_asked_of_the_user_on_the_terminal(transport: dict[str, A
     assert "the MCP server 'asking' asks you" in shown.getvalue() and "Your coffee order?" in shown.getvalue()
 
 
-def test_an_accepted_form_carries_every_default(transport: dict[str, Any], tmp_path: Path) -> None:
+def test_an_accepted_form_carries_every_default(transport: dict[str, Any], home: Path) -> None:
     fin, shown = terminal("", "", "", "")
-    text, _, _ = turn(tmp_path, server(transport), "order", {}, [], tty_approver(fin, shown))
+    text, _, _ = turn(home, server(transport), "order", {}, [], tty_approver(fin, shown))
     assert json.loads(text.removeprefix("accepted ")) == {
         "name": "Ada",
         "cups": 2,
@@ -186,14 +176,14 @@ def test_an_accepted_form_carries_every_default(transport: dict[str, Any], tmp_p
     }
 
 
-def test_the_user_can_decline_a_question(transport: dict[str, Any], tmp_path: Path) -> None:
+def test_the_user_can_decline_a_question(transport: dict[str, Any], home: Path) -> None:
     fin, shown = terminal("-")
-    text, _, _ = turn(tmp_path, server(transport), "order", {}, [], tty_approver(fin, shown))
+    text, _, _ = turn(home, server(transport), "order", {}, [], tty_approver(fin, shown))
     assert "outcome decline" in text, text
 
 
-def test_elicitation_is_declined_unattended(transport: dict[str, Any], tmp_path: Path) -> None:
-    text, _, sink = turn(tmp_path, server(transport), "order", {}, [], approver=None)
+def test_elicitation_is_declined_unattended(transport: dict[str, Any], home: Path) -> None:
+    text, _, sink = turn(home, server(transport), "order", {}, [], approver=None)
     assert "outcome decline" in text, text
     assert any("asked you a question; declined" in n for n in sink.notices), sink.notices
 
@@ -201,17 +191,32 @@ def test_elicitation_is_declined_unattended(transport: dict[str, Any], tmp_path:
 # --- roots and logging -------------------------------------------------------------------------------------
 
 
-def test_roots_are_the_sessions_workspace(transport: dict[str, Any], tmp_path: Path) -> None:
-    text, _, _ = turn(tmp_path, server(transport), "roots", {}, [])
-    assert text.strip() == (tmp_path / "work").resolve().as_uri(), text
+def test_roots_are_the_sessions_workspace(transport: dict[str, Any], home: Path) -> None:
+    text, _, _ = turn(home, server(transport), "roots", {}, [])
+    assert text.strip() == (home / "work").resolve().as_uri(), text
 
 
-def test_server_log_messages_are_recorded_redacted(transport: dict[str, Any], tmp_path: Path) -> None:
-    text, _, _ = turn(tmp_path, server(transport), "chatty", {}, [])
+def test_server_log_messages_are_recorded_redacted(transport: dict[str, Any], home: Path) -> None:
+    text, _, _ = turn(home, server(transport), "chatty", {}, [])
     assert "chatted" in text
-    log = (tmp_path / "logs" / "mcp-asking.log").read_text(encoding="utf-8")
+    log = (home / "logs" / "mcp-asking.log").read_text(encoding="utf-8")
     assert "[info] starting the chatty work" in log and "token in use" in log
     assert asking.LOGGED_SECRET not in log
+
+
+# last of the transport's tests: its other trust restarts the shared connection once
+def test_sampling_asks_the_user_when_the_server_is_not_trusted(transport: dict[str, Any], home: Path) -> None:
+    asked: list[str] = []
+
+    def approver(request: Any) -> str:
+        asked.append(request.command)
+        return "deny" if "asks the session's model" in request.command else "once"
+
+    text, model, _ = turn(
+        home, server(transport, "ask"), "summarize", {"question": "Capital of Peru?"}, [], approver
+    )
+    assert any("Capital of Peru?" in a for a in asked), asked  # the user saw what the server asks
+    assert "said:" not in text and model.calls == 2, text  # refused: the model was never asked for it
 
 
 # --- the manager directly: several sessions on one connection ------------------------------------------------
@@ -295,7 +300,7 @@ def test_a_tool_that_runs_only_as_a_task_is_refused_by_name(tmp_path: Path) -> N
 # --- tasks (the 2026-07-28 tasks extension) -----------------------------------------------------------------
 
 
-@pytest.fixture(params=["stdio", "http"])
+@pytest.fixture(scope="module", params=["stdio", "http"])
 def modern(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
     if request.param == "stdio":
         yield {"command": sys.executable, "args": [SERVER]}
@@ -306,14 +311,19 @@ def modern(request: pytest.FixtureRequest) -> Iterator[dict[str, Any]]:
             close_shared()
 
 
-def test_a_tool_run_as_a_task_is_followed_to_its_result(modern: dict[str, Any], tmp_path: Path) -> None:
-    text, _, _ = turn(tmp_path, server(modern), "long_job", {}, [])
+@pytest.fixture(scope="module")
+def modern_home(modern: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("tasks-home")
+
+
+def test_a_tool_run_as_a_task_is_followed_to_its_result(modern: dict[str, Any], modern_home: Path) -> None:
+    text, _, _ = turn(modern_home, server(modern), "long_job", {}, [])
     assert text == "long job done", text  # answered with a task handle, polled until completed
 
 
-def test_a_task_asks_its_question_through_the_same_answers(modern: dict[str, Any], tmp_path: Path) -> None:
+def test_a_task_asks_its_question_through_the_same_answers(modern: dict[str, Any], modern_home: Path) -> None:
     fin, shown = terminal("Grace")
-    text, _, _ = turn(tmp_path, server(modern), "long_question", {}, [], tty_approver(fin, shown))
+    text, _, _ = turn(modern_home, server(modern), "long_question", {}, [], tty_approver(fin, shown))
     assert text == "job done for Grace", text
     assert "Your name, for the job?" in shown.getvalue()
 
