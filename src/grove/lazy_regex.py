@@ -2,12 +2,16 @@
 
 A one-shot run imports the secret, command and claim tables but reaches only a few of their patterns; compiling
 all of them at import was most of its start-up growth. `later(...)` is a drop-in for `re.compile(...)`.
+What a compile produces is kept beside the module's bytecode (see grove.regex_cache), so a later process skips
+parsing; GROVE_REGEX_CACHE=0 turns that off.
 """
 
 from __future__ import annotations
 
 import re
 from typing import Any, cast
+
+from grove import regex_cache
 
 # What callers use of a compiled pattern: copied onto the stand-in at first use, so later calls are plain attribute
 # reads on it (no __getattr__ on the hot path).
@@ -37,7 +41,7 @@ class _Later:
     def __getattr__(
         self, name: str
     ) -> Any:  # called only while an attribute is missing, i.e. before compiling
-        compiled = re.compile(*self._source)
+        compiled = regex_cache.compile(*self._source)
         for attr in _FORWARDED:
             setattr(self, attr, getattr(compiled, attr))
         return getattr(compiled, name)
