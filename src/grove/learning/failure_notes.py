@@ -103,12 +103,12 @@ def _cosine(a: str, b: str) -> float:
 def similar_notes(home: Path, task: str, limit: int = MAX_NOTES) -> list[FailureNote]:
     """Notes of tasks like `task`: ranked by the skill search (BM25F over the note as a skill: its task as the
     description, its approach and failure as the body), kept when the two tasks' words overlap clearly."""
-    from grove.skills.search import SkillSearchIndex
-    from grove.skills.skill import Skill
-
     notes = load_notes(home)
     if not notes or not task.strip():
         return []
+    from grove.skills.search import SkillSearchIndex  # only with notes to rank: most homes have none
+    from grove.skills.skill import Skill
+
     by_name = {f"failure-{n.id}": n for n in notes}
     pseudo = [
         Skill(

@@ -106,8 +106,12 @@ def learned_tools(settings: Settings, db: Database | None, taken: set[str]) -> l
     """Tools for the code skills in grove's home library that grove made itself (state.db), newest first, at most
     MAX_LEARNED_TOOLS, not stale, not clashing with a tool of `taken`. Read from state.db and those folders only:
     every session start runs this, and walking a large library for it would cost what the index already does."""
-    from grove.codeskills.layout import CODE_FILE
     from grove.skills import usage
+
+    names = [n for n in usage.made_by(db, MAKERS) if n not in taken]
+    if not names:
+        return []  # before the skill and code-skill modules: a home without learned skills never loads them
+    from grove.codeskills.layout import CODE_FILE
     from grove.skills.code_meta import is_code_skill
     from grove.skills.discover import home_skills_dir
     from grove.skills.frontmatter import SkillFormatError
@@ -115,9 +119,6 @@ def learned_tools(settings: Settings, db: Database | None, taken: set[str]) -> l
     from grove.skills.skill import load_skill
     from grove.skills.stale import stale_names
 
-    names = [n for n in usage.made_by(db, MAKERS) if n not in taken]
-    if not names:
-        return []
     home, hidden, found = home_skills_dir(settings.home), stale_names(settings), []
     for name in names:
         try:
