@@ -49,3 +49,29 @@ def test_after_a_401_mcp_test_points_at_no_missing_log(capsys, grove_home) -> No
     finally:
         httpd.shutdown()
     assert code != 0 and "mcp-remote.log" not in err
+
+
+def test_the_reference_servers_own_listings_are_not_flagged(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """mcp_list of the reference servers (their tools, schemas, resources and prompts) was quarantined as an
+    injection; it reaches the model as it is."""
+    import pytest
+
+    pytest.importorskip("mcp.client.stdio")
+    from grove.config.mcp import McpServerConfig
+    from grove.mcp_client.manager import McpManager
+    from grove.mcp_client.tools import McpTools
+    from grove.tools.context import ToolContext
+
+    servers = [
+        McpServerConfig(name="time", command="mcp-server-time", trust="trusted", timeout=30),
+        McpServerConfig(name="git", command="mcp-server-git", trust="trusted", timeout=30),
+    ]
+    manager = McpManager(servers, tmp_path)
+    try:
+        mcp_list = McpTools(servers, manager, tmp_path).lazy_tools()[0]
+        for name in ("time", "git"):
+            result = mcp_list.call(ToolContext(workspace=tmp_path), {"server": name})
+            assert result.ok and "[grove security:" not in result.content, result.content[:300]
+            assert "args=" in result.content  # the listing itself, schemas included
+    finally:
+        manager.close()
