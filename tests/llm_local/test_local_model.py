@@ -244,3 +244,25 @@ def test_a_grammar_that_admits_the_reply_does_not_change_it(model) -> None:  # t
     assert free.finish == "stop", free  # the model ends this answer by itself
     held = reply(text_grammar(loaded.engine.grammar_dialect))
     assert (held.text, held.finish, held.n_out) == (free.text, free.finish, free.n_out)
+
+
+def test_ctrl_c_stops_a_generation_at_once(model) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import signal
+    import threading
+    import time
+
+    # xllamacpp's callback wrapper printed and dropped the KeyboardInterrupt, and the reply ran on to its budget
+    story = [SYSTEM, {"role": "user", "content": "Write a long story about a dragon."}]
+    model.complete(
+        story, [], ModelSettings(max_tokens=2)
+    )  # the prompt is in the KV cache: tokens flow at once
+    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    with pytest.raises(KeyboardInterrupt):
+        model.complete(story, [], ModelSettings(max_tokens=2000))
+    assert time.monotonic() - start < 15
+    assert model.complete(
+        [SYSTEM, {"role": "user", "content": "hi"}], [], SHORT
+    ).text  # the model still answers

@@ -16,6 +16,7 @@ import signal
 import socket
 import tempfile
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -264,6 +265,8 @@ class XllamacppEngine:
                 return True
 
         def read_chunk(chunk: dict[str, Any]) -> bool:
+            if state["interrupted"]:
+                return True  # Ctrl-C: stop here; the interrupt is raised once llama.cpp has let go
             if "error" in chunk or "choices" not in chunk:
                 state["error"] = chunk.get("error", chunk)
                 return True
@@ -280,7 +283,9 @@ class XllamacppEngine:
             return bool(on_piece(piece))
 
         estimate = self.cached_prefix(tokens)
-        self._complete(body, on_chunk)
+        with _deferred_interrupts() as interrupted:
+            state["interrupted"] = interrupted
+            self._complete(body, on_chunk)
         if state.get("raised") is not None:
             raise state["raised"]
         if state["error"] is not None:
@@ -306,6 +311,27 @@ def _common_prefix(a: list[int], b: list[int]) -> int:
             break
         n += 1
     return n
+
+
+@contextlib.contextmanager
+def _deferred_interrupts() -> Iterator[list[int]]:
+    """While llama.cpp streams, Ctrl-C only marks the list (the caller stops the stream at the next token); on the
+    way out the handler that was in place gets the signal. A KeyboardInterrupt raised inside xllamacpp's callback
+    wrapper is printed and dropped, and generation ran on to its budget."""
+    marks: list[int] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield marks
+        return
+    previous = signal.getsignal(signal.SIGINT)
+    signal.signal(signal.SIGINT, lambda signum, frame: marks.append(signum))
+    try:
+        yield marks
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    if marks and callable(previous):
+        previous(signal.SIGINT, None)
+    elif marks and previous == signal.SIG_DFL:
+        raise KeyboardInterrupt
 
 
 def _restore_signals(handlers: dict[int, Any]) -> None:
