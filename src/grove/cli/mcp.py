@@ -143,7 +143,8 @@ def test(name: str = typer.Argument(..., help="The server's name.")) -> None:
         tools = manager.list_tools(name)
     except McpUnavailable as e:
         log = settings.home / "logs" / f"mcp-{name}.log"
-        # only a stdio server writes a log; an HTTP server's answer (401: check the token header) is in `e`
+        # a stdio server's stderr is its log (an HTTP server's log messages go there too, but its answer to a
+        # failed connection, such as a 401 for a wrong token header, is in `e`)
         fail(f"{e} (the server's own errors are in {log})" if server.command and log.exists() else str(e))
     finally:
         manager.close()
