@@ -5,6 +5,7 @@ mounts its local folder in a container of its own."""
 
 from __future__ import annotations
 
+import atexit
 import shutil
 import tempfile
 import threading
@@ -39,6 +40,7 @@ def own_workspace(parent: ToolContext | None = None) -> Path:
             raise
         with _lock:
             _remote[local] = (backend, folder)
+        atexit.register(shutil.rmtree, local, True)  # kept or not, the empty stand-in here goes at exit
     return local
 
 
