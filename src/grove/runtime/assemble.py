@@ -131,7 +131,8 @@ def session_tools(
     join the default toolsets or an explicit "mcp"; the learned tools join "skills"), minus those the model is not
     offered (its needs), plus the profile's own `tools` (kept whole: the reviewer's, a kanban worker's)."""
     wanted = profile.toolsets if profile.toolsets is not None else settings.toolsets
-    tools = builtin_registry().select([t for t in wanted if t != "mcp"])
+    own = [t for t in wanted if t != "mcp"]
+    tools = builtin_registry(own).select(own)  # only these toolsets' modules are loaded
     if needs.skip_tools:  # a small model confuses rarely-needed tools with the everyday ones
         tools = tools.without(needs.skip_tools)
     for tool in profile.tools or ():
