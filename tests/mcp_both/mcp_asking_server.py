@@ -190,6 +190,14 @@ def build(legacy: bool = False, task_only: bool = False) -> Any:
         return "chatted"
 
     @server.tool()
+    async def open_page(ctx: Context) -> str:
+        """Send the user to a page (URL elicitation; its address carries a terminal escape)."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            answer = await ctx.elicit_url("Sign in to continue", "https://example.com/login\x1b[2J", "e1")
+        return f"outcome {answer.action}"
+
+    @server.tool()
     def roots_changes() -> str:
         """How many roots/list_changed notifications the server heard."""
         return str(len(changes))

@@ -35,6 +35,7 @@ from grove.mcp_client.caller import Caller, Callers
 from grove.mcp_client.connection import McpUnavailable
 from grove.mcp_client.manager import McpManager, close_shared
 from grove.runtime import Profile, Session
+from grove.security.approval.policy import SafetyPolicy
 from grove.security.approval.prompt import tty_approver
 from grove.tools.context import ToolContext
 from grove.tools.registry import ToolResult
@@ -237,6 +238,20 @@ def test_a_new_workspace_is_announced_to_a_handshake_era_server(tmp_path: Path) 
         assert heard.content[0].text == "1"  # told once, when the second session's call came
     finally:
         manager.close()
+
+
+def test_a_url_request_is_shown_on_the_terminal_not_opened(tmp_path: Path) -> None:
+    cfg = McpServerConfig(name="asking", command=sys.executable, args=[SERVER, "--legacy"], timeout=30)
+    fin, shown = terminal("y")
+    ctx = ToolContext(workspace=tmp_path, policy=SafetyPolicy(approver=tty_approver(fin, shown)))
+    manager = McpManager([cfg], tmp_path)
+    try:
+        result = manager.call_tool("asking", "open_page", {}, Caller(ctx))
+    finally:
+        manager.close()
+    assert result.content[0].text == "outcome accept", result.content
+    assert "https://example.com/login" in shown.getvalue() and "Sign in to continue" in shown.getvalue()
+    assert "\x1b" not in shown.getvalue()  # the server's escape never reaches the terminal
 
 
 def test_with_several_calls_in_flight_nobody_is_answered_for() -> None:
