@@ -27,6 +27,13 @@ class ContainerConfig:
     workdir: Annotated[str, Field(description="where the workspace is mounted inside the container")] = (
         "/workspace"
     )
+    name: Annotated[
+        str | None,
+        Field(
+            description="a long-lived container to reuse instead of one per session: started once (if none of "
+            "that name exists) with the workspace mounted, kept after the session; grove never removes it"
+        ),
+    ] = None
 
 
 @dataclass

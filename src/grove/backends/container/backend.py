@@ -1,6 +1,7 @@
 """A session's container: started on the first command (`run -d` of the image with a sleeping shell), commands
 by `exec` under the image's `timeout` when it has one, file tools on the mounted workspace through the local
-confinement (the files are the host's), `rm -f` when the session goes."""
+confinement (the files are the host's), `rm -f` when the session goes. With backends.container.name, one
+long-lived container of that name instead, made once, reused by every session on its workspace, and kept."""
 
 from __future__ import annotations
 
@@ -50,7 +51,8 @@ class ContainerBackend:
         self.workspace = Path(workspace).resolve()
         self.root = config.container.workdir
         self._local, self._network = local, network
-        self.container = f"grove-{secrets.token_hex(6)}"
+        self.long_lived = config.container.name  # a named one is reused and kept, not made per session
+        self.container = self.long_lived or f"grove-{secrets.token_hex(6)}"
         self.started = False
         self._argv: list[str] | None = None
         self._state: dict[str, Any] = {}
@@ -64,10 +66,13 @@ class ContainerBackend:
     def _start(self) -> None:
         if self.started:
             return
+        if self.long_lived and self._reuse():
+            self.started = True
+            return
         c = self.config.container
         network = "none" if not self._network() else _own_network(self.spec.engine)
         argv = [
-            *self._engine(), "run", "-d", "--rm", "--name", self.container,
+            *self._engine(), "run", "-d", *([] if self.long_lived else ["--rm"]), "--name", self.container,
             "--network", network,  # never the host's
             "--memory", f"{c.memory_mb}m", "--pids-limit", str(c.pids), "--cpus", f"{c.cpus:g}",
             "--ulimit", "nofile=1024:1024", "--ulimit", f"nproc={c.pids}:{c.pids}",
@@ -84,8 +89,39 @@ class ContainerBackend:
                 "[--runtime, runc] go in backends.container.engine_args"
             )
         self.started = True
+        if self.long_lived:
+            return  # kept for the next session
         remove = [*self._engine(), "rm", "-f", *(["-t", "0"] if self.spec.engine == "podman" else [])]
         self._state["remove"] = [*remove, self.container]
+
+    def _reuse(self) -> bool:
+        """Whether the named container exists (started again if stopped); refused if it mounts another folder."""
+        engine = self._engine()
+        mounts = quick(
+            [
+                *engine,
+                "inspect",
+                "--format",
+                "{{range .Mounts}}{{.Source}}={{.Destination}} {{end}}",
+                self.container,
+            ],
+            timeout=30,
+        )
+        if mounts.returncode != 0:
+            return False  # none of that name yet: made now
+        if f"{self.workspace}={self.root}" not in mounts.stdout.split():
+            raise BackendError(
+                f"{self.name}: the container {self.container!r} (backends.container.name) mounts "
+                f"{mounts.stdout.strip() or 'no folder'}, not this workspace {self.workspace} at {self.root}; "
+                "name another container for this workspace, or work in the folder it mounts"
+            )
+        started = quick([*engine, "start", self.container], timeout=120)
+        if started.returncode != 0:
+            why = (started.stderr or started.stdout).strip().splitlines()[-1:] or ["no message"]
+            raise BackendError(
+                f"{self.name}: the container {self.container!r} did not start again ({why[0]})"
+            )
+        return True
 
     def run(self, command: str, *, timeout: float, network: bool | None = None) -> Result:
         # `network` cannot change a running container's: it has one only if the session allowed it at start
