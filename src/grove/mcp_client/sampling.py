@@ -97,7 +97,7 @@ async def answer_sampling(server: McpServerConfig, caller: Caller | None, params
             ModelSettings(max_tokens=limit, temperature=params.temperature),
         )
     except Exception as e:  # a cap reached, a provider down: the server gets the reason, grove goes on
-        return refuse(f"grove's model could not answer: {e}", types.INTERNAL_ERROR)
+        return refuse(f"grove's model could not answer: {redact(str(e))}", types.INTERNAL_ERROR)
     ctx.notify(
         f"MCP server '{server.name}' used the model ({completion.usage.prompt_tokens}+"
         f"{completion.usage.completion_tokens} tokens)"
