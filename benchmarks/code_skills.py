@@ -38,9 +38,7 @@ def one_run(workspace: Path, text: str, model_spec: str | None, buggy: bool, rou
 
     settings = Settings()
     model = None if model_spec else ScriptModel(CanonicalScript(buggy_first=buggy))
-    profile = Profile(
-        model=model_spec, workspace=workspace, toolsets=["files", "skills"], model_override=model
-    )
+    profile = Profile(model=model_spec or model, workspace=workspace, toolsets=["files", "skills"])
     agent = open_agent(settings, profile)
     agent.tools = with_code_skills(agent.tools)
     start = time.perf_counter()

@@ -108,12 +108,10 @@ def run_tasks(
                 path.chmod(0o2775 if path.is_dir() else 0o664)
         profile = Profile(
             source="benchmark",
-            model=model.name,
+            model=model,
             toolsets=TOOLSETS,
             workspace=workspace,
             max_iterations=6,
-            model_override=model,
-            route=False,
         )
         start = time.perf_counter()
         log = ToolLog()

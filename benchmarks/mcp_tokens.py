@@ -39,7 +39,7 @@ def counter() -> tuple[str, Any]:
 def cost(home: Path, servers: list[McpServerConfig], count: Any) -> tuple[int, int, int]:
     """(system prompt tokens, tool schema tokens, number of tools) of a new session."""
     settings = Settings(home=home, mcp=McpConfig(servers={s.name: s for s in servers}))
-    profile = Profile(source="bench", model_override=ScriptModel([{"text": "ok"}]), workspace=home)
+    profile = Profile(source="bench", model=ScriptModel([{"text": "ok"}]), workspace=home)
     session = Session.open(settings, profile)
     try:
         system = str(session.agent.messages[0]["content"])

@@ -116,7 +116,7 @@ def twenty_files(tmp: Path) -> dict[str, int]:
                 workspace=ws,
                 allow_terminal=True,
                 allow_unisolated=True,
-                model_override=model,
+                model=model,
             ),
         )
         session.run_turn("add up the cups sold in notes/ into total.txt")

@@ -103,11 +103,9 @@ def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterat
     # local model the lean prompt and tool list; the skills index shows what earlier reviews kept.
     profile = Profile(
         source="benchmark",
-        model=model.name,
+        model=counter,  # named as the model: a local one gets the lean prompt and tool list
         workspace=ws,
         max_iterations=max_iterations,
-        model_override=counter,
-        route=False,
     )
     agent = open_agent(settings, profile, store=store)
     sid = agent.session_id

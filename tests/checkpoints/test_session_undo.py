@@ -23,7 +23,7 @@ def run_turn(settings: Settings, workspace: Path, steps: list[Any], toolsets: li
     profile = Profile(
         workspace=workspace,
         toolsets=toolsets,
-        model_override=ScriptModel(steps),
+        model=ScriptModel(steps),
         allow_terminal=True,
         yolo=True,  # approvals off: the turn's own damage is the point
     )

@@ -86,9 +86,7 @@ def test_a_goals_judge_reads_the_turns_unsupported_claims(settings: Settings, wo
 
     worker = ScriptModel(lambda m, t: "Done: I wrote parser.py and all tests pass.")
     judge = ScriptModel([json.dumps({"verdict": "done", "reason": "ok"})])
-    session = Session.open(
-        settings, Profile(source="goal", workspace=workspace, model_override=worker, toolsets=[])
-    )
+    session = Session.open(settings, Profile(source="goal", workspace=workspace, model=worker, toolsets=[]))
     try:
         session.run_goal("ship the parser", max_turns=2, judge_model=judge)
     finally:

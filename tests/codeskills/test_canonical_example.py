@@ -23,7 +23,7 @@ TRAFFIC = [[f"w{d}", (d * 53) % 97 + 0.5, (d * 7) % 11] for d in range(1, 21)]
 def _run(settings: Settings, store: SessionStore, ws: Path, text: str, script: object) -> tuple[PlanRun, str]:
     agent = open_agent(
         settings,
-        Profile(workspace=ws, toolsets=["files", "skills"], model_override=ScriptModel(script)),
+        Profile(workspace=ws, toolsets=["files", "skills"], model=ScriptModel(script)),
         store=store,
     )
     agent.tools = with_code_skills(agent.tools)

@@ -227,7 +227,7 @@ def test_manual_compress_and_resume_loads_the_compressed_context(
     assert seen and seen[0][0]["content"] == "turn 0: please read module_0.py"  # the memory hook saw it all
     resumed = open_agent(
         settings,
-        Profile(resume=agent.session_id, workspace=workspace, model_override=ScriptModel(["hi"])),
+        Profile(resume=agent.session_id, workspace=workspace, model=ScriptModel(["hi"])),
         store=store,
     )
     assert (

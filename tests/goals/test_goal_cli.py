@@ -75,7 +75,7 @@ def test_chat_goal_commands_start_status_pause_and_resume(settings, store, works
 
     replies = iter(["did a", v("continue", "do b"), "did b", "hmm", "nope", v("done", "a and b")])
     model = ScriptModel(lambda messages, tools: next(replies))  # the chat's model also judges
-    session = Session.open(settings, Profile(workspace=workspace, model_override=model), store=store)
+    session = Session.open(settings, Profile(workspace=workspace, model=model), store=store)
     said: list[str] = []
     chat_goal("do a then b", session, said.append, lambda sid: session)
     assert "[paused]" in said[-1] and "2/20 turns" in said[-1]  # turn 2's judge replies were not JSON

@@ -31,9 +31,7 @@ def call(name: str, **arguments: object) -> dict[str, object]:
 def new_agent(
     settings: Settings, store: SessionStore, workspace: Path, model: ScriptModel, resume: str | None = None
 ) -> Agent:
-    return open_agent(
-        settings, Profile(resume=resume, workspace=workspace, model_override=model), store=store
-    )
+    return open_agent(settings, Profile(resume=resume, workspace=workspace, model=model), store=store)
 
 
 def tool_texts(messages: list[Message]) -> list[str]:
@@ -196,7 +194,7 @@ def test_chat_goal_uses_the_configured_judge_model(
     judge_file.write_text(f"- {json.dumps(verdict('done', 'the configured judge agrees'))}\n")
     settings.goals.judge_model = f"script:{judge_file}"
     chat_model = ScriptModel(lambda m, t: "did the work")  # would never give a verdict
-    session = Session.open(settings, Profile(workspace=workspace, model_override=chat_model), store=store)
+    session = Session.open(settings, Profile(workspace=workspace, model=chat_model), store=store)
     said: list[str] = []
     chat_goal("do the work", session, said.append, lambda sid: session)
     assert "[done]" in said[-1] and "the configured judge agrees" in said[-1]

@@ -34,9 +34,7 @@ def verdict(v: str, reason: str) -> str:
 
 
 def new_agent(settings: Settings, store: SessionStore, workspace: Path, resume: str | None = None) -> Agent:
-    return open_agent(
-        settings, Profile(resume=resume, workspace=workspace, model_override=worker()), store=store
-    )
+    return open_agent(settings, Profile(resume=resume, workspace=workspace, model=worker()), store=store)
 
 
 def user_texts(agent: Agent) -> list[str]:

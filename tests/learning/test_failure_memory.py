@@ -23,7 +23,7 @@ def call(name: str, **arguments: object) -> dict:
 def session(settings: Settings, workspace: Path, model: ScriptModel, review: str = "thread") -> Session:
     # review "thread" on the script model opens no reviewer (it needs learning.review_model), but learning is on
     return Session.open(
-        settings, Profile(workspace=workspace, toolsets=["files"], model_override=model, review=review)
+        settings, Profile(workspace=workspace, toolsets=["files"], model=model, review=review)
     )  # type: ignore[arg-type]
 
 
@@ -113,9 +113,7 @@ def test_a_resumed_session_is_past_its_first_turn(settings: Settings, workspace:
     s.run_turn(OTHER)
     s.close()
     model = ScriptModel(["ok"])
-    profile = Profile(
-        workspace=workspace, toolsets=["files"], model_override=model, review="thread", resume=s.id
-    )
+    profile = Profile(workspace=workspace, toolsets=["files"], model=model, review="thread", resume=s.id)
     resumed = Session.open(settings, profile)
     resumed.run_turn(SIMILAR)
     resumed.close()

@@ -37,7 +37,7 @@ def setup_skill(
 def session(settings: Settings, store: SessionStore, workspace: Path, steps: list) -> Session:
     (workspace / "build.txt").write_text("make all\n")
     profile = Profile(
-        source="chat", toolsets=["files", "skills"], workspace=workspace, model_override=ScriptModel(steps)
+        source="chat", toolsets=["files", "skills"], workspace=workspace, model=ScriptModel(steps)
     )
     return Session.open(settings, profile, store=store)
 
@@ -99,7 +99,7 @@ def test_the_reviewer_reading_a_skill_grades_nothing(
         source="review",
         toolsets=["skills"],
         workspace=workspace,
-        model_override=ScriptModel([{"tool_calls": [VIEW]}, "ok"]),
+        model=ScriptModel([{"tool_calls": [VIEW]}, "ok"]),
     )
     s = Session.open(settings, profile, store=store)
     s.run_turn("review this")

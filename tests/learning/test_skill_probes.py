@@ -58,9 +58,7 @@ def reviewed_session(settings: Settings, workspace: Path) -> str:
         call("write_file", path="total.txt", content="0"),
         "it is 0",
     ]
-    s = Session.open(
-        settings, Profile(workspace=workspace, toolsets=["files"], model_override=ScriptModel(steps))
-    )
+    s = Session.open(settings, Profile(workspace=workspace, toolsets=["files"], model=ScriptModel(steps)))
     s.run_turn(TASK)
     s.close()
     return s.id

@@ -112,7 +112,7 @@ def test_a_local_session_is_not_offered_skill_manage(
     settings: Settings, tmp_path: Path, name: str, offered: bool
 ) -> None:
     model = ScriptModel(["ok"], name=name)
-    profile = Profile(toolsets=["files", "skills"], workspace=tmp_path, model_override=model, route=False)
+    profile = Profile(toolsets=["files", "skills"], workspace=tmp_path, model=model)
     agent = open_agent(settings, profile)
     try:
         agent.run_turn("hi")
@@ -126,7 +126,7 @@ def test_a_local_session_is_not_offered_skill_manage(
 def test_the_reviewer_keeps_its_own_tools(settings: Settings, tmp_path: Path) -> None:
     tools = builtin_registry().select(["skills"])
     model = ScriptModel(["ok"], name="local:qwen2.5-coder-1.5b")
-    profile = Profile(toolsets=[], tools=tools, workspace=tmp_path, model_override=model, route=False)
+    profile = Profile(toolsets=[], tools=tools, workspace=tmp_path, model=model)
     agent = open_agent(settings, profile)
     try:
         agent.run_turn("hi")

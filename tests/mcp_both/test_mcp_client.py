@@ -73,7 +73,7 @@ def turn(
     settings = Settings(home=home, mcp=McpConfig(servers={s.name: s for s in servers}))
     steps: list[Any] = [{"tool_calls": [{"name": n, "arguments": a}]} for n, a in calls] + [{"text": "done"}]
     sink = Sink()
-    profile = Profile(source="test", model_override=ScriptModel(steps), workspace=home, approver=approver)
+    profile = Profile(source="test", model=ScriptModel(steps), workspace=home, approver=approver)
     session = Session.open(settings, profile, sink)
     try:
         session.run_turn("go")

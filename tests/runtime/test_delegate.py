@@ -194,8 +194,7 @@ def test_children_may_run_on_their_own_model(tmp_path: Path, workspace: Path) ->
         Profile(
             toolsets=["files", "delegate"],
             workspace=workspace,
-            model_override=parent_model(THREE),
-            route=False,
+            model=parent_model(THREE),
         ),
     )
     session.run_turn("go")

@@ -147,8 +147,7 @@ def publishing_parent(
             toolsets=["files", "delegate"],
             tools=tools,  # added to the toolsets'
             workspace=workspace,
-            model_override=parent_model({"goal": "announce", "toolsets": ["social"]}),
-            route=False,
+            model=parent_model({"goal": "announce", "toolsets": ["social"]}),
             child_model=lambda: ScriptModel(child),
             approver=approver,  # type: ignore[arg-type]
         ),

@@ -49,9 +49,7 @@ def test_a_failed_turn_or_plan_leaves_no_review_paused(
     (tmp_path / "r.yaml").write_text("- text: nothing\n")
     monkeypatch.setenv("GROVE_LEARNING__REVIEW_MODEL", f"script:{tmp_path / 'r.yaml'}")
     failing = ScriptModel([ModelError(ErrorKind.AUTH, "no key", model="script")])
-    profile = Profile(
-        source="chat", workspace=workspace, review="thread", model_override=failing, route=False
-    )
+    profile = Profile(source="chat", workspace=workspace, review="thread", model=failing)
     session = Session.open(load_settings(), profile)
     assert session.reviews is not None
     with pytest.raises(ModelError):
@@ -67,7 +65,7 @@ def test_chat_runs_the_curator_with_a_model(
     monkeypatch.setenv("GROVE_LEARNING__REVIEW_MODEL", merge_script(tmp_path))
     settings = load_settings()
     overlapping_agent_skills(settings)
-    profile = Profile(source="chat", workspace=workspace, curator=True, model_override=ScriptModel(["hi"]))
+    profile = Profile(source="chat", workspace=workspace, curator=True, model=ScriptModel(["hi"]))
     session = Session.open(settings, profile)
     for t in threading.enumerate():
         if t.name == "grove-curator":

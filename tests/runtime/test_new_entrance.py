@@ -42,7 +42,7 @@ class WebhookEntrance(AgentEvents):
             allow_terminal=True,
             workspace=self.workspace,
             review="thread",
-            model_override=model,
+            model=model,
         )
         session = Session.open(self.settings, profile, self)
         try:
@@ -102,7 +102,7 @@ def test_plan_then_act_compresses_and_retries_on_a_context_overflow(
         return {"text": "summary of the earlier work"}  # the compressor's summary call
 
     scripted = ScriptModel(model)  # it says 128K tokens fit; the provider disagrees at ~17K
-    profile = Profile(workspace=workspace, toolsets=["files"], model_override=scripted, route=False)
+    profile = Profile(workspace=workspace, toolsets=["files"], model=scripted)
     session = Session.open(settings, profile)
     for i in range(30):  # an earlier conversation worth compressing
         session.agent.append({"role": "user", "content": f"request {i}: " + "words " * 200})

@@ -12,9 +12,7 @@ from grove.store.sessions import SessionStore
 
 
 def profile(workspace: Path, *replies: str) -> Profile:
-    return Profile(
-        source="webhook", toolsets=[], workspace=workspace, model_override=ScriptModel(list(replies))
-    )
+    return Profile(source="webhook", toolsets=[], workspace=workspace, model=ScriptModel(list(replies)))
 
 
 def test_a_stored_conversation_is_resumed_with_its_messages(

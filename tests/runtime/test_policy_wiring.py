@@ -79,7 +79,7 @@ def test_smart_mode_asks_the_judge_model(
         allow_terminal=True,
         workspace=workspace,
         approver=lambda request: asked.append(request.command) or "deny",
-        model_override=model,
+        model=model,
     )
     session = Session.open(settings, profile)
     session.run_turn("publish")

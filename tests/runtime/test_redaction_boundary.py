@@ -42,7 +42,7 @@ def test_no_secret_leaks_from_any_entry_point(
             return {"tool_calls": [{"name": "read_file", "arguments": {"path": "dump.txt", "limit": 2000}}]}
         return {"text": "Here is what I found:\n" + texts}
 
-    profile = Profile(workspace=workspace, toolsets=["files"], model_override=ScriptModel(model))
+    profile = Profile(workspace=workspace, toolsets=["files"], model=ScriptModel(model))
     session = Session.open(settings, profile, EventStream(TerminalEvents(stream_text=True)))
     result = session.run_turn("Please check these:\n" + texts)
     session.close()

@@ -73,9 +73,7 @@ def test_a_serve_keys_cap_holds_for_that_key_only(grove_home: Path) -> None:
     settings = load_settings()
 
     def run(key: str) -> str:
-        profile = Profile(
-            source="api", toolsets=[], model_override=ScriptModel(["ok"]), spend_scopes=(f"key:{key}",)
-        )
+        profile = Profile(source="api", toolsets=[], model=ScriptModel(["ok"]), spend_scopes=(f"key:{key}",))
         session = Session.open(settings, profile)
         try:
             return session.run_turn("hi").answer
@@ -108,9 +106,7 @@ def test_concurrent_entrances_through_the_request_path_overshoot_by_at_most_one_
         return Completion(text="ok", usage=Usage(prompt_tokens=100, completion_tokens=10))
 
     def entrance(source: str) -> None:
-        session = Session.open(
-            settings, Profile(source=source, toolsets=[], model_override=ScriptModel(reply))
-        )
+        session = Session.open(settings, Profile(source=source, toolsets=[], model=ScriptModel(reply)))
         try:
             while True:
                 session.run_turn("go")

@@ -77,7 +77,7 @@ def _session(
     toolsets: list[str] | None = None,
 ) -> Agent:
     model = ScriptModel(["ok"], name=spec)
-    profile = Profile(workspace=workspace, toolsets=toolsets, model_override=model, route=False)
+    profile = Profile(workspace=workspace, toolsets=toolsets, model=model)
     return open_agent(settings, profile, store=store)
 
 

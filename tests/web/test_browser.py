@@ -30,7 +30,7 @@ def _open(settings: Settings, workspace: Path, steps: list[Any], approver: Any =
             toolsets=["browser"],
             workspace=workspace,
             approver=approver,
-            model_override=driver(steps),
+            model=driver(steps),
         ),
     )
 

@@ -101,9 +101,7 @@ def test_web_toolsets_are_opt_in(settings: Settings, workspace: Path) -> None:
     from grove.llm.script import ScriptModel
     from grove.runtime import Profile, Session
 
-    session = Session.open(
-        settings, Profile(source="test", workspace=workspace, model_override=ScriptModel(["ok"]))
-    )
+    session = Session.open(settings, Profile(source="test", workspace=workspace, model=ScriptModel(["ok"])))
     names = session.agent.tools.names()
     session.close()
     assert not [n for n in names if n.startswith(("web_", "browser_"))], names

@@ -344,7 +344,7 @@ class Gateway:
             approver=self._approver(key, role),
             long_lived=True,
             review=self.config.review,
-            model_override=self.model,
+            model=self.model,
             title=f"{self.platform} chat {chat_id}" + ("" if chat_id == user_id else f" ({user_id})"),
             spend_scopes=(f"user:{self.platform}:{user_id}",),  # spend.users caps hold per account
         )

@@ -133,8 +133,7 @@ def run_worker(
     workspace = Path(task.workspace) if task.workspace else _own_workspace(task_id)
     profile = Profile(
         source="worker",
-        model=model,
-        model_override=model_override,
+        model=model_override or model,
         toolsets=toolsets,  # None = settings.toolsets, with MCP and learned tools as in any session
         tools=ToolRegistry(kanban_tools.tools()),  # the board's tools, added to them
         workspace=workspace,

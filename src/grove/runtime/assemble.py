@@ -98,10 +98,9 @@ def build_router(
     settings: Settings,
     spec: str,
     events: AgentEvents,
-    model: Model | None = None,
     long_lived: bool = False,
 ) -> Router:
-    models = [model or build_model(spec, settings, long_lived=long_lived)]
+    models = [build_model(spec, settings, long_lived=long_lived)]
     models += [build_model(s, settings, long_lived=long_lived) for s in settings.fallback_models if s != spec]
 
     def notice(e: RouterEvent) -> None:
@@ -159,15 +158,16 @@ def open_agent(
     events = events or AgentEvents()
     store = store or open_store(settings)
     workspace = (profile.workspace or Path.cwd()).resolve()
+    ready = None if profile.model is None or isinstance(profile.model, str) else profile.model
+    asked = profile.model if isinstance(profile.model, str) else (ready.name if ready is not None else None)
     history: list[Message] = []
     if profile.resume:
         session_id = store.resolve_id(profile.resume)
-        spec = profile.model or store.get_session(session_id).model
+        spec = asked or store.get_session(session_id).model
         system = store.system_prompt(session_id) or ""
         history = store.messages(session_id)
     else:
-        spec = profile.model or (profile.model_override.name if profile.model_override else None)
-        spec = spec or settings.resolved_model()
+        spec = asked or settings.resolved_model()
         system = ""
     needs = needs_for(spec)  # what this model needs of the agent: decided once, here, from its profile
     tools = session_tools(settings, profile, store, events, needs)
@@ -178,10 +178,7 @@ def open_agent(
     system = redact(
         system or profile.system_prompt or build_system_prompt(settings, workspace, tools, needs.lean)
     )
-    if profile.model_override is not None and not profile.route:
-        router: Model = profile.model_override
-    else:
-        router = build_router(settings, spec, events, profile.model_override, profile.long_lived)
+    router: Model = ready if ready is not None else build_router(settings, spec, events, profile.long_lived)
     from grove.spend.guard import guard
 
     router = guard(router, settings, profile.source, profile.spend_scopes)  # every request under the caps
@@ -213,7 +210,8 @@ def open_agent(
     )
     from grove.runtime.session_backend import attach
 
-    backend = attach(ctx, profile.backend)  # the profile's backend, else backends.use; recorded with the session
+    # the profile's backend, else backends.use; recorded with the session
+    backend = attach(ctx, profile.backend)
     if settings.checkpoints.enabled:
         from grove.checkpoints.store import CheckpointStore
         from grove.checkpoints.turn import TurnCheckpoints

@@ -278,8 +278,7 @@ class Children:
             yolo=parent.profile.yolo,
             allow_unisolated=parent.profile.allow_unisolated,
             approver=self._approver(),
-            model_override=model,
-            route=False,  # the model is routed already (the parent's router, or one built for children)
+            model=model,  # routed already (the parent's router, or one built for children)
             child_model=parent.profile.child_model,
         )
         session = self.open_session(parent.settings, profile, events, parent.store)

@@ -91,8 +91,7 @@ class AgentRunner:
             yolo=True,
             allow_unisolated=self.allow_unisolated,
             max_iterations=self.max_iterations,
-            model_override=self.model,
-            route=False,
+            model=self.model,
             review="off",
         )
         session = Session.open(self.settings, profile, store=self._open_store())

@@ -21,7 +21,9 @@ ReviewMode = Literal["thread", "detached", "off"]
 @dataclass
 class Profile:
     source: str = "cli"  # stored with the session: run, chat, goal, review, a gateway's name...
-    model: str | None = None  # spec; None = settings
+    # a spec, built with the configured fallbacks and retries (None = settings', or a resumed session's own); or a
+    # ready Model (tests, the reviewer, sub-agents, evolution), used as it is: routed already, if at all
+    model: str | Model | None = None
     toolsets: list[str] | None = None  # None = settings.toolsets; [] = none (only `tools`)
     # tools added to the toolsets' (a kanban worker's board tools; the reviewer's own, with toolsets=[]): they keep
     # MCP and learned tools and are never left out for a small model
@@ -42,8 +44,6 @@ class Profile:
     # the curator when it is due: True = a thread at open when idle (interactive sessions); "detached" = a process
     # after the session closes (one-shot entrances), at most once per learning.curator_interval_days
     curator: bool | Literal["detached"] = False
-    model_override: Model | None = None  # a ready model object instead of the spec (tests, the reviewer)
-    route: bool = True  # wrap the model in the retry/fallback router (False: it is routed already)
     # each sub-agent's model (`delegate`): a new one per child; None = delegation.model, else the parent's own
     child_model: Callable[[], Model] | None = None
     # spend scopes besides 'all' and 'profile:<source>' this entrance's requests count in: 'key:NAME', 'user:P:ID'

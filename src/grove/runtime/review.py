@@ -140,8 +140,7 @@ def review_session(
             parent_id=session_id,
             max_iterations=config.reviewer_max_iterations,
             workspace=workspace,
-            model_override=GatedModel(reviewer, gate),
-            route=False,  # the reviewer's model is a router already
+            model=GatedModel(reviewer, gate),  # the reviewer's model is a router already
         )
         agent = open_agent(settings, profile, events, store)
         report.reviewer_session_id = agent.session_id

@@ -62,8 +62,7 @@ def probe_runner(settings: Any, model: Model, max_iterations: int = PROBE_MAX_IT
             probe_settings = dataclasses.replace(settings, home=home)
             profile = Profile(
                 source="probe",
-                model_override=model,
-                route=False,
+                model=model,
                 workspace=ws,
                 approver=None,
                 review="off",

@@ -232,7 +232,8 @@ class Session:
     def _curator_spec(self) -> str | None:
         from grove.learning.curator import curator_model_spec
 
-        return curator_model_spec(self.settings, self.profile.model or self.agent.model.name)
+        asked = self.profile.model if isinstance(self.profile.model, str) else None  # a spec, not a Model
+        return curator_model_spec(self.settings, asked or self.agent.model.name)
 
     def _curator_factory(self) -> Callable[[], Model] | None:
         spec = self._curator_spec()

@@ -155,13 +155,12 @@ class TurnRunner:
         label = f"api {key_name}: {conversation}"
         profile = Profile(
             source="api",
-            model=model,
+            model=self.options.model_override or model,  # a ready model (tests, benchmarks), else the spec
             toolsets=self.options.toolsets,
             allow_terminal=self.options.allow_terminal,
             workspace=chat_folder(root, "keys", key_name),  # one client cannot read another's files
             approver=self.state.approvals.approver(label, key_name) if self.options.ask_dashboard else None,
             review="thread",
-            model_override=self.options.model_override,
             title=f"api {key_name}: {conversation}"[:80],
             spend_scopes=(f"key:{key_name}",),  # the key's own caps (spend.keys) besides the api's and all's
         )

@@ -122,7 +122,7 @@ def test_click_through_in_chromium(settings: Settings, seeded: dict[str, str], t
                 allow_terminal=True,
                 workspace=workspace,
                 approver=approver,
-                model_override=model,
+                model=model,
             )
 
             def run() -> None:

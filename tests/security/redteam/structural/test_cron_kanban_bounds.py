@@ -34,7 +34,7 @@ def _session(settings: Settings, workspace: Path, steps: list, approver=None) ->
             toolsets=["cron"],
             workspace=workspace,
             approver=approver,
-            model_override=ScriptModel(steps),
+            model=ScriptModel(steps),
         ),
     )
 

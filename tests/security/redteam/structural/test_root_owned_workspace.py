@@ -50,7 +50,7 @@ def _run(settings: Settings, workspace: Path, steps: list) -> None:  # type: ign
             workspace=workspace,
             approver=approver,
             allow_terminal=True,
-            model_override=ScriptModel(steps),
+            model=ScriptModel(steps),
         ),
     )
     try:

@@ -53,7 +53,7 @@ def _session(settings: Settings, workspace: Path, approver=None) -> Session:  # 
             allow_terminal=True,
             allow_unisolated=True,
             approver=approver,
-            model_override=ScriptModel(_steps(EXFIL["curl -d @file"])),
+            model=ScriptModel(_steps(EXFIL["curl -d @file"])),
         ),
     )
 
@@ -115,7 +115,7 @@ def test_read_file_outside_the_workspace_taints(settings: Settings, workspace: P
             allow_terminal=True,
             allow_unisolated=True,
             approver=lambda r: "once",
-            model_override=ScriptModel(steps),
+            model=ScriptModel(steps),
         ),
     )
     session.run_turn("read it")

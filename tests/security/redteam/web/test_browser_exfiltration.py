@@ -44,7 +44,7 @@ def _run(web: FakeWeb, settings: Settings, workspace: Path, route: str, approver
             toolsets=["browser"],
             workspace=workspace,
             approver=approver,
-            model_override=driver(steps),
+            model=driver(steps),
         ),
     )
     session.run_turn("read the release notes")

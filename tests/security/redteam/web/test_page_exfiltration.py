@@ -29,7 +29,7 @@ def _session(settings: Settings, workspace: Path, steps: list[Any], approver: An
             allow_terminal=True,
             allow_unisolated=True,
             approver=approver,
-            model_override=ScriptModel(steps),
+            model=ScriptModel(steps),
         ),
     )
 
