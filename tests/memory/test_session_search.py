@@ -249,3 +249,26 @@ def test_a_turn_is_embedded_after_it_in_the_background(settings: Settings, works
     hits = search_sessions(session.store, "joint pain when jogging")
     session.close()
     assert hits and hits[0].session_id == session.id
+
+
+def test_sessions_are_ranked_by_their_mean_vector_too(store: SessionStore) -> None:
+    """Without the model: vectors set by hand. A session whose messages each lean towards the query stands out by
+    its mean, and stands for its closest message."""
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(3)
+    dim = 16
+    query = np.zeros(dim, dtype=np.float32)
+    query[0] = 1.0
+    rows, target, closest = [], "", 0
+    for s in range(30):
+        sid = add_session(store, f"s{s}", [f"m{s}-{i}" for i in range(4)])
+        for n, (mid, _) in enumerate(store.messages_with_ids(sid)):
+            v = rng.standard_normal(dim).astype(np.float32)
+            if s == 7:  # each message only leans towards the query; together they point at it
+                v = v * 0.3 + query * (0.8 + 0.1 * n)
+                target, closest = sid, mid
+            rows.append((mid, 0.0, v / np.linalg.norm(v)))
+    vectors.save(store.db, "test-model", rows, max(r[0] for r in rows))
+    near = vectors.nearest(store.db, query, 5, store.session_ids_between)
+    assert near.sessions[0][0] == target and near.sessions[0][1] >= 2.0 and near.sessions[0][2] == closest
+    assert vectors.nearest(store.db, query, 5, store.session_ids_between, after=1.0).sessions == []

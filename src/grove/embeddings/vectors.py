@@ -1,12 +1,14 @@
 """Message vectors in state.db (`message_embeddings`, `embedding_state`) and the nearest-neighbour look-up over them.
 
 Stored as float16 (512 bytes a message); each process keeps one matrix per database in memory, topped up with the
-rows added since it last looked, so a query is one matrix product (a few ms at 100K messages).
+rows added since it last looked, with each session's mean vector beside it, so a query is two matrix products (a
+few ms at 100K messages).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -51,14 +53,32 @@ def count(db: Database) -> int:
 
 
 @dataclass
+class Nearest:
+    """What a query's vector is closest to: messages, and sessions by the mean of their messages' vectors."""
+
+    messages: list[tuple[int, float]]  # (message id, cosine), best first
+    # (session id, how far its mean's cosine stands above all sessions' in standard deviations, its closest
+    # message), best first: a mean's raw cosine shrinks with the session's length, its standing does not
+    sessions: list[tuple[str, float, int]]
+
+
+SessionsOf = Callable[[int, int], dict[int, str]]  # (after id, up to id) -> each message id's session
+
+
+@dataclass
 class _Matrix:
     last_id: int = 0
-    ids: list[Any] = field(default_factory=list)  # numpy chunks, joined on use
-    times: list[Any] = field(default_factory=list)
-    vectors: list[Any] = field(default_factory=list)
+    ids: Any = None  # numpy arrays, one row per embedded message
+    times: Any = None
+    vectors: Any = None
+    codes: Any = None  # each row's session, as an index into `names`
+    names: list[str] = field(default_factory=list)
+    code_of: dict[str, int] = field(default_factory=dict)
+    sums: Any = None  # per session: the sum of its vectors; `means` is it normalised
+    means: Any = None
     lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def top_up(self, db: Database, dim: int) -> None:
+    def top_up(self, db: Database, dim: int, sessions_of: SessionsOf) -> None:
         import numpy as np
 
         with db.lock:
@@ -69,11 +89,32 @@ class _Matrix:
             ).fetchall()
         if not rows:
             return
-        self.ids = [np.concatenate([*self.ids, np.fromiter((r[0] for r in rows), np.int64, len(rows))])]
-        self.times = [np.concatenate([*self.times, np.fromiter((r[1] for r in rows), np.float64, len(rows))])]
+        seen = int(rows[-1][0])
+        owner = sessions_of(self.last_id, seen)
+        rows = [r for r in rows if r[0] in owner]  # a message deleted since it was embedded
+        if not rows:
+            self.last_id = seen
+            return
+        for r in rows:
+            self.code_of.setdefault(owner[r[0]], len(self.code_of))
+        self.names = sorted(self.code_of, key=self.code_of.__getitem__)
+        ids = np.fromiter((r[0] for r in rows), np.int64, len(rows))
+        times = np.fromiter((r[1] for r in rows), np.float64, len(rows))
+        codes = np.fromiter((self.code_of[owner[r[0]]] for r in rows), np.int64, len(rows))
         block = np.frombuffer(b"".join(r[2] for r in rows), dtype=np.float16).reshape(len(rows), dim)
-        self.vectors = [np.concatenate([*self.vectors, block.astype(np.float32)])]
-        self.last_id = int(rows[-1][0])
+        block = block.astype(np.float32)
+        first = self.ids is None
+        self.ids = ids if first else np.concatenate([self.ids, ids])
+        self.times = times if first else np.concatenate([self.times, times])
+        self.codes = codes if first else np.concatenate([self.codes, codes])
+        self.vectors = block if first else np.concatenate([self.vectors, block])
+        sums = np.zeros((len(self.names), dim), dtype=np.float32)
+        if self.sums is not None:
+            sums[: len(self.sums)] = self.sums
+        np.add.at(sums, codes, block)
+        self.sums = sums
+        self.means = sums / np.maximum(np.linalg.norm(sums, axis=1, keepdims=True), 1e-9)
+        self.last_id = seen
 
 
 _caches: dict[str, _Matrix] = {}
@@ -81,29 +122,54 @@ _caches_lock = threading.Lock()
 
 
 def nearest(
-    db: Database, query: np.ndarray, k: int, after: float | None = None, before: float | None = None
-) -> list[tuple[int, float]]:
-    """The k message ids whose vectors are closest to `query` (cosine), said within [after, before)."""
+    db: Database,
+    query: np.ndarray,
+    k: int,
+    sessions_of: SessionsOf,
+    after: float | None = None,
+    before: float | None = None,
+) -> Nearest:
+    """The k messages, and the k sessions, whose vectors are closest to `query` (cosine); messages said within
+    [after, before) only, and no sessions when a span is given (a session's mean spans all its time)."""
     import numpy as np
 
     with _caches_lock:
         matrix = _caches.setdefault(str(db.path), _Matrix())
+    q = query.astype(np.float32).ravel()
     with matrix.lock:
-        matrix.top_up(db, int(query.shape[-1]))
-        if not matrix.ids:
-            return []
-        ids, times, vectors = matrix.ids[0], matrix.times[0], matrix.vectors[0]
+        matrix.top_up(db, int(q.shape[0]), sessions_of)
+        if matrix.ids is None:
+            return Nearest([], [])
+        ids, times, vectors, codes = matrix.ids, matrix.times, matrix.vectors, matrix.codes
+        names, means = list(matrix.names), matrix.means
     # einsum's own loop, not BLAS: a matrix-vector product through OpenBLAS's thread pool costs ~20 ms of thread
     # hand-offs on a busy 2-core machine whatever the size; einsum is 0.6 ms at 5K rows, memory-bound at 100K
-    scores = np.einsum("ij,j->i", vectors, query.astype(np.float32).ravel())
-    if after is not None or before is not None:
+    scores = np.einsum("ij,j->i", vectors, q)
+    spanned = after is not None or before is not None
+    if spanned:
         keep = np.ones(len(ids), dtype=bool)
         if after is not None:
             keep &= times >= after
         if before is not None:
             keep &= times < before
         scores = np.where(keep, scores, -np.inf)
-    k = min(k, len(ids))
+    messages = [(int(ids[i]), float(scores[i])) for i in _top(scores, k) if np.isfinite(scores[i])]
+    sessions: list[tuple[str, float, int]] = []
+    if not spanned:
+        by_mean = np.einsum("ij,j->i", means, q)
+        spread = float(by_mean.std()) or 1.0
+        standing = (by_mean - float(by_mean.mean())) / spread
+        for c in _top(by_mean, k):
+            rows = np.flatnonzero(codes == c)
+            sessions.append((names[c], float(standing[c]), int(ids[rows[np.argmax(scores[rows])]])))
+    return Nearest(messages, sessions)
+
+
+def _top(scores: Any, k: int) -> Any:
+    import numpy as np
+
+    k = min(k, len(scores))
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
     top = np.argpartition(-scores, k - 1)[:k]
-    top = top[np.argsort(-scores[top])]
-    return [(int(ids[i]), float(scores[i])) for i in top if np.isfinite(scores[i])]
+    return top[np.argsort(-scores[top])]

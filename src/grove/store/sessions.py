@@ -356,6 +356,14 @@ class SessionStore:
         seen = rows[-1][0] if len(rows) >= limit else top
         return [(r[0], r[1], r[2]) for r in rows], seen
 
+    def session_ids_between(self, after_id: int, upto_id: int) -> dict[int, str]:
+        """Each message id in (after_id, upto_id] with its session (the vector index groups messages by it)."""
+        with self.db.lock:
+            rows = self.db.conn.execute(
+                "SELECT id, session_id FROM messages WHERE id > ? AND id <= ?", (after_id, upto_id)
+            ).fetchall()
+        return {r[0]: r[1] for r in rows}
+
     def sessions_like_owner(self, session_id: str) -> set[str] | None:
         """The sessions run by the serve key that ran `session_id` (that key's agent recalls only its own), or None
         when no key ran it (a CLI, chat, cron or kanban session recalls every session of its home)."""
