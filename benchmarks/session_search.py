@@ -227,9 +227,17 @@ def main() -> None:
     r_both, p50_both = recall_and_p50(store, pairs, semantic=True)
     print(f"embedded {embedded} messages in {embed_s:.1f} s ({embedder.name})")
     print(f"with embeddings: recall@5 {r_both:.2f}, p50 {p50_both:.1f} ms")
+    # the 40 topical sessions alone, each query's 39 others its only distractors (no random-word filler, whose
+    # look-alike session means favour the session-mean ranking)
+    alone = SessionStore.open(path.parent / "alone.db")
+    alone_pairs = plant(alone)
+    r_alone_words = recall_and_p50(alone, alone_pairs, semantic=False)[0]
+    r_alone_both = recall_and_p50(alone, alone_pairs, semantic=True)[0]
+    print(f"the topical sessions alone: recall@5 full-text {r_alone_words:.2f}, hybrid {r_alone_both:.2f}")
     print(
         line + f" recall5_hybrid={r_both:.2f} p50_ms_hybrid={p50_both:.1f} embedded={embedded} "
-        f"embed_s={embed_s:.1f} model={embedder.name}"
+        f"embed_s={embed_s:.1f} alone_recall5_fulltext={r_alone_words:.2f} alone_recall5_hybrid={r_alone_both:.2f} "
+        f"model={embedder.name}"
     )
 
 
