@@ -186,6 +186,8 @@ def change_failed(calls: list[ToolCallRecord], tools: ToolRegistry) -> bool:
 
 def image_parts(sources: list[str]) -> list[dict[str, Any]]:
     """`--image` values as image parts, read before any session opens: a bad file fails fast, exit 2."""
+    if not sources:
+        return []
     from grove.llm.images import ImageError, image_part
 
     try:

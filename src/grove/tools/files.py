@@ -16,7 +16,6 @@ from contextlib import closing, contextmanager
 from grove.backends.base import BackendError, Files, Spot, TextOpener
 from grove.backends.local import SKIP_DIRS
 from grove.security.files.confine import Refused
-from grove.textmatch import closest_hint
 from grove.tools.context import ToolContext, backend_of
 from grove.tools.registry import Tool, ToolError, make_tool
 from grove.tools.search_pattern import Pattern, compile_pattern
@@ -150,6 +149,8 @@ def patch(ctx: ToolContext, path: str, old_string: str, new_string: str, replace
             text = conf.read(place, path).decode("utf-8")
             count = text.count(old_string) if old_string else 0
             if count == 0:
+                from grove.textmatch import closest_hint  # difflib: only for a fragment not found
+
                 hint = closest_hint(text, old_string)
                 raise ToolError(f"old_string not found in {path}{hint}{_lines_near(text, hint)}")
             if count > 1 and not replace_all:
