@@ -272,3 +272,18 @@ def test_sessions_are_ranked_by_their_mean_vector_too(store: SessionStore) -> No
     near = vectors.nearest(store.db, query, 5, store.session_ids_between)
     assert near.sessions[0][0] == target and near.sessions[0][1] >= 2.0 and near.sessions[0][2] == closest
     assert vectors.nearest(store.db, query, 5, store.session_ids_between, after=1.0).sessions == []
+
+
+def test_a_broken_model_leaves_search_by_words(
+    store: SessionStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    broken = tmp_path / "wordllama"
+    for part in ("weights/l2_supercat_256.safetensors", "tokenizers/l2_supercat_tokenizer_config.json"):
+        (broken / part).parent.mkdir(parents=True, exist_ok=True)
+        (broken / part).write_bytes(b"not a model")
+    monkeypatch.setattr(embedding_model, "package_dir", lambda: broken)
+    monkeypatch.setattr(embedding_model, "_loaded", None)
+    monkeypatch.setattr(embedding_model, "_failed", False)
+    add_session(store, "knee", PARAPHRASE[1])
+    assert [h.matched for h in search_sessions(store, "knee")] == ["words"]
+    assert embedding_model._failed

@@ -26,6 +26,7 @@ _TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
 
 _lock = threading.Lock()
 _loaded: Embedder | None = None
+_failed = False
 
 
 class Embedder:
@@ -75,12 +76,19 @@ def available() -> bool:
 
 
 def load_embedder() -> Embedder | None:
-    """The process's one embedder (loaded once, ~0.6 s), or None when the extra is not installed."""
-    global _loaded
+    """The process's one embedder (loaded once, ~0.6 s), or None when the extra is not installed or its model
+    does not load (a broken install: search goes on by words, and the reason is logged once)."""
+    global _loaded, _failed
     with _lock:
-        if _loaded is None:
+        if _loaded is None and not _failed:
             where = package_dir()
             if where is None:
                 return None
-            _loaded = Embedder(where)
+            try:
+                _loaded = Embedder(where)
+            except Exception as e:  # safetensors, tokenizers and wordllama each raise their own kinds
+                _failed = True
+                logging.getLogger(__name__).warning(
+                    "meaning search is off: the embedding model failed: %s", e
+                )
         return _loaded
