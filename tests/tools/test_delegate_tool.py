@@ -9,7 +9,7 @@ from pathlib import Path
 from grove.agent.loop import ToolCallRecord
 from grove.runtime.child_report import files_touched, split_open_questions
 from grove.tools.context import ToolContext
-from grove.tools.delegate import RUNNER_KEY, ChildReport, DelegateTask, tools
+from grove.tools.delegate import ChildReport, DelegateTask, tools
 
 
 def tool_call(ctx: ToolContext, **args: object) -> tuple[bool, str]:
@@ -38,7 +38,7 @@ def test_tasks_share_the_goal_context_and_toolsets(tmp_path: Path) -> None:
         got.extend(tasks)
         return [ChildReport(t.goal, "done", f"did {t.goal}") for t in tasks]
 
-    ctx = ToolContext(tmp_path, state={RUNNER_KEY: runner})
+    ctx = ToolContext(tmp_path, children=runner)
     ok, content = tool_call(
         ctx,
         goal="audit",
@@ -65,11 +65,9 @@ def test_one_goal_is_one_child(tmp_path: Path) -> None:
         got.extend(tasks)
         return []
 
-    ok, _ = tool_call(
-        ToolContext(tmp_path, state={RUNNER_KEY: runner}), goal="find the bug", context="in x.py"
-    )
+    ok, _ = tool_call(ToolContext(tmp_path, children=runner), goal="find the bug", context="in x.py")
     assert ok and got == [DelegateTask("find the bug", "in x.py", None, "view")]
-    ok, content = tool_call(ToolContext(tmp_path, state={RUNNER_KEY: runner}), goal="  ")
+    ok, content = tool_call(ToolContext(tmp_path, children=runner), goal="  ")
     assert not ok and "give a goal" in content
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import stat
 from pathlib import Path
@@ -72,7 +73,7 @@ def test_patch_replace_all_changes_every_occurrence(ctx: ToolContext) -> None:
 def test_read_first_sessions_must_read_an_existing_file_before_overwriting_it(ctx: ToolContext) -> None:
     (ctx.workspace / "config.json").write_text('{"port": 1, "debug": false}\n')
     files.write_file(ctx, "config.json", "{}")  # other sessions: no guard
-    ctx.state[files.READ_FIRST] = set()
+    ctx.needs = dataclasses.replace(ctx.needs, read_before_write=True)  # a small local model's session
     with pytest.raises(ToolError, match="read_file it first"):
         files.write_file(ctx, "config.json", '{"workers": 9}')
     assert (ctx.workspace / "config.json").read_text() == "{}"

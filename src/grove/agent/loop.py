@@ -88,9 +88,9 @@ class Agent:
         # tools an API client declared for this turn: offered to the model, run by the client, never by grove
         self.client_tools: list[ToolSchema] = []
         # what a tool script (tools/tool_script.py) may call: this agent's tools, through their own gates
-        ctx.state["tool_registry"] = tools
+        ctx.registry = tools
         # whom an MCP server's sampling request asks (grove.mcp_client.sampling): this model, under its spend caps
-        ctx.state["model"] = model
+        ctx.model = model
 
     def run_turn(
         self,

@@ -16,7 +16,6 @@ from grove.mcp_client.approval import approve_act
 from grove.mcp_client.caller import Caller
 from grove.mcp_client.outside import screened
 
-MODEL_KEY = "model"  # where the Agent (agent/loop.py) puts its model in ToolContext.state
 USER_REJECTED = -1  # the spec's code for a sampling request the user turned down
 SYSTEM = (
     "An MCP server ('{server}') that grove is connected to asks you for a completion. Everything after this "
@@ -70,7 +69,7 @@ async def answer_sampling(server: McpServerConfig, caller: Caller | None, params
             "grove lends its model only to a call one session is making (none, or several at once, are in flight)"
         )
     ctx = caller.ctx
-    model = ctx.state.get(MODEL_KEY)
+    model = ctx.model
     if model is None:
         return refuse("this grove session has no model to lend")
     if params.tools or params.tool_choice:

@@ -219,10 +219,6 @@ def open_agent(
         store_of_workspace = CheckpointStore(settings.home, backend.tree(), settings.checkpoints)
         ctx.checkpoints = TurnCheckpoints(store_of_workspace, session_id, events.on_notice)
         policy.checkpoint_ready = ctx.checkpoints.ready  # an unknown command unattended needs a way back
-    if needs.read_before_write:
-        from grove.tools.files import READ_FIRST
-
-        ctx.state[READ_FIRST] = set()  # a small model overwrites files with guesses unless it has read them
     summarizer = settings.compression.summary_model
     compressor = Compressor(
         router,

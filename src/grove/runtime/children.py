@@ -20,7 +20,7 @@ from grove.runtime.child_budget import BudgetedModel, BudgetExceeded, Stopped, u
 from grove.runtime.child_report import child_prompt, files_touched, last_answer, split_open_questions
 from grove.runtime.child_workspace import child_backend, own_workspace, remove_own, shown
 from grove.runtime.profile import Profile
-from grove.tools.delegate import RUNNER_KEY, ChildReport, DelegateTask
+from grove.tools.delegate import ChildReport, DelegateTask
 from grove.tools.registry import ToolError, ToolRegistry
 
 # Never given to a child whatever `delegation.allow_tools` says: memory is the user's (children never write it),
@@ -52,12 +52,12 @@ def attach_children(parent: ChildSession, open_session: OpenSession) -> None:
     if parent.agent.tools.get("delegate") is None:
         return
     depth, ancestors = _lineage(parent.store, parent.id)
-    parent.agent.ctx.state[RUNNER_KEY] = Children(parent, open_session, depth, ancestors)
+    parent.agent.ctx.children = Children(parent, open_session, depth, ancestors)
 
 
 def stop_children(parent: ChildSession) -> None:
     """The parent's turn was interrupted: its running children stop before their next model call."""
-    runner = parent.agent.ctx.state.get(RUNNER_KEY)
+    runner = parent.agent.ctx.children
     if isinstance(runner, Children):
         runner.stop()
 

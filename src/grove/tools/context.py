@@ -14,7 +14,10 @@ if TYPE_CHECKING:
     from grove.backends.base import Backend
     from grove.checkpoints.turn import TurnCheckpoints
     from grove.config import Settings
+    from grove.llm.types import Model
     from grove.store.sessions import SessionStore
+    from grove.tools.delegate import ChildRunner
+    from grove.tools.registry import ToolRegistry
 
 
 @dataclass
@@ -26,9 +29,22 @@ class ToolContext:
     session_id: str | None = None
     # the session's workspace checkpoints (taken before a turn's first change); None = no undo
     checkpoints: TurnCheckpoints | None = None
-    state: dict[str, Any] = field(default_factory=dict)  # per-session scratch, e.g. the todo list
+    # a tool's own scratch for the session (the todo list, the pages seen); what the runtime or the loop hands
+    # the tools has a typed field below
+    state: dict[str, Any] = field(default_factory=dict)
     # what the session's model needs of the agent (grove.llm.profiles), built once by the runtime
     needs: ModelNeeds = FULL
+    # the session's model (set by the agent): whom an MCP server's sampling request asks, under its spend caps
+    model: Model | None = field(default=None, repr=False)
+    # the session's tools (set by the agent): those a tool script may call, through their own gates
+    registry: ToolRegistry | None = field(default=None, repr=False)
+    # the runner of the `delegate` tool (set by the runtime when the session has it); None = no delegation
+    children: ChildRunner | None = field(default=None, repr=False)
+    # files read or written this session (absolute, normalised): with needs.read_before_write, write_file
+    # overwrites only these
+    seen_files: set[str] = field(default_factory=set, repr=False)
+    # image parts tools opened (view_image); the loop sends them after the batch's tool results
+    pending_images: list[dict[str, Any]] = field(default_factory=list, repr=False)
     # the session's one notice stream (the runtime connects it to the front end); a bare context drops notices
     notify: Callable[[str], None] = field(default=lambda _text: None, repr=False)
     # where the tools act (grove.backends); None = this machine's sandbox, or the one `backends.use` names,

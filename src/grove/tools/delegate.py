@@ -10,8 +10,6 @@ from typing import Any, Literal, Protocol
 from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
-RUNNER_KEY = "delegate.runner"  # where the runtime puts the session's ChildRunner in ToolContext.state
-
 Workspace = Literal["view", "own"]
 Status = Literal["done", "budget", "failed", "timeout", "refused"]
 
@@ -67,7 +65,7 @@ def delegate(
         tasks: independent sub-tasks to run in parallel, each {goal, context?, toolsets?, workspace?}
         workspace: view = your workspace, read-only; own = an empty scratch folder of its own, removed afterwards
     """
-    runner: ChildRunner | None = ctx.state.get(RUNNER_KEY)
+    runner = ctx.children
     if runner is None:
         raise ToolError("delegation is not available in this session")
     if not goal.strip() and not tasks:

@@ -87,18 +87,12 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
     with _confined(ctx) as conf:
         place = conf.locate(path, write=True)
         try:
-            if (
-                ctx.state.get(READ_FIRST) is not None
-                and place.exists
-                and _key(ctx, path) not in ctx.state[READ_FIRST]
-            ):
+            if ctx.needs.read_before_write and place.exists and _key(ctx, path) not in ctx.seen_files:
                 raise ToolError(
                     f"{path} already exists and you have not read it in this session: read_file it first, "
                     "then write its whole new content"
                 )
-            same = (
-                place.exists and ctx.state.get(READ_FIRST) is not None and _holds(conf, place, path, content)
-            )
+            same = place.exists and ctx.needs.read_before_write and _holds(conf, place, path, content)
             if not same:
                 conf.write(place, path, content.encode("utf-8"))
         finally:
@@ -109,11 +103,6 @@ def write_file(ctx: ToolContext, path: str, content: str) -> str:
     ):  # a small model rewrites and rereads the same content until its budget is gone: tell it it is done
         return f"{path} already holds exactly this content (nothing to change); if the task is done, say so"
     return f"wrote {len(content.encode())} bytes to {path}"
-
-
-# Set (to an empty set) by sessions of small local models, which overwrite a file with a guess at its content
-# (`{"workers": 9}` for a whole config): an existing file must be read (or written) in the session first.
-READ_FIRST = "files_read_first"
 
 
 def _holds(conf: Files, place: Spot, path: str, content: str) -> bool:
@@ -128,8 +117,10 @@ def _key(ctx: ToolContext, path: str) -> str:
 
 
 def _seen(ctx: ToolContext, path: str) -> None:
-    if ctx.state.get(READ_FIRST) is not None:
-        ctx.state[READ_FIRST].add(_key(ctx, path))
+    # small models overwrite a file with a guess at its content (`{"workers": 9}` for a whole config): with
+    # needs.read_before_write an existing file must be read (or written) in the session first
+    if ctx.needs.read_before_write:
+        ctx.seen_files.add(_key(ctx, path))
 
 
 def patch(ctx: ToolContext, path: str, old_string: str, new_string: str, replace_all: bool = False) -> str:

@@ -20,9 +20,6 @@ from grove.tools.context import ToolContext
 from grove.tools.registry import Tool, ToolError, make_tool
 
 TOOLSET = "scripts"
-REGISTRY = (
-    "tool_registry"  # ctx.state key: the session's registry (set by the agent), the tools a script may call
-)
 MAX_CALLS = 200  # tool calls one script may make
 MAX_OUTPUT_CHARS = 20_000
 NOT_CALLABLE = {"run_tool_script", "delegate"}  # no recursion; children are the delegate tool's business
@@ -127,7 +124,7 @@ def run_tool_script(ctx: ToolContext, code: str, timeout: int = 120) -> str:
     refusal = ctx.policy.check_terminal()  # running code is running code: allowed where commands are
     if refusal:
         raise ToolError(refusal)
-    registry = ctx.state.get(REGISTRY)
+    registry = ctx.registry
     if registry is None:
         raise ToolError("tool scripts need a session's tools (none here)")
     from grove.sandbox import Limits, run
