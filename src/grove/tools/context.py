@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from grove.llm.profiles import FULL, ModelNeeds
 from grove.security.approval.policy import SafetyPolicy
@@ -16,8 +16,17 @@ if TYPE_CHECKING:
     from grove.config import Settings
     from grove.llm.types import Model
     from grove.store.sessions import SessionStore
-    from grove.tools.delegate import ChildRunner
-    from grove.tools.registry import ToolRegistry
+
+
+class SessionTools(Protocol):
+    """What a tool reaches of the session's registry (grove.tools.registry.ToolRegistry, which imports this
+    module): a tool by name, the names, a call through the tool's own gates."""
+
+    def get(self, name: str) -> Any: ...
+
+    def names(self) -> list[str]: ...
+
+    def call(self, ctx: ToolContext, name: str, raw_arguments: Any) -> Any: ...
 
 
 @dataclass
@@ -37,9 +46,10 @@ class ToolContext:
     # the session's model (set by the agent): whom an MCP server's sampling request asks, under its spend caps
     model: Model | None = field(default=None, repr=False)
     # the session's tools (set by the agent): those a tool script may call, through their own gates
-    registry: ToolRegistry | None = field(default=None, repr=False)
-    # the runner of the `delegate` tool (set by the runtime when the session has it); None = no delegation
-    children: ChildRunner | None = field(default=None, repr=False)
+    registry: SessionTools | None = field(default=None, repr=False)
+    # the runner of the `delegate` tool, tasks -> reports (grove.tools.delegate.ChildRunner; set by the runtime
+    # when the session has the tool); None = no delegation
+    children: Callable[[list[Any]], list[Any]] | None = field(default=None, repr=False)
     # files read or written this session (absolute, normalised): with needs.read_before_write, write_file
     # overwrites only these
     seen_files: set[str] = field(default_factory=set, repr=False)
