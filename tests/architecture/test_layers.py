@@ -1,5 +1,5 @@
-"""The layer contract in pyproject.toml ([tool.grove.layers]) holds: the order, its "never" rules, and no module
-import cycle.
+"""The layer contract in pyproject.toml ([tool.grove.layers]) holds: no import goes up a tier, no import cycle
+between packages (within a tier the graph gives the direction) nor between modules, and the "never" rules.
 
 Read from the source (ast), so a lazy import inside a function counts as much as one at the top of a module.
 """
@@ -23,7 +23,8 @@ def layers() -> dict[str, Any]:
 
 
 def layer_ranks() -> dict[str, int]:
-    return {pkg.strip(): rank for rank, line in enumerate(layers()["order"]) for pkg in line.split("|")}
+    """Each package's tier, 0 at the top."""
+    return {pkg: rank for rank, tier in enumerate(layers()["tiers"]) for pkg in tier["packages"]}
 
 
 def module_name(path: Path) -> str:
@@ -69,18 +70,42 @@ def test_every_package_has_a_layer() -> None:
     assert not missing, f"add these packages to [tool.grove.layers] in pyproject.toml: {missing}"
 
 
-def test_no_import_goes_up_or_sideways() -> None:
-    ranks = layer_ranks()
-    wrong: list[str] = []
+def package_imports() -> Iterator[tuple[Path, int, str, str]]:
+    """(file, line, importing package, imported package) for every import between two top packages."""
     for path in source_files():
         own = top_package(module_name(path))
         for line, target in grove_imports(path):
             other = top_package(target)
-            if other in (own, "grove") or own == "grove":
-                continue
-            if ranks.get(other, -1) <= ranks.get(own, -1):
-                wrong.append(f"{path.relative_to(ROOT)}:{line} ({own}) imports {target} ({other})")
-    assert not wrong, "imports against the layer order in pyproject.toml:\n" + "\n".join(wrong)
+            if other not in (own, "grove") and own != "grove":
+                yield path, line, own, other
+
+
+def test_no_import_goes_up_a_tier() -> None:
+    ranks = layer_ranks()
+    wrong = [
+        f"{path.relative_to(ROOT)}:{line} ({own}) imports {other}"
+        for path, line, own, other in package_imports()
+        if ranks.get(other, -1) < ranks.get(own, -1)
+    ]
+    assert not wrong, "imports going up a tier of pyproject.toml's [tool.grove.layers]:\n" + "\n".join(wrong)
+
+
+def test_no_package_import_cycles() -> None:
+    """Within a tier packages may import each other, but only one way round."""
+    graph: dict[str, set[str]] = {}
+    for _, _, own, other in package_imports():
+        graph.setdefault(own, set()).add(other)
+    cycles = find_cycles(graph)
+    assert not cycles, "import cycles between packages:\n" + "\n".join(" -> ".join(c) for c in cycles)
+
+
+def test_every_tier_says_why_and_names_a_package_once() -> None:
+    tiers = layers()["tiers"]
+    assert all(t.get("name") and t.get("why") and t.get("packages") for t in tiers)
+    named = [p for t in tiers for p in t["packages"]]
+    assert len(named) == len(set(named)), (
+        f"packages in two tiers: {sorted({p for p in named if named.count(p) > 1})}"
+    )
 
 
 def _names(value: str | list[str]) -> list[str]:
