@@ -25,6 +25,7 @@ OWNERS: dict[str, str] = {
     "messages_fts": "store/sessions.py",
     "messages_trigram": "store/sessions.py",
     "compressions": "store/sessions.py",
+    "session_backends": "store/sessions.py",
     "cron_jobs": "store/cron_jobs.py",
     "cron_runs": "store/cron_jobs.py",
     "goals": "goals/store.py",
@@ -65,6 +66,7 @@ OWNERS: dict[str, str] = {
     "kanban_comments": "kanban/",
     "kanban_events": "kanban/",
     "kanban_meta": "kanban/",
+    "kanban_settings": "kanban/",
 }
 
 # modules that hold a database's schema and so name every table of it

@@ -11,7 +11,6 @@ pytest.importorskip("jinja2", reason="the dashboard needs the serve extra (pip i
 from tests.serve.dashboard.conftest import browser_client, dash, dash_key, logged_in, seeded  # noqa: F401
 
 from grove.config import Settings
-from grove.runtime.session_backend import record
 from grove.store.sessions import SessionStore
 
 
@@ -20,6 +19,6 @@ def test_sessions_show_where_they_ran(settings: Settings, seeded: dict[str, str]
     page = logged_in.get(f"/sessions/{sid}").text
     assert "ran on local" in page  # nothing recorded (an older session): this machine
     store = SessionStore.open(settings.db_path)
-    record(store.db, sid, "ssh:build.example")
+    store.set_backend(sid, "ssh:build.example")
     assert "ran on ssh:build.example" in logged_in.get(f"/sessions/{sid}").text
     assert "<td>ssh:build.example</td>" in logged_in.get("/sessions").text

@@ -3,7 +3,6 @@ with the session, so the dashboard shows where it ran (local, ssh:HOST, containe
 
 from __future__ import annotations
 
-import sqlite3
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
@@ -12,9 +11,6 @@ from grove.tools.context import ToolContext, backend_of
 if TYPE_CHECKING:
     from grove.backends.base import Backend
     from grove.store.db import Database
-
-# its own small table (one row per session that ran anywhere), made on first use
-TABLE = "CREATE TABLE IF NOT EXISTS session_backends (session_id TEXT PRIMARY KEY, backend TEXT NOT NULL)"
 
 
 def attach(ctx: ToolContext, spec: str | None) -> Backend:
@@ -30,7 +26,7 @@ def attach(ctx: ToolContext, spec: str | None) -> Backend:
         ctx.settings = replace(ctx.settings, backends=replace(config, use=spec))
     backend = backend_of(ctx)
     if ctx.store is not None and ctx.session_id:
-        record(ctx.store.db, ctx.session_id, shown(backend))
+        ctx.store.set_backend(ctx.session_id, shown(backend))
     return backend
 
 
@@ -52,23 +48,8 @@ def shown(backend: Backend) -> str:
     return backend.kind
 
 
-def record(db: Database, session_id: str, where: str) -> None:
-    with db.transaction() as conn:
-        conn.execute(TABLE)
-        conn.execute(
-            "INSERT INTO session_backends (session_id, backend) VALUES (?, ?) "
-            "ON CONFLICT (session_id) DO UPDATE SET backend = excluded.backend",
-            (session_id, where),
-        )
-
-
 def where_ran(db: Database, session_id: str) -> str:
     """Where the session's tools acted; 'local' for sessions from before backends were recorded."""
-    try:
-        with db.lock:
-            row = db.conn.execute(
-                "SELECT backend FROM session_backends WHERE session_id = ?", (session_id,)
-            ).fetchone()
-    except sqlite3.OperationalError:  # no session has been recorded in this database yet
-        return "local"
-    return str(row[0]) if row else "local"
+    from grove.store.sessions import SessionStore
+
+    return SessionStore(db).backend_of(session_id)

@@ -365,4 +365,12 @@ MIGRATIONS: list[str] = [
         last_message_id INTEGER NOT NULL
     );
     """,
+    # 16 (session backends): where a session's tools acted (local, ssh:HOST, container:IMAGE), for the dashboard;
+    # IF NOT EXISTS: a database that made it on first use before this migration keeps its rows
+    """
+    CREATE TABLE IF NOT EXISTS session_backends (
+        session_id TEXT PRIMARY KEY,
+        backend TEXT NOT NULL
+    );
+    """,
 ]

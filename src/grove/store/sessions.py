@@ -139,6 +139,23 @@ class SessionStore:
             ).fetchall()
         return [_session(r) for r in rows]
 
+    def set_backend(self, session_id: str, where: str) -> None:
+        """Record where the session's tools act (local, ssh:HOST, container:IMAGE)."""
+        with self.db.transaction() as conn:
+            conn.execute(
+                "INSERT INTO session_backends (session_id, backend) VALUES (?, ?) "
+                "ON CONFLICT (session_id) DO UPDATE SET backend = excluded.backend",
+                (session_id, where),
+            )
+
+    def backend_of(self, session_id: str) -> str:
+        """Where the session's tools acted; 'local' for a session from before backends were recorded."""
+        with self.db.lock:
+            row = self.db.conn.execute(
+                "SELECT backend FROM session_backends WHERE session_id = ?", (session_id,)
+            ).fetchone()
+        return str(row[0]) if row else "local"
+
     def set_title(self, session_id: str, title: str) -> None:
         with self.db.transaction() as c:
             c.execute("UPDATE sessions SET title = ? WHERE id = ?", (title, session_id))

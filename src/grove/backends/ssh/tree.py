@@ -8,15 +8,12 @@ import posixpath
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any, TypeVar
+from typing import IO, Any, Protocol, TypeVar
 
 import asyncssh
 
 from grove.backends.ssh.files import read_unswapped
 from grove.backends.tree import Stat, kind_of
-
-if TYPE_CHECKING:
-    from grove.backends.ssh.backend import SshBackend
 
 T = TypeVar("T")
 ACT_SECONDS = 120.0
@@ -40,8 +37,21 @@ def _os_error(e: asyncssh.SFTPError, path: str) -> OSError:
     return OSError(5, e.reason, path)
 
 
+class _Connection(Protocol):
+    """What the tree uses of its SshBackend (named here, not imported: the backend module imports this one)."""
+
+    name: str
+    root: str
+    connects: int
+
+    def _call(self, act: Callable[[], Awaitable[T]], seconds: float) -> T: ...
+    def _retrying(self, act: Callable[[asyncssh.SFTPClient], Awaitable[T]]) -> Awaitable[T]: ...
+    async def _ensure(self) -> tuple[asyncssh.SSHClientConnection, asyncssh.SFTPClient]: ...
+    def clock_ns(self) -> int: ...
+
+
 class SftpTree:
-    def __init__(self, backend: SshBackend) -> None:
+    def __init__(self, backend: _Connection) -> None:
         self.backend = backend
         self.ident = backend.name
         self.local: Path | None = None
