@@ -8,23 +8,35 @@ import secrets
 from typing import Any
 
 PATH = "/mcp"
+PRINCIPAL_KEY = "grove_mcp_principal"  # the scope-state key naming the token a request came with
 
 
 def new_token() -> str:
     return secrets.token_urlsafe(24)
 
 
-def guarded(app: Any, token: str) -> Any:
+def _principal(tokens: dict[str, bytes], given: bytes) -> str | None:
+    """The name of the token `given` is, compared in constant time with every one."""
+    found = None
+    for name, expected in tokens.items():
+        if hmac.compare_digest(given, expected):
+            found = name
+    return found
+
+
+def guarded(app: Any, token: str | dict[str, str]) -> Any:
     """The ASGI app behind a bearer-token check; anything else is answered 401 before the app sees it. The scheme
     is case-insensitive (RFC 9110); the 401 names it (WWW-Authenticate), so a client reports a wrong token, not
-    an OAuth failure."""
-    expected = token.encode()
+    an OAuth failure. `token` may name several (name -> token): the name is the request's principal (in the
+    scope's state), which owns the MCP tasks it creates."""
+    tokens = {k: v.encode() for k, v in ({"owner": token} if isinstance(token, str) else token).items()}
 
     async def asgi(scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] == "http":
             given = dict(scope.get("headers") or []).get(b"authorization", b"")
             scheme, _, value = given.partition(b" ")
-            if not (scheme.lower() == b"bearer" and hmac.compare_digest(value.strip(), expected)):
+            principal = _principal(tokens, value.strip()) if scheme.lower() == b"bearer" else None
+            if principal is None:
                 await send(
                     {
                         "type": "http.response.start",
@@ -37,6 +49,7 @@ def guarded(app: Any, token: str) -> Any:
                 )
                 await send({"type": "http.response.body", "body": b"missing or wrong bearer token\n"})
                 return
+            scope.setdefault("state", {})[PRINCIPAL_KEY] = principal
         await app(scope, receive, send)
 
     return asgi

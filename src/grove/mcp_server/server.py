@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from grove.agent.events import AgentEvents
 from grove.config import Settings
+from grove.llm.types import Model
 from grove.runtime import Profile, Session
 from grove.runtime.assemble import build_policy, open_store
 from grove.security.secrets.redact import redact
@@ -27,13 +29,23 @@ class GroveMcpError(Exception):
     """A call the client can fix (unknown skill, refused memory entry); its text is the error result."""
 
 
+class StopWhenSet(AgentEvents):
+    """Ends a turn early once its event is set (the MCP task running it was cancelled)."""
+
+    def __init__(self, stop: threading.Event) -> None:
+        self.stop = stop
+
+    def stop_requested(self) -> bool:
+        return self.stop.is_set()
+
+
 @dataclass
 class GroveService:
     """The grove side of every MCP tool, synchronous (the server runs each call in a worker thread)."""
 
     settings: Settings
     workspace: Path
-    model: str | None = None
+    model: str | Model | None = None  # a spec, or a ready Model (tests)
     _registry: ToolRegistry = field(init=False)
     _ctx: ToolContext = field(init=False)
     _lock: threading.Lock = field(init=False, default_factory=threading.Lock)
@@ -87,8 +99,9 @@ class GroveService:
     def session_search(self, query: str = "", session_id: str | None = None, limit: int = 5) -> str:
         return self._tool("session_search", {"query": query, "session_id": session_id, "limit": limit})
 
-    def run_task(self, task: str) -> str:
-        """One full grove turn in a new session (source "mcp"); nobody can approve, so nothing risky runs."""
+    def run_task(self, task: str, stop: threading.Event | None = None) -> str:
+        """One full grove turn in a new session (source "mcp"); nobody can approve, so nothing risky runs.
+        `stop` set (its task cancelled) ends the turn before its next model call or tool batch."""
         profile = Profile(
             source="mcp",
             model=self.model,
@@ -99,9 +112,10 @@ class GroveService:
             approver=None,
             review="off",
         )
-        session = Session.open(self.settings, profile)
+        session = Session.open(self.settings, profile, StopWhenSet(stop) if stop is not None else None)
         try:
-            answer = session.run_turn(task).answer
+            result = session.run_turn(task)
+            answer = "(stopped: the task was cancelled)" if result.interrupted else result.answer
         finally:
             session.close()
         return redact(answer)
@@ -115,8 +129,9 @@ def build_server(service: GroveService) -> Any:
 
     from grove import __version__
     from grove.mcp_server.protocol import add_protocol_handlers
+    from grove.mcp_server.tasks import GroveTasks, stop_event
 
-    server = MCPServer("grove", instructions=INSTRUCTIONS, version=__version__)
+    server = MCPServer("grove", instructions=INSTRUCTIONS, version=__version__, extensions=[GroveTasks()])
     add_protocol_handlers(server)
 
     async def run(fn: Any, *args: Any) -> str:
@@ -159,7 +174,8 @@ def build_server(service: GroveService) -> Any:
     @server.tool()
     async def run_task(task: str) -> str:
         """Give grove a task; it runs one full agent turn (its tools, skills and memory) unattended and returns
-        the answer. Anything that needs a person's approval is denied."""
-        return await run(service.run_task, task)
+        the answer. Anything that needs a person's approval is denied. A client that declares the tasks extension
+        gets a task to poll (tasks/get) or cancel (tasks/cancel) instead of waiting."""
+        return await run(service.run_task, task, stop_event())
 
     return server
