@@ -130,7 +130,8 @@ class GroveTasks(Extension):
         return {**task.body(), "resultType": "task"}
 
     def _run(self, task: Task, call_next: Any, ctx: Any) -> None:
-        """The tool call, on its own event loop; its outcome becomes the task's."""
+        """The tool call, on its own event loop; its outcome becomes the task's. `run_task` never talks back to
+        the client (no logging, progress or questions), so the request's context is not used across loops."""
         _stop.set(task.stop)  # the tool reads it (stop_event) to end the turn when the task is cancelled
         try:
             result = anyio.run(call_next, ctx)
