@@ -231,11 +231,14 @@ class LocalModel:
         )
         temperature = 0.0 if settings.temperature is None else settings.temperature
         with loaded.lock:
+            evaluated_now: int | None = None  # a prefix evaluated just now for the disk is not a cache hit
             if self.prompt_cache_dir is not None:
                 prefix = self._system_prefix(engine, messages, tools, tokens)
-                if len(prefix) >= PROMPT_CACHE_MIN_TOKENS and engine.cached_prefix(tokens) < len(prefix):
+                held = engine.cached_prefix(tokens)
+                if len(prefix) >= PROMPT_CACHE_MIN_TOKENS and held < len(prefix):
                     key = f"{self.path}:{self.context_window}"
-                    engine.prefix_from_disk(prefix, self.prompt_cache_dir, key)
+                    if not engine.prefix_from_disk(prefix, self.prompt_cache_dir, key):
+                        evaluated_now = held
             text, n_out, finish, cached = self._generate(
                 loaded,
                 tokens,
@@ -271,6 +274,8 @@ class LocalModel:
                     loaded, tokens, text_only, temperature, budget, on_text, True, 0, settings.seed
                 )
                 n_out, call = n_out + more, None
+        if evaluated_now is not None:
+            cached = min(cached, evaluated_now)
         usage = Usage(prompt_tokens=len(tokens), completion_tokens=n_out, cached_tokens=cached)
         if call is not None:
             return Completion(tool_calls=[call], usage=usage, finish_reason="tool_calls", model=self.name)

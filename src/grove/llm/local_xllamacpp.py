@@ -65,6 +65,9 @@ class XllamacppEngine:
         params.cpuparams.n_threads = n_threads
         params.cpuparams_batch.n_threads = n_threads
         params.warmup = False  # an empty decode at load: a second lost on a small CPU, nothing gained
+        params.fit_params = (
+            False  # no trial load to fit the context into free memory: a CPU context is sized as asked
+        )
         params.no_extra_bufts = cpu_has_amx()  # see grove.llm.local_cpu: AMX matmul crashes on some VMs
         params.hostnames = [self._socket]
         params.api_keys = [self._key]
@@ -197,7 +200,7 @@ class XllamacppEngine:
             result = self._complete(
                 {
                     "prompt": self.tokenize("Hi"),
-                    "n_predict": 4,
+                    "n_predict": 1,  # the first token is a piece of PROBE only when the grammar holds
                     "temperature": 0.0,
                     "grammar": "\n".join(lines),
                 },
@@ -205,7 +208,8 @@ class XllamacppEngine:
             )
             with contextlib.suppress(ModelError):
                 self._http("POST", f"/slots/{PROBE_SLOT}?action=erase")
-            self._grammars[grammar] = str(result["choices"][0].get("text", "")).startswith(PROBE)
+            first = str(result["choices"][0].get("text", ""))
+            self._grammars[grammar] = bool(first) and PROBE.startswith(first)
         return self._grammars[grammar]
 
     def _complete(self, body: dict[str, Any], on_chunk: Any = None, slot: int = SLOT) -> Any:
