@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import sys
 import threading
 import time
@@ -118,8 +119,8 @@ async def transport(url: str, who: str) -> AsyncIterator[Any]:
         yield streams
 
 
-def client(url: str, who: str = "alice", tasks: bool = True) -> Client:
-    return Client(transport(url, who), extensions=[KeepHandle()] if tasks else None, cache=None)
+def client(url: str, who: str = "alice", tasks: bool = True, mode: str = "auto") -> Client:
+    return Client(transport(url, who), extensions=[KeepHandle()] if tasks else None, cache=None, mode=mode)
 
 
 async def get(c: Client, task_id: str) -> TaskState:
@@ -202,6 +203,37 @@ def test_a_client_without_the_extension_gets_the_plain_result(url: str) -> None:
             assert refused.value.error.code == types.MISSING_REQUIRED_CLIENT_CAPABILITY
 
     asyncio.run(main())
+
+
+def test_a_handshake_era_client_gets_the_plain_result_though_it_declares_tasks(url: str) -> None:
+    """SEP-2663 is a 2026-07-28 extension: a 2025-11-25 session that declares it at initialize (raw JSON-RPC:
+    the SDK's client declares extensions on 2026-07-28 only) still waits for its result, as before."""
+    import httpx
+
+    headers = {
+        "Accept": "application/json, text/event-stream",
+        "Authorization": f"Bearer {TOKENS['alice']}",
+    }
+
+    def rpc(body: dict[str, Any]) -> dict[str, Any]:
+        r = httpx.post(url, json={"jsonrpc": "2.0", **body}, headers=headers, timeout=20)
+        assert r.status_code in (200, 202), r.text
+        headers.setdefault("mcp-session-id", r.headers.get("mcp-session-id", ""))
+        data = [line[5:] for line in r.text.splitlines() if line.startswith("data:") and line[5:].strip()]
+        return json.loads(data[-1]) if data else (r.json() if r.text else {})
+
+    caps = {"extensions": {IDENTIFIER: {}}}
+    info = {
+        "protocolVersion": "2025-11-25",
+        "capabilities": caps,
+        "clientInfo": {"name": "t", "version": "1"},
+    }
+    assert rpc({"id": 1, "method": "initialize", "params": info})["result"]["protocolVersion"] == "2025-11-25"
+    headers["mcp-protocol-version"] = "2025-11-25"
+    rpc({"method": "notifications/initialized"})
+    call = {"name": "run_task", "arguments": {"task": "six times seven?"}}
+    result = rpc({"id": 2, "method": "tools/call", "params": call})["result"]
+    assert result.get("resultType") != "task" and result["content"][0]["text"].startswith("the answer is 42")
 
 
 def test_grove_s_own_client_follows_grove_s_task_over_http(url: str, monkeypatch: pytest.MonkeyPatch) -> None:
