@@ -192,6 +192,28 @@ def test_another_client_cannot_read_or_cancel_a_task(url: str, turns: Turns) -> 
     asyncio.run(main())
 
 
+def test_an_owner_has_at_most_four_turns_running_at_once(url: str, turns: Turns) -> None:
+    turns.hold = True
+
+    async def main() -> None:
+        async with client(url) as c, client(url, "bob") as bob:
+            handles = [await start(c, f"job {i}") for i in range(4)]
+            (keeper,) = c.extensions or []
+            refused = await c.call_tool("run_task", {"task": "one too many"})
+            assert refused.is_error and "at most 4" in refused.content[0].text  # type: ignore[union-attr]
+            assert len(keeper.handles) == 4  # type: ignore[attr-defined]
+            await start(bob, "bob's own job")  # another owner's count is its own
+            await c.session.send_request(
+                CancelTask(params=TaskIdParams(task_id=handles[0].task_id)), types.Result
+            )
+            turns.release.set()
+            await until(c, handles[0].task_id, lambda s: "stopped" in (s.status_message or ""))
+            await start(c, "now there is room")
+            assert len(keeper.handles) == 5  # type: ignore[attr-defined]
+
+    asyncio.run(main())
+
+
 def test_a_client_without_the_extension_gets_the_plain_result(url: str) -> None:
     async def main() -> None:
         async with client(url, tasks=False) as c:

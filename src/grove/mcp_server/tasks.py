@@ -26,6 +26,7 @@ IDENTIFIER = "io.modelcontextprotocol/tasks"
 TASK_TOOLS = frozenset({"run_task"})  # grove's long-running tool; the others answer in milliseconds
 POLL_MS = 200
 TTL_MS = 3_600_000  # a task is kept this long after it was created, then forgotten
+RUNNING_PER_OWNER = 4  # grove turns one owner may have going at once: each is a thread and a model's work
 KEPT_PER_OWNER = 100  # the oldest ended tasks are forgotten past this, so a busy client cannot fill memory
 
 _stop: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
@@ -119,6 +120,17 @@ class GroveTasks(Extension):
         task = Task(task_id=secrets.token_urlsafe(32), owner=owner_of(ctx), tool=params.name)
         with self._lock:
             self._forget_old(task.owner)
+            running = sum(
+                1 for t in self._tasks.values() if t.owner == task.owner and not t.turn_ended.is_set()
+            )
+            if running >= RUNNING_PER_OWNER:
+                text = (
+                    f"{running} grove tasks of yours are still running (at most {RUNNING_PER_OWNER} at once): "
+                    "wait for one to end, or cancel one (tasks/cancel)"
+                )
+                return types.CallToolResult(
+                    content=[types.TextContent(type="text", text=text)], is_error=True
+                )
             self._tasks[task.task_id] = task
         thread = threading.Thread(
             target=self._run,
