@@ -1,5 +1,6 @@
 """The ACP agent: sessions in the editor's cwd, prompts as grove turns (in a worker thread), streamed updates,
-approvals as `session/request_permission`, cancel as a stop request between model calls and tool batches."""
+approvals as `session/request_permission`, cancel as a stop request between model calls and tool batches, and
+file reads and writes through the editor when it declares them (grove.acp.editor_files)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from typing import Any, Literal
 import acp
 from acp import schema
 
+from grove.acp.editor_files import EditorConnection, through_editor
 from grove.agent.events import AgentEvents
 from grove.llm.types import ToolCall
 from grove.runtime import Profile, Session
@@ -81,17 +83,30 @@ class GroveAcpAgent:
         self.sessions: dict[str, Open] = {}
         self.conn: Any = None
         self.loop: asyncio.AbstractEventLoop | None = None
+        self.fs = schema.FileSystemCapabilities()  # the file acts the client declared at initialize
 
     def on_connect(self, conn: Any) -> None:
         self.conn = conn
 
-    def call(self, coro: Any) -> Any:
+    def call(self, coro: Any, timeout: float | None = None) -> Any:
         """Run a client call from a turn's thread on the connection's loop, and wait for its answer."""
         assert self.loop is not None
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+        future = asyncio.run_coroutine_threadsafe(coro, self.loop)
+        try:
+            return future.result(timeout)
+        except TimeoutError:
+            future.cancel()  # the request is given up on: its answer, if it comes, goes nowhere
+            raise
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> schema.InitializeResponse:
+    async def initialize(
+        self,
+        protocol_version: int,
+        client_capabilities: schema.ClientCapabilities | None = None,
+        **kwargs: Any,
+    ) -> schema.InitializeResponse:
         self.loop = asyncio.get_running_loop()
+        if client_capabilities is not None and client_capabilities.fs is not None:
+            self.fs = client_capabilities.fs
         return schema.InitializeResponse(
             protocol_version=acp.PROTOCOL_VERSION,
             agent_capabilities=schema.AgentCapabilities(load_session=False),
@@ -112,6 +127,7 @@ class GroveAcpAgent:
         )
         session = await asyncio.to_thread(Session.open, self.settings, profile, events)
         events.session_id = session.id
+        through_editor(session.agent.ctx, EditorConnection(self.conn, session.id, self.fs, self.call))
         self.sessions[session.id] = Open(session, stop)
         return schema.NewSessionResponse(session_id=session.id)
 

@@ -1,0 +1,127 @@
+"""The local workspace with its file reads and writes done by the editor that drives the session (ACP's
+fs/read_text_file, fs/write_text_file): the model sees unsaved buffers and the editor records the edits. grove's
+own confinement decides first; listing and search, which the editor has no method for, stay on the disk."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Protocol
+
+from grove.backends.base import TextOpener
+from grove.backends.local import LocalBackend, LocalFiles
+from grove.backends.tree import LocalTree
+from grove.sandbox.types import Result
+from grove.security.files.acts import MAX_READ_BYTES, open_file
+from grove.security.files.confine import Place, Refused
+
+
+class EditorFs(Protocol):
+    """What the editor offers (grove.acp's connection): which acts it declared, and the acts on an absolute path.
+    The acts raise OSError with a message for the model when the editor refuses or does not answer."""
+
+    reads: bool
+    writes: bool
+
+    def read_text(self, path: str) -> str: ...
+
+    def write_text(self, path: str, text: str) -> None: ...
+
+
+class EditorBackend:
+    """The local backend (made per call, so policy changes apply) whose Files hand the workspace's reads and
+    writes to the editor. Named and kinded as the local one: children, code skills and the dashboard see local."""
+
+    kind = "local"
+    name = "local"
+
+    def __init__(self, local: Callable[[], LocalBackend], editor: EditorFs) -> None:
+        self._local, self.editor = local, editor
+        self.root = local().root
+
+    def run(self, command: str, *, timeout: float, network: bool | None = None) -> Result:
+        return self._local().run(command, timeout=timeout, network=network)
+
+    @contextmanager
+    def files(self) -> Iterator[EditorFiles]:
+        with self._local().files() as local:
+            yield EditorFiles(local, self.editor)
+
+    def tree(self) -> LocalTree:
+        return self._local().tree()  # checkpoints are of the disk, which the editor saves to
+
+    def check(self) -> tuple[bool, str]:
+        ok, found = self._local().check()
+        return ok, f"{found}; file reads and writes through the editor"
+
+    def close(self) -> None:
+        pass
+
+
+class EditorFiles:
+    """LocalFiles whose reads and writes inside the workspace go to the editor, after the same checks."""
+
+    def __init__(self, local: LocalFiles, editor: EditorFs) -> None:
+        self.local, self.editor = local, editor
+
+    def locate(self, path: str, *, write: bool) -> Place:
+        # grove's walk and checks (outside the workspace asked or refused, protected paths) before the editor
+        return self.local.locate(path, write=write)
+
+    def read(self, spot: Place, path: str) -> bytes:  # type: ignore[override]
+        if not (self.editor.reads and self._editors(spot)):
+            return self.local.read(spot, path)
+        # what is on the disk there is a plain file grove may read (not a folder, device, link)
+        if spot.exists:
+            self._check_plain(spot, path)
+        try:
+            text = self.editor.read_text(spot.real)
+        except OSError as e:
+            raise Refused(f"{path}: {e}") from None
+        data = text.encode("utf-8")
+        if len(data) > MAX_READ_BYTES:
+            raise Refused(
+                f"{path} is {len(data)} bytes; files over {MAX_READ_BYTES // 2**20} MiB are not read"
+            )
+        return data
+
+    def write(self, spot: Place, path: str, data: bytes) -> None:  # type: ignore[override]
+        if not (self.editor.writes and self._editors(spot)):
+            return self.local.write(spot, path, data)
+        if not spot.name:
+            raise Refused(f"{path} is a directory")
+        if spot.exists:
+            self._check_plain(spot, path)
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return self.local.write(spot, path, data)  # the editor takes text only
+        try:
+            self.editor.write_text(spot.real, text)
+        except OSError as e:
+            raise Refused(f"{path}: {e}") from None
+
+    def walk(self, spot: Place) -> Iterator[tuple[str, TextOpener | None]]:  # type: ignore[override]
+        return self.local.walk(spot)  # ACP has no listing or search: the disk's files
+
+    def shown(self, real: str) -> str:
+        return self.local.shown(real)
+
+    def _editors(self, spot: Place) -> bool:
+        """Whether the editor acts at the place: inside the workspace (its project), not in other roots."""
+        ws = self.local.conf.ws_real
+        return spot.real == ws or spot.real.startswith(ws.rstrip("/") + "/")
+
+    def _check_plain(self, spot: Place, path: str) -> None:
+        conf = self.local.conf
+        with conf.acting(spot):
+            fd = open_file(spot, path)
+        try:
+            st = os.fstat(fd)
+            if stat.S_ISDIR(st.st_mode):
+                raise Refused(f"{path} is a directory; use search_files to list it")
+            conf.check_opened(spot, st)
+        finally:
+            os.close(fd)
