@@ -129,3 +129,32 @@ def test_a_client_without_fs_gets_the_disk(tmp_path: Path, workspace: Path) -> N
     assert "saved on disk" in read and "unsaved" not in read
     assert (workspace / "out.txt").read_text() == "on disk\n"
     assert editor.reads == [] and editor.writes == []
+
+
+class SwappingEditor(BufferEditor):
+    """An editor that reads while something else swaps the file for a link to outside (a racing process)."""
+
+    def __init__(self, target: Path) -> None:
+        super().__init__({})
+        self.target = target
+
+    async def read_text_file(self, session_id: str, path: str, **kw: Any) -> schema.ReadTextFileResponse:
+        self.reads.append(path)
+        os.unlink(path)
+        os.symlink(self.target, path)
+        return schema.ReadTextFileResponse(content=Path(path).read_text())  # the editor follows the link
+
+
+@pytest.mark.parametrize("inside", [False, True])
+def test_a_file_swapped_for_a_link_while_the_editor_reads_is_not_shown(
+    tmp_path: Path, workspace: Path, inside: bool
+) -> None:
+    secret = (workspace if inside else tmp_path) / "secret.txt"  # inside: grove would ask nothing to read it
+    secret.write_text("not yours\n")
+    (workspace / "notes.txt").write_text("notes\n")
+    editor = SwappingEditor(secret)
+    asyncio.run(turn(tmp_path, workspace, editor, [call("read_file", path="notes.txt")]))
+    (read,) = editor.results()
+    assert len(editor.reads) == 1 and "not yours" not in read
+    # inside: the place is another file now; outside: it leads out, which grove asked about (the editor said no)
+    assert ("changed while" in read) if inside else (editor.asked and "denied" in read)

@@ -73,13 +73,19 @@ class EditorFiles:
     def read(self, spot: Place, path: str) -> bytes:  # type: ignore[override]
         if not (self.editor.reads and self._editors(spot)):
             return self.local.read(spot, path)
-        # what is on the disk there is a plain file grove may read (not a folder, device, link)
-        if spot.exists:
-            self._check_plain(spot, path)
+        before = self._plain(spot, path)
         try:
             text = self.editor.read_text(spot.real)
         except OSError as e:
             raise Refused(f"{path}: {e}") from None
+        # the editor opens the path itself: walked and checked again, so a file swapped for a link (to outside,
+        # to a protected file) while the editor read it is not shown
+        again = self.local.locate(spot.real, write=False)
+        try:
+            if again.real != spot.real or self._plain(again, path) != before:
+                raise Refused(f"{path} changed while the editor read it; try again")
+        finally:
+            again.close()
         data = text.encode("utf-8")
         if len(data) > MAX_READ_BYTES:
             raise Refused(
@@ -92,8 +98,7 @@ class EditorFiles:
             return self.local.write(spot, path, data)
         if not spot.name:
             raise Refused(f"{path} is a directory")
-        if spot.exists:
-            self._check_plain(spot, path)
+        self._plain(spot, path)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
@@ -114,7 +119,11 @@ class EditorFiles:
         ws = self.local.conf.ws_real
         return spot.real == ws or spot.real.startswith(ws.rstrip("/") + "/")
 
-    def _check_plain(self, spot: Place, path: str) -> None:
+    def _plain(self, spot: Place, path: str) -> tuple[int, int] | None:
+        """What is on the disk at the place, (device, inode), when it is a plain file grove may read (not a
+        folder, device, link or another name of grove's own files); None when there is none (a new buffer)."""
+        if not spot.exists:
+            return None
         conf = self.local.conf
         with conf.acting(spot):
             fd = open_file(spot, path)
@@ -123,5 +132,6 @@ class EditorFiles:
             if stat.S_ISDIR(st.st_mode):
                 raise Refused(f"{path} is a directory; use search_files to list it")
             conf.check_opened(spot, st)
+            return st.st_dev, st.st_ino
         finally:
             os.close(fd)
