@@ -98,6 +98,14 @@ def test_reads_see_unsaved_buffers_and_edits_go_to_the_editor(tmp_path: Path, wo
     # the disk is the editor's to save
     assert notes.read_text() == "saved on disk\n" and not (workspace / "sub").exists()
     assert editor.reads == [real, real, os.path.join(os.path.realpath(workspace), "gone.txt")]
+    starts = [u for u in editor.updates if u.session_update == "tool_call"]
+    assert [s.kind for s in starts] == [
+        "read",
+        "edit",
+        "edit",
+        "read",
+    ]  # the editor follows what is read, edited
+    assert starts[2].locations[0].path == str(workspace / "sub" / "new.txt")
 
 
 def test_grove_refuses_before_the_editor_is_asked(tmp_path: Path, workspace: Path) -> None:

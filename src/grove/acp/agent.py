@@ -5,6 +5,8 @@ file reads and writes through the editor when it declares them (grove.acp.editor
 from __future__ import annotations
 
 import asyncio
+import json
+import os
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,6 +29,12 @@ OPTIONS: list[tuple[str, str, Literal["allow_once", "allow_always", "reject_once
     ("deny", "Reject", "reject_once"),
 ]
 
+# what the editor shows a tool call as (an icon, follow-along for edits)
+KINDS: dict[str, schema.ToolKind] = {
+    "terminal": "execute", "read_file": "read", "write_file": "edit", "patch": "edit", "search_files": "search",
+    "web_search": "fetch", "web_fetch": "fetch",
+}  # fmt: skip
+
 
 @dataclass
 class Options:
@@ -48,8 +56,8 @@ class Events(AgentEvents):
 
     streaming = True
 
-    def __init__(self, agent: GroveAcpAgent, stop: threading.Event) -> None:
-        self.agent, self.stop = agent, stop
+    def __init__(self, agent: GroveAcpAgent, stop: threading.Event, workspace: str) -> None:
+        self.agent, self.stop, self.workspace = agent, stop, workspace
         self.session_id = ""  # known once the session is open
 
     def send(self, update: Any) -> None:
@@ -59,12 +67,13 @@ class Events(AgentEvents):
         self.send(acp.update_agent_message_text(delta))
 
     def on_tool_start(self, call: ToolCall) -> None:
-        kind = "execute" if call.name == "terminal" else "read" if call.name.startswith("read") else "other"
+        kind = KINDS.get(call.name, "read" if call.name.startswith("read") else "other")
         self.send(
             acp.start_tool_call(
-                call.id, call.name, kind=kind, status="in_progress", raw_input={"arguments": call.arguments}
+                call.id, call.name, kind=kind, status="in_progress", raw_input={"arguments": call.arguments},
+                locations=_locations(self.workspace, call.arguments),
             )
-        )
+        )  # fmt: skip
 
     def on_tool_end(self, call: ToolCall, result: ToolResult) -> None:
         content = [acp.tool_content(acp.text_block(result.content))]
@@ -115,7 +124,7 @@ class GroveAcpAgent:
 
     async def new_session(self, cwd: str, **kwargs: Any) -> schema.NewSessionResponse:
         stop = threading.Event()
-        events = Events(self, stop)
+        events = Events(self, stop, cwd)
         profile = Profile(
             source="acp",
             model=self.options.model,
@@ -162,6 +171,18 @@ class GroveAcpAgent:
     def close(self) -> None:
         for open_ in self.sessions.values():
             open_.session.close()
+
+
+def _locations(workspace: str, arguments: str) -> list[schema.ToolCallLocation] | None:
+    """The file a call names (its `path`), absolute, for the editor to follow; only shown, never acted on."""
+    try:
+        args = json.loads(arguments or "{}")
+    except ValueError:
+        return None
+    path = args.get("path") if isinstance(args, dict) else None
+    if not isinstance(path, str) or not path:
+        return None
+    return [schema.ToolCallLocation(path=os.path.normpath(os.path.join(workspace, os.path.expanduser(path))))]
 
 
 def _version() -> str:
