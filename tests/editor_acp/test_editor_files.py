@@ -87,10 +87,13 @@ def test_reads_see_unsaved_buffers_and_edits_go_to_the_editor(tmp_path: Path, wo
         call("patch", path="notes.txt", old_string="not saved", new_string="edited by grove"),
         call("write_file", path="sub/new.txt", content="made by grove\n"),
         call("read_file", path="gone.txt"),  # on neither disk nor buffer: the editor's refusal is the answer
+        call("read_file", path="blob.bin"),  # not text: the disk's bytes, the editor not asked
     ]
+    (workspace / "blob.bin").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\xff")
     asyncio.run(turn(tmp_path, workspace, editor, steps))
-    read, patched, _wrote, gone = editor.results()
+    read, patched, _wrote, gone, blob = editor.results()
     assert "the editor could not read it" in gone
+    assert "looks binary (11 bytes)" in blob
     assert "typed but not saved" in read and "saved on disk" not in read
     assert "edited by grove" in patched
     new = os.path.join(os.path.realpath(workspace), "sub", "new.txt")
@@ -99,12 +102,8 @@ def test_reads_see_unsaved_buffers_and_edits_go_to_the_editor(tmp_path: Path, wo
     assert notes.read_text() == "saved on disk\n" and not (workspace / "sub").exists()
     assert editor.reads == [real, real, os.path.join(os.path.realpath(workspace), "gone.txt")]
     starts = [u for u in editor.updates if u.session_update == "tool_call"]
-    assert [s.kind for s in starts] == [
-        "read",
-        "edit",
-        "edit",
-        "read",
-    ]  # the editor follows what is read, edited
+    # the editor follows what is read and edited
+    assert [s.kind for s in starts] == ["read", "edit", "edit", "read", "read"]
     assert starts[2].locations[0].path == str(workspace / "sub" / "new.txt")
 
 

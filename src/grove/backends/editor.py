@@ -74,6 +74,10 @@ class EditorFiles:
         if not (self.editor.reads and self._editors(spot)):
             return self.local.read(spot, path)
         before = self._plain(spot, path)
+        if before is not None:
+            disk = self.local.read(spot, path)
+            if not _is_text(disk):  # an image, an archive: the editor gives text only, the disk has the bytes
+                return disk
         try:
             text = self.editor.read_text(spot.real)
         except OSError as e:
@@ -135,3 +139,14 @@ class EditorFiles:
             return st.st_dev, st.st_ino
         finally:
             os.close(fd)
+
+
+def _is_text(data: bytes) -> bool:
+    """Whether the editor could hold the file as text: UTF-8 without NUL bytes."""
+    if b"\0" in data[:8192]:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
