@@ -73,7 +73,7 @@ class EditorFiles:
     def read(self, spot: Place, path: str) -> bytes:  # type: ignore[override]
         if not (self.editor.reads and self._editors(spot)):
             return self.local.read(spot, path)
-        before = self._plain(spot, path)
+        before = self._identity(spot, path)
         if before is not None:
             disk = self.local.read(spot, path)
             if not _is_text(disk):  # an image, an archive: the editor gives text only, the disk has the bytes
@@ -86,7 +86,7 @@ class EditorFiles:
         # to a protected file) while the editor read it is not shown
         again = self.local.locate(spot.real, write=False)
         try:
-            if again.real != spot.real or self._plain(again, path) != before:
+            if again.real != spot.real or self._identity(again, path) != before:
                 raise Refused(f"{path} changed while the editor read it; try again")
         finally:
             again.close()
@@ -102,11 +102,15 @@ class EditorFiles:
             return self.local.write(spot, path, data)
         if not spot.name:
             raise Refused(f"{path} is a directory")
-        self._plain(spot, path)
+        st = self._disk(spot, path)
         try:
             text = data.decode("utf-8")
         except UnicodeDecodeError:
             return self.local.write(spot, path, data)  # the editor takes text only
+        if st is not None and (st.st_nlink > 1 or not stat.S_ISREG(st.st_mode)):
+            # an editor saves in place, through every name of the file (one may be outside) or into a FIFO: grove's
+            # own write replaces only this name, and refuses what is not a plain file, as without an editor
+            return self.local.write(spot, path, data)
         try:
             self.editor.write_text(spot.real, text)
         except OSError as e:
@@ -123,22 +127,28 @@ class EditorFiles:
         ws = self.local.conf.ws_real
         return spot.real == ws or spot.real.startswith(ws.rstrip("/") + "/")
 
-    def _plain(self, spot: Place, path: str) -> tuple[int, int] | None:
-        """What is on the disk at the place, (device, inode), when it is a plain file grove may read (not a
-        folder, device, link or another name of grove's own files); None when there is none (a new buffer)."""
+    def _identity(self, spot: Place, path: str) -> tuple[int, int] | None:
+        """(device, inode) of the disk's file at the place, when it is one grove may read (asked about when it
+        has other names, refused when it is one of grove's own); None when there is none (a new buffer)."""
+        st = self._disk(spot, path)
+        if st is None:
+            return None
+        self.local.conf.check_opened(spot, st)
+        return st.st_dev, st.st_ino
+
+    def _disk(self, spot: Place, path: str) -> os.stat_result | None:
+        """What is on the disk at the place, opened without following a link; None when nothing; a folder refused."""
         if not spot.exists:
             return None
-        conf = self.local.conf
-        with conf.acting(spot):
+        with self.local.conf.acting(spot):
             fd = open_file(spot, path)
         try:
             st = os.fstat(fd)
-            if stat.S_ISDIR(st.st_mode):
-                raise Refused(f"{path} is a directory; use search_files to list it")
-            conf.check_opened(spot, st)
-            return st.st_dev, st.st_ino
         finally:
             os.close(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise Refused(f"{path} is a directory; use search_files to list it")
+        return st
 
 
 def _is_text(data: bytes) -> bool:
