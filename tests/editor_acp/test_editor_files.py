@@ -20,8 +20,8 @@ from acp import schema  # noqa: E402
 class BufferEditor:
     """An editor with open buffers (path -> unsaved text) over the disk; records every fs request it gets."""
 
-    def __init__(self, buffers: dict[str, str], *, fs: bool = True) -> None:
-        self.buffers, self.fs = buffers, fs
+    def __init__(self, buffers: dict[str, str], *, reads: bool = True, writes: bool = True) -> None:
+        self.buffers, self.fs = buffers, (reads, writes)
         self.reads: list[str] = []
         self.writes: list[tuple[str, str]] = []
         self.asked: list[str] = []
@@ -68,7 +68,7 @@ async def turn(tmp_path: Path, workspace: Path, editor: BufferEditor, steps: lis
     script.write_text(json.dumps([*steps, {"text": "done"}]))  # JSON is YAML
     args = ["-m", "grove", "acp", "--model", f"script:{script}", "-t", "files"]
     caps = schema.ClientCapabilities(
-        fs=schema.FileSystemCapabilities(read_text_file=editor.fs, write_text_file=editor.fs)
+        fs=schema.FileSystemCapabilities(read_text_file=editor.fs[0], write_text_file=editor.fs[1])
     )
     async with acp.spawn_agent_process(editor, sys.executable, *args, env=dict(os.environ)) as (conn, _proc):
         await conn.initialize(protocol_version=acp.PROTOCOL_VERSION, client_capabilities=caps)
@@ -132,16 +132,18 @@ def test_grove_refuses_before_the_editor_is_asked(tmp_path: Path, workspace: Pat
     assert not (workspace / ".git").exists()
 
 
-def test_a_client_without_fs_gets_the_disk(tmp_path: Path, workspace: Path) -> None:
+@pytest.mark.parametrize("reads", [False, True])
+def test_a_client_without_fs_gets_the_disk(tmp_path: Path, workspace: Path, reads: bool) -> None:
+    """No fs at all, or reads only: what the client did not declare is grove's own, on the disk."""
     notes = workspace / "notes.txt"
     notes.write_text("saved on disk\n")
-    editor = BufferEditor({os.path.realpath(notes): "unsaved\n"}, fs=False)
+    editor = BufferEditor({os.path.realpath(notes): "unsaved\n"}, reads=reads, writes=False)
     steps = [call("read_file", path="notes.txt"), call("write_file", path="out.txt", content="on disk\n")]
     asyncio.run(turn(tmp_path, workspace, editor, steps))
     read, _wrote = editor.results()
-    assert "saved on disk" in read and "unsaved" not in read
+    assert ("unsaved" in read) is reads and ("saved on disk" in read) is not reads
     assert (workspace / "out.txt").read_text() == "on disk\n"
-    assert editor.reads == [] and editor.writes == []
+    assert editor.reads == ([os.path.realpath(notes)] if reads else []) and editor.writes == []
 
 
 class SwappingEditor(BufferEditor):
