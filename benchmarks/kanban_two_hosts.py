@@ -46,15 +46,20 @@ def descendants(pid: int) -> list[int]:
     return out
 
 
-def kill_host(proc: subprocess.Popen[bytes]) -> list[int]:
-    """SIGKILL a host's whole tree: the dispatcher's process group and each worker's (workers start sessions of
-    their own, so a group kill of the dispatcher alone would leave them running)."""
-    os.killpg(proc.pid, signal.SIGSTOP)  # freeze the dispatcher first: no new worker appears while we look
+def signal_host(proc: subprocess.Popen[bytes], sig: int) -> list[int]:
+    """`sig` to a host's whole tree: the dispatcher's process group and each worker's (workers start sessions of
+    their own, so a group signal to the dispatcher alone would miss them)."""
+    os.killpg(proc.pid, signal.SIGSTOP)  # the dispatcher first: no new worker appears while we look
     victims = [proc.pid, *descendants(proc.pid)]
     for pid in victims:
-        for kill in (os.killpg, os.kill):
+        for send in (os.killpg, os.kill):
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                kill(pid, signal.SIGKILL)
+                send(pid, sig)
+    return victims
+
+
+def kill_host(proc: subprocess.Popen[bytes]) -> list[int]:
+    victims = signal_host(proc, signal.SIGKILL)
     proc.wait()
     return victims
 
@@ -102,12 +107,16 @@ def run(url: str, args: argparse.Namespace) -> dict[str, float | int | str]:
             if done == len(ids):
                 break
             if killed_at is None and done >= args.kill_at * len(ids):
+                # host A frozen whole, so what it holds cannot change while we look (a worker finishing between
+                # a look and the kill left it holding nothing)
+                signal_host(procs[HOSTS[0]], signal.SIGSTOP)
                 held = [t.id for t in board.running() if t.lease_host == HOSTS[0] and t.lease_pid]
                 if held:  # host A has live workers on tasks: now it goes down, all of it
                     victims = kill_host(procs[HOSTS[0]])
                     killed_at = time.monotonic() - start
-                    # what it held when it died (a worker may have finished just before the kill)
-                    held_at_kill = [t.id for t in board.running() if t.lease_host == HOSTS[0]]
+                    held_at_kill = held
+                else:
+                    signal_host(procs[HOSTS[0]], signal.SIGCONT)
             board.wait(0.2)
         elapsed = time.monotonic() - start
     finally:
