@@ -161,7 +161,7 @@ def test_build_model_makes_the_local_model(settings) -> None:  # type: ignore[no
 
 
 def test_a_grammar_the_runtime_refuses_is_an_error_not_a_crash(model) -> None:  # type: ignore[no-untyped-def]
-    from grove.llm.local_runtime import GrammarRejected
+    from grove.llm.local_engine import GrammarRejected
 
     loaded = model._loaded()
     lark = loaded.engine.grammar_dialect == "lark"

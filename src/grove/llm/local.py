@@ -20,6 +20,7 @@ from grove.llm.local_calls import (
     looks_like_call,
     parse_shaped,
 )
+from grove.llm.local_engine import Engine, GrammarRejected
 from grove.llm.local_grammar import ToolSpec, build_grammar, describe_tools, text_grammar, tool_specs
 from grove.llm.local_history import (
     Replies,
@@ -29,7 +30,7 @@ from grove.llm.local_history import (
     to_template_messages,
 )
 from grove.llm.local_kvcache import PROMPT_CACHE_MIN_TOKENS
-from grove.llm.local_runtime import INSTALL_HINT, Engine, GrammarRejected, load_engine, runtime_name
+from grove.llm.local_runtime import INSTALL_HINT, load_engine, runtime_name
 from grove.llm.local_turns import must_answer, must_call
 from grove.llm.profiles import profile_for
 from grove.llm.types import Completion, Message, ModelSettings, TextCallback, ToolSchema, Usage

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.local_runtime import Generation, GrammarRejected, OnPiece
+from grove.llm.local_engine import Generation, GrammarRejected, OnPiece
 from grove.llm.local_template import ChatTemplate
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.local_runtime import Generation, GrammarRejected, OnPiece
+from grove.llm.local_engine import Generation, GrammarRejected, OnPiece
 from grove.llm.local_template import ChatTemplate
 
 PROMPT_CACHE_FILES = 4  # each holds the KV of one system prompt (about 23 KB a token for SmolLM2-135M)
