@@ -83,7 +83,7 @@ def main() -> None:
                     raise SystemExit(f"grove run failed: {out.stderr}")
                 if name == "openai":
                     requests.append(len(srv.requests) - before)
-        body = srv.requests[-1].body
+                    body = srv.requests[-1].body  # today's request (the baseline's goes to the same server)
         rss = {
             name: _peak_rss_mb(cmd, {**env, "GROVE_HOME": str(home)})
             for name, (cmd, home) in variants.items()
