@@ -61,7 +61,9 @@ def convert_messages(messages: list[Message]) -> tuple[list[dict[str, Any]], lis
                 system.append({"type": "text", "text": text})
             continue
         if role == "assistant":
-            blocks = [{"type": "text", "text": t} for t in [_text_of(msg.get("content"))] if t]
+            blocks: list[dict[str, Any]] = [
+                {"type": "text", "text": t} for t in [_text_of(msg.get("content"))] if t
+            ]
             for call in msg.get("tool_calls") or []:
                 fn = call["function"]
                 blocks.append(

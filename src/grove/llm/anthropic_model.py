@@ -10,7 +10,7 @@ previous call's prefix from the cache. Nothing here retries: the Router does.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -127,7 +127,7 @@ class AnthropicModel(RemoteModel):
                 params["tool_choice"] = choice
         return params
 
-    def stream_objects(self, events: Iterator[tuple[str, str]]) -> Iterator[dict[str, Any]]:
+    def stream_objects(self, events: Iterator[tuple[str, str]]) -> Generator[dict[str, Any], None, None]:
         """The event objects of a streamed call; an `error` event is raised as the error it reports."""
         for event, data in events:
             payload = decode_event(data, self.name)
@@ -137,9 +137,11 @@ class AnthropicModel(RemoteModel):
                 yield payload
 
     def sdk_error(self, sdk: Any, error: Exception) -> ModelError | None:
-        if isinstance(error, sdk.APIStatusError) and error.status_code < 400:
-            # The SDK raises an `error` event inside a 200 stream itself.
-            return self._error_event(error.body, error.message)
+        if isinstance(error, sdk.APIStatusError):
+            status: Any = error  # the SDK comes in as a module: its class gives no static type
+            if status.status_code < 400:
+                # The SDK raises an `error` event inside a 200 stream itself.
+                return self._error_event(status.body, status.message)
         return None
 
     def _error_event(self, body: object, message: str) -> ModelError:
@@ -171,7 +173,7 @@ class AnthropicModel(RemoteModel):
                 calls.append(
                     ToolCall(id=block.get("id") or "", name=block.get("name") or "", arguments=arguments)
                 )
-        counts = dict.fromkeys(USAGE_KEYS, 0)
+        counts: dict[str, int] = dict.fromkeys(USAGE_KEYS, 0)
         take_usage(counts, data.get("usage"))
         stop = data.get("stop_reason") or ""
         return Completion(
@@ -186,8 +188,8 @@ class AnthropicModel(RemoteModel):
         """A stream's event objects -> one Completion: text deltas forwarded as they come, tool calls rebuilt from
         their JSON fragments (blocks keyed by index)."""
         blocks: dict[int, Block] = {}
-        counts = dict.fromkeys(USAGE_KEYS, 0)
-        stop_reason = ""
+        counts: dict[str, int] = dict.fromkeys(USAGE_KEYS, 0)
+        stop_reason: str = ""
         for event in events:
             kind = event.get("type")
             if kind == "message_start":

@@ -12,7 +12,7 @@ import ssl
 import threading
 import urllib.error
 import urllib.request
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
 from typing import Any
 
 from grove import __version__
@@ -59,7 +59,7 @@ class HTTPTransport:
             )
         return data
 
-    def stream(self, body: dict[str, Any], timeout: float) -> Iterator[tuple[str, str]]:
+    def stream(self, body: dict[str, Any], timeout: float) -> Generator[tuple[str, str], None, None]:
         """(event name, data) of each server-sent event, until the server closes the connection."""
         with self._mapped_errors(), self._post(body, timeout, "text/event-stream") as response:
             yield from sse_events(response)

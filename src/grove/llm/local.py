@@ -377,8 +377,8 @@ class LocalModel:
                 state["stream"] = on_text is not None and not is_call
                 state["budget"] = max(budget, call_budget) if is_call else budget
                 piece = "".join(parts)
-            if state["stream"] and piece:
-                on_text(piece)  # type: ignore[misc]
+            if state["stream"] and piece and on_text is not None:  # (stream is never true without on_text)
+                on_text(piece)
             return len(parts) >= state["budget"]
 
         generation = loaded.engine.generate(

@@ -8,7 +8,7 @@ import hashlib
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import IO, Literal, Protocol
 
 CHUNK = 8 << 20  # 8 MiB reads: fast, and small next to the 2 GB a loaded 1.5B model takes anyway
 
@@ -16,7 +16,7 @@ CHUNK = 8 << 20  # 8 MiB reads: fast, and small next to the 2 GB a loaded 1.5B m
 class Readable(Protocol):
     """A file-like part: a Path or an importlib.resources Traversable."""
 
-    def open(self, mode: str = "rb") -> BinaryIO: ...
+    def open(self, mode: Literal["rb"]) -> IO[bytes]: ...
 
 
 class AssemblyError(Exception):

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 _lock = threading.Lock()
 
@@ -33,7 +34,7 @@ def safe_model_params() -> Iterator[None]:
     low = llama_module.llama_cpp
     original = low.llama_model_default_params
 
-    def without_extra_buffers():  # type: ignore[no-untyped-def]
+    def without_extra_buffers() -> Any:  # llama_cpp's ctypes params struct
         params = original()
         if hasattr(params, "use_extra_bufts"):
             params.use_extra_bufts = False

@@ -7,7 +7,7 @@ from grove.llm.profiles. Nothing here retries: the Router does, on errors classi
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -71,7 +71,7 @@ class OpenAICompatModel(RemoteModel):
             params["seed"] = settings.seed
         return params
 
-    def stream_objects(self, events: Iterator[tuple[str, str]]) -> Iterator[dict[str, Any]]:
+    def stream_objects(self, events: Iterator[tuple[str, str]]) -> Generator[dict[str, Any], None, None]:
         """The chunk objects of a streamed call, up to `data: [DONE]` (or the end of the connection)."""
         for _, data in events:
             if data == "[DONE]":
@@ -85,13 +85,14 @@ class OpenAICompatModel(RemoteModel):
         if isinstance(error, sdk.APIError) and not isinstance(
             error, (sdk.APIStatusError, sdk.APIConnectionError)
         ):
-            return self._stream_error(error.body, error.message)
+            bare: Any = error  # the SDK comes in as a module: its class gives no static type
+            return self._stream_error(bare.body, bare.message)
         return None
 
     def _stream_error(self, error: object, message: str) -> ModelError:
         """An error event inside a 200 stream (e.g. OpenRouter), classified as if it were the HTTP answer."""
         # Gateways put the upstream HTTP status in the error's code (OpenRouter: {"code": 429, ...}).
-        code = error.get("code") if isinstance(error, dict) else None
+        code: Any = error.get("code") if isinstance(error, dict) else None  # any JSON value
         status = int(code) if str(code).isdigit() and 400 <= int(code) < 600 else 500
         err = classify_http_error(
             status,
@@ -204,7 +205,7 @@ def with_cache_breakpoints(messages: list[Message]) -> list[Message]:
         msg = marked[i]
         content = msg.get("content")
         if isinstance(content, str) and content:
-            parts = [{"type": "text", "text": content}]
+            parts: list[dict[str, Any]] = [{"type": "text", "text": content}]
         elif isinstance(content, list) and content:
             parts = [dict(p) for p in content]
         else:

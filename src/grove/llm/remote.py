@@ -9,7 +9,7 @@ import contextlib
 import importlib
 import os
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from grove.llm.errors import ErrorKind, ModelError
@@ -112,7 +112,7 @@ class RemoteModel:
     def assemble(self, events: Iterable[dict[str, Any]], on_text: TextCallback) -> Completion:
         raise NotImplementedError
 
-    def stream_objects(self, events: Iterator[tuple[str, str]]) -> Iterator[dict[str, Any]]:
+    def stream_objects(self, events: Iterator[tuple[str, str]]) -> Generator[dict[str, Any], None, None]:
         """The objects of a stream's server-sent events (name, data), for `assemble`."""
         raise NotImplementedError
 

@@ -244,7 +244,7 @@ def _chdir(state: State, name: str, args: list[str]) -> None:
     elif state.ws:
         new = posixpath.normpath(posixpath.join(state.ws, target))
     else:
-        new = target if target.startswith("..") else None  # type: ignore[assignment]
+        new = target if target.startswith("..") else None
     state.cwd = new if new is not None and (P.outside(new, state.ws) or new.startswith("..")) else None
 
 

@@ -226,9 +226,10 @@ def _stdin_code(state: State, lang: str, name: str, stdin: str | None) -> None:
     if stdin == DOWNLOADED:
         return  # the pipeline rules name curl | sh already
     if stdin is not None:
-        (state.out.nested if lang == "shell" else state.out.code).append(
-            stdin if lang == "shell" else (lang, stdin)  # type: ignore[arg-type]
-        )
+        if lang == "shell":
+            state.out.nested.append(stdin)
+        else:
+            state.out.code.append((lang, stdin))
         return
     if (lang == "shell" and name in ("source", ".")) or not state.fed:
         return  # nothing is piped in: an interactive interpreter reads the (absent) terminal

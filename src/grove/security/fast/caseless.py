@@ -5,8 +5,9 @@ about twice as fast (Python's regex engine skips its per-character case folding 
 from __future__ import annotations
 
 import re
-from re import _constants as C  # sre opcodes, to prove a pattern is case-safe
-from re import _parser as sre_parse
+from re import _constants as C  # pyright: ignore[reportAttributeAccessIssue]  # sre opcodes (private: no stub)
+from re import _parser as sre_parse  # pyright: ignore[reportAttributeAccessIssue]  # (the same as above)
+from typing import Any  # sre's parse tree: (opcode, argument) pairs, no static type
 
 # The four non-ASCII characters IGNORECASE folds onto an ASCII letter (İ ı ſ K, read as i i s k;
 # tests/security/test_caseless.py checks this list is complete).
@@ -15,10 +16,10 @@ ASCII_FOLDS = "\u0130\u0131\u017f\u212a"
 _UNSAFE_TEXT = re.compile(f"[A-Z{ASCII_FOLDS}]")
 
 
-def _case_safe(items: object) -> bool:
+def _case_safe(items: Any) -> bool:
     """True when a parsed pattern has no capital or non-ASCII literal, no range touching A-Z or past ASCII, and
     no backreference: on lowercase text such a pattern matches the same with or without IGNORECASE."""
-    for op, av in items:  # type: ignore[attr-defined]
+    for op, av in items:
         if op in (C.LITERAL, C.NOT_LITERAL):
             if av >= 0x80 or 0x41 <= av <= 0x5A:
                 return False

@@ -5,9 +5,11 @@ gives the same matches without it. The cut patterns are compiled once per set of
 from __future__ import annotations
 
 import re
-from re import _compiler as sre_compile
-from re import _constants as C
-from re import _parser as sre_parse
+
+# re's private parser and compiler: typeshed stubs none of them
+from re import _compiler as sre_compile  # pyright: ignore[reportAttributeAccessIssue]
+from re import _constants as C  # pyright: ignore[reportAttributeAccessIssue]
+from re import _parser as sre_parse  # pyright: ignore[reportAttributeAccessIssue]
 
 
 def _required(alt: sre_parse.SubPattern) -> str | None:

@@ -7,16 +7,23 @@ from __future__ import annotations
 import codecs
 import re
 from collections.abc import Callable, Iterator, Sequence
-from re import _constants as C
-from re import _parser as sre_parse
-from typing import Any
+from re import _constants as C  # pyright: ignore[reportAttributeAccessIssue]  # private: typeshed has no stub
+from re import _parser as sre_parse  # pyright: ignore[reportAttributeAccessIssue]  # (the same as above)
+from typing import Any, cast
 
 from grove.security.fast import shortcuts
 
 # RE2 reads the text as Latin-1 with every character past U+00FF written as U+00FF: one byte a character, so
 # RE2's offsets are string indices, and a pattern widened the same way (_clamp) matches wherever Python's does.
 _CLAMP = "grove.signal_gate.clamp"
-codecs.register_error(_CLAMP, lambda e: ("\xff" * (e.end - e.start), e.end))  # type: ignore[attr-defined]
+
+
+def _clamp_error(e: UnicodeError) -> tuple[str, int]:
+    e = cast(UnicodeEncodeError, e)  # registered for encode() below alone
+    return "\xff" * (e.end - e.start), e.end
+
+
+codecs.register_error(_CLAMP, _clamp_error)
 
 
 def encode(text: str) -> bytes:
@@ -46,6 +53,11 @@ _WORD_ASCII = frozenset(map(ord, "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghi
 # x{m,n} stays when n is small; else it is widened to x{min(m, _MAX_LEAST),}: the least count keeps the gate sharp
 # (`-{3,}`), a big one only grows the program.
 _MAX_LEAST = 32
+
+
+# One element of sre's parse tree: (opcode, argument), the argument's shape set by the opcode (an int, a pair, a
+# sub-list...), which no static type follows.
+Item = tuple[object, Any]
 
 
 class Unsupported(Exception):
@@ -92,15 +104,15 @@ def _clamp(ranges: list[tuple[int, int]]) -> str:
     return "[" + "".join(f"\\x{lo:02x}" if lo == hi else f"\\x{lo:02x}-\\x{hi:02x}" for lo, hi in cut) + "]"
 
 
-def _class(items: Sequence[tuple[object, object]]) -> str:
+def _class(items: Sequence[Item]) -> str:
     """A `[...]` set as an RE2 class holding at least the characters Python's set holds."""
     negate = bool(items) and items[0][0] is C.NEGATE
     ranges: list[tuple[int, int]] = []
     for op, av in items[1:] if negate else items:
         if op is C.LITERAL:
-            ranges.append((av, av))  # type: ignore[arg-type]
+            ranges.append((av, av))
         elif op is C.RANGE:
-            ranges.append(av)  # type: ignore[arg-type]
+            ranges.append(av)
         elif op is C.CATEGORY:
             # A negated set must exclude no more than Python's does: it takes out a subset of the category.
             ranges += _category(av, wide=not negate)
@@ -114,7 +126,7 @@ def _literal(c: int) -> str:
     return ch if ch.isascii() and ch.isalnum() else f"\\x{min(c, 0xFF):02x}"
 
 
-def _edge(items: Sequence[tuple[object, object]], first: bool) -> bool:
+def _edge(items: Sequence[Item], first: bool) -> bool:
     """True when every match of `items` starts (`first`) or ends with an ASCII word character."""
     for op, av in items if first else reversed(items):
         if op in (C.AT, C.ASSERT, C.ASSERT_NOT):
@@ -124,47 +136,47 @@ def _edge(items: Sequence[tuple[object, object]], first: bool) -> bool:
         if op is C.IN:
             return all(
                 (o is C.LITERAL and a in _WORD_ASCII)
-                or (o is C.RANGE and all(c in _WORD_ASCII for c in range(a[0], a[1] + 1)))  # type: ignore[index]
-                for o, a in av  # type: ignore[attr-defined]
+                or (o is C.RANGE and all(c in _WORD_ASCII for c in range(a[0], a[1] + 1)))
+                for o, a in av
             )
         if op is C.SUBPATTERN:
-            return _edge(av[3], first)  # type: ignore[index]
+            return _edge(av[3], first)
         if op is C.ATOMIC_GROUP:
-            return _edge(av, first)  # type: ignore[arg-type]
+            return _edge(av, first)
         if op is C.BRANCH:
-            return all(_edge(alt, first) for alt in av[1])  # type: ignore[index]
+            return all(_edge(alt, first) for alt in av[1])
         if op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
-            return av[0] >= 1 and _edge(av[2], first)  # type: ignore[index]
+            return av[0] >= 1 and _edge(av[2], first)
         return False
     return False
 
 
-def widen(items: Sequence[tuple[object, object]], multiline: bool = False) -> str:
+def widen(items: Sequence[Item], multiline: bool = False) -> str:
     """RE2 syntax (Latin-1, clamped) for a parsed case-sensitive Python pattern, matching wherever it matches:
     lookarounds go, and so do anchors RE2 reads differently; long repeats lose their upper bound."""
     out = []
     for i, (op, av) in enumerate(items):
         if op is C.LITERAL:
-            out.append(_literal(av))  # type: ignore[arg-type]
+            out.append(_literal(av))
         elif op is C.NOT_LITERAL:
-            out.append(_clamp(_complement([(av, av)])))  # type: ignore[list-item]
+            out.append(_clamp(_complement([(av, av)])))
         elif op is C.ANY:
             out.append(".")  # superset() rejects DOTALL; in both engines `.` is anything but \n
         elif op is C.IN:
-            out.append(_class(av))  # type: ignore[arg-type]
+            out.append(_class(av))
         elif op is C.CATEGORY:
             out.append(_clamp(_category(av, wide=True)))
         elif op is C.BRANCH:
-            out.append("(?:" + "|".join(widen(alt, multiline) for alt in av[1]) + ")")  # type: ignore[index]
+            out.append("(?:" + "|".join(widen(alt, multiline) for alt in av[1]) + ")")
         elif op is C.SUBPATTERN:
-            _group, add_flags, del_flags, sub = av  # type: ignore[misc]
+            _group, add_flags, del_flags, sub = av
             if add_flags or del_flags:
                 raise Unsupported("inline flags")
             out.append("(?:" + widen(sub, multiline) + ")")
         elif op is C.ATOMIC_GROUP:
-            out.append("(?:" + widen(av, multiline) + ")")  # type: ignore[arg-type]
+            out.append("(?:" + widen(av, multiline) + ")")
         elif op in (C.MAX_REPEAT, C.MIN_REPEAT, C.POSSESSIVE_REPEAT):
-            lo, hi, sub = av  # type: ignore[misc]
+            lo, hi, sub = av
             if hi == 0:
                 continue
             if hi <= _MAX_LEAST:
@@ -200,7 +212,9 @@ def superset(pattern: re.Pattern[str]) -> str:
 def _first_start(rx: Any, re2: Any) -> Callable[[bytes, int], int]:
     """Where `rx` first matches at or after a position. google-re2's compiled pattern under its Python wrapper
     answers with bare spans and no match object (half the cost a call); the wrapper is the fallback."""
-    low, unanchored = getattr(rx, "_regexp", None), getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
+    # Either may be missing in another wrapper version: bare() then raises, and the check below falls back.
+    low: Any = getattr(rx, "_regexp", None)
+    unanchored = getattr(getattr(re2, "_Anchor", None), "UNANCHORED", None)
 
     def wrapped(data: bytes, pos: int) -> int:
         m = rx.search(data, pos)
@@ -236,7 +250,7 @@ class Gate:
         self._built = True
         patterns = self._patterns
         try:
-            import re2  # type: ignore[import-not-found,unused-ignore]
+            import re2
         except ImportError:  # google-re2 missing: every pattern may match and runs in Python alone
             return
         opts = re2.Options()

@@ -107,7 +107,7 @@ def worst(norm_text: str, model: Model | None = None) -> Worst:
             return Worst(m.bias, 0, 0)
     # Character offsets of the chosen window only: match objects for every token cost more than the scoring.
     before = _skip(norm_text, 0, s)
-    start = _SPACE.match(norm_text, before).end()
+    start = _SPACE.match(norm_text, before).end()  # pyright: ignore[reportOptionalMemberAccess]  # \s* always matches
     return Worst(best, start, _skip(norm_text, before, e - s))
 
 
@@ -156,7 +156,7 @@ def _skip(text: str, pos: int, k: int) -> int:
     """Where the k-th token after `pos` ends (k no more than the tokens left)."""
     for n, step in _STEPS:
         while k >= n:
-            pos = step.match(text, pos).end()  # type: ignore[union-attr]
+            pos = step.match(text, pos).end()  # pyright: ignore[reportOptionalMemberAccess]  # k tokens are left
             k -= n
     return pos
 

@@ -118,10 +118,11 @@ def scan_text(text: str, source: str = "unknown", kind: str | None = None) -> Sc
             ((WEIGHTS.get(s, 0.0), s) for s in (best.signals if best else ()) if s in BY_NAME),
             reverse=True,
         )
+        excerpts = best.excerpts if best else {}  # (named is empty without a best window)
         for _, name in named:
             sig = BY_NAME[name]
             if sig.category != "addressee" or len(named) == 1:
-                findings.append(ScanFinding(sig.category, verdict, f"{sig.about}: {best.excerpts[name]}"))
+                findings.append(ScanFinding(sig.category, verdict, f"{sig.about}: {excerpts[name]}"))
         for why in ev.whole.values():
             findings.append(ScanFinding("obfuscation", verdict, why))
         if _sigmoid(model_z) >= caution_at:

@@ -216,7 +216,8 @@ def windows_of(text: str) -> list[Window]:
             continue  # the twin, and so its cut, cannot match
         elif _GATE.guides(i, data):
             # Only the places RE2 picks are tried: the twin is as quick there as a cut, which costs a look at the text.
-            matches = _GATE.finditer(i, fast.twin, text, data)  # type: ignore[arg-type]
+            # the gate guides only a pattern it was given, so this signal has a twin
+            matches = _GATE.finditer(i, fast.twin, text, data)  # pyright: ignore[reportArgumentType]
         else:
             pattern = cut.for_text(text) if cut is not None else fast.for_text(text, safe)
             if pattern is None:

@@ -23,7 +23,7 @@ def redact_value(value: Any) -> Any:
 
 def redact_message(message: Message) -> Message:
     """A copy with secrets masked in its content and in its tool calls' arguments (the JSON stays valid)."""
-    out: Message = dict(message)  # type: ignore[assignment]
+    out: Message = dict(message)
     content = message.get("content")
     if content:
         out["content"] = redact_value(content)

@@ -139,7 +139,7 @@ def _line_spans(line: str) -> Iterator[tuple[int, int]]:
         if word.start() < done:
             continue
         m = _ASSIGN.match(line, word.end())
-        done = m.end() if m else _WORD_REST.match(line, word.end()).end()  # type: ignore[union-attr]
+        done = m.end() if m else _WORD_REST.match(line, word.end()).end()  # pyright: ignore[reportOptionalMemberAccess]  # matches empty
         if m is None:
             continue
         start = word.start()

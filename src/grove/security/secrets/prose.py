@@ -87,7 +87,7 @@ def table_spans(text: str, lines: list[tuple[int, int]]) -> Iterator[tuple[int, 
         cols = {i for i, c in enumerate(cells) if len(c.strip()) <= 30 and _COLUMN_NAME.search(c)}
         if not cols:
             continue
-        pos = _TABLE_RULE.match(text, end + 1).end() + 1  # type: ignore[union-attr]
+        pos = _TABLE_RULE.match(text, end + 1).end() + 1  # pyright: ignore[reportOptionalMemberAccess]  # matched above
         while pos < len(text):
             nl = text.find("\n", pos)
             row_end = len(text) if nl < 0 else nl

@@ -77,20 +77,20 @@ def _apply(text: str, spans: list[tuple[int, int, str | None]]) -> str:
     """Masked text. Overlapping spans merge; a span inside a wider one (a key inside a PEM block) goes with
     it."""
     spans.sort(key=lambda s: (s[0], -s[1]))
-    merged: list[list[object]] = []
+    merged: list[tuple[int, int, str | None]] = []
     for start, end, repl in spans:
-        if merged and start < merged[-1][1]:  # type: ignore[operator]
+        if merged and start < merged[-1][1]:
             last = merged[-1]
-            if end > last[1]:  # type: ignore[operator]
-                last[1], last[2] = end, None
+            if end > last[1]:
+                merged[-1] = (last[0], end, None)
             continue
-        merged.append([start, end, repl])
+        merged.append((start, end, repl))
     out: list[str] = []
     pos = 0
     for start, end, repl in merged:
-        out.append(text[pos:start])  # type: ignore[misc]
-        out.append(repl if isinstance(repl, str) else mask(text[start:end]))  # type: ignore[misc]
-        pos = end  # type: ignore[assignment]
+        out.append(text[pos:start])
+        out.append(repl if isinstance(repl, str) else mask(text[start:end]))
+        pos = end
     out.append(text[pos:])
     return "".join(out)
 

@@ -40,7 +40,7 @@ def file_kind(path: str | Path, text: str = "") -> FileKind:
 
 
 # -- patterns any text can hold ---------------------------------------------------------------------------------
-_TEXT_PATTERNS: list[tuple[str, str, re.Pattern[str]]] = [
+_TEXT_PATTERNS: list[tuple[str, Level, re.Pattern[str]]] = [
     (
         "obfuscated payload: decoded data run as code",
         "dangerous",
@@ -170,7 +170,7 @@ def pattern_hits(text: str, kind: FileKind) -> list[Hit]:
             continue
         m = pattern.search(text)
         if m:
-            out.append(Hit(level, why, line_of(text, m.start()), excerpt(m.group(0))))  # type: ignore[arg-type]
+            out.append(Hit(level, why, line_of(text, m.start()), excerpt(m.group(0))))
     bidi = _CODE_BIDI.search(text) if kind in ("python", "javascript", "shell") and not ascii_only else None
     if bidi:
         out.append(
@@ -195,7 +195,7 @@ def injection_hits(text: str, source: str, keep_level: bool = False) -> list[Hit
     verdict = str(getattr(result, "verdict", "safe"))
     if not getattr(result, "flagged", False) or verdict not in ("caution", "dangerous"):
         return []
-    level: Level = verdict if keep_level else "caution" if verdict == "dangerous" else "note"  # type: ignore[assignment]
+    level: Level = verdict if keep_level else "caution" if verdict == "dangerous" else "note"
     reasons = list(getattr(result, "reasons", []) or [])[:2] or [verdict]
     return [Hit(level, f"possible prompt injection ({r})", 0) for r in reasons]
 

@@ -101,7 +101,7 @@ def _subtree(root: ast.AST) -> list[ast.AST]:
     out = [root]
     for node in out:  # a queue: read while it grows
         for field in _CHILDREN[node.__class__]:
-            value = getattr(node, field, None)
+            value: Any = getattr(node, field, None)  # a node, a list of them, or a leaf
             if value.__class__ is list:
                 out += [item for item in value if item.__class__ in _CHILDREN]
             elif value.__class__ in _CHILDREN:
@@ -124,20 +124,21 @@ def _walk(tree: ast.AST) -> tuple[list[ast.Call], list[ast.AST], int]:
         nonlocal deepest
         kind = node.__class__
         if kind is call_kind:
-            add_call(node)  # type: ignore[arg-type]
+            # an ast.Call: pyright narrows no `__class__ is`, and isinstance would cost in this hot loop
+            add_call(node)  # pyright: ignore[reportArgumentType]
         elif kind in name_kinds:
             add_name((depth, node))
         depth += 1
         if depth > deepest:
             deepest = depth
         for field in children[kind]:
-            value = getattr(node, field, None)
+            value: Any = getattr(node, field, None)  # a node, a list of them, or a leaf
             if value.__class__ is list:
                 for item in value:
                     if item.__class__ in inner:
                         read(item, depth)
             elif value.__class__ in inner:
-                read(value, depth)  # type: ignore[arg-type]
+                read(value, depth)
 
     read(tree, 0)
     # Breadth-first order is depth-first order sorted (stably) by depth: both read each level left to right.
@@ -170,7 +171,7 @@ class _Analyser(ast.NodeVisitor):
             elif isinstance(node, ast.Assign):
                 if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
                     self.env.setdefault(node.targets[0].id, node.value)
-            elif isinstance(node.target, ast.Name) and node.value:  # AnnAssign
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value:
                 self.env.setdefault(node.target.id, node.value)
         # A tree this shallow cannot exhaust the stack in the recursive visit, so its calls are simply read in the
         # visit's order; a deeper one is visited as before, and falls back to _unparsed where that recursion fails.
@@ -251,10 +252,10 @@ class _Analyser(ast.NodeVisitor):
             left, right = self.value(node.left, depth + 1), self.value(node.right, depth + 1)
             if isinstance(node.op, ast.Div) and isinstance(left, str) and isinstance(right, str):
                 return left.rstrip("/") + "/" + right  # pathlib's /
-            if (isinstance(left, str) and isinstance(right, str)) or (
-                isinstance(left, bytes) and isinstance(right, bytes)
-            ):
-                return left + right  # type: ignore[operator]
+            if isinstance(left, str) and isinstance(right, str):
+                return left + right
+            if isinstance(left, bytes) and isinstance(right, bytes):
+                return left + right
             return None
         if isinstance(node, ast.JoinedStr):
             parts = []
@@ -303,9 +304,8 @@ class _Analyser(ast.NodeVisitor):
                 return arg0 if len(args) == 1 else None
             if name in ("os.path.join", "posixpath.join"):
                 parts = [self.value(a, depth + 1) for a in args]
-                return (
-                    "/".join(p.rstrip("/") for p in parts) if all(isinstance(p, str) for p in parts) else None
-                )  # type: ignore[union-attr]
+                texts = [p for p in parts if isinstance(p, str)]
+                return "/".join(p.rstrip("/") for p in texts) if len(texts) == len(parts) else None
             if name in ("os.getenv", "os.environ.get") and arg0 == "HOME":
                 return "~"
             if short == "join" and isinstance(node.func, ast.Attribute) and args:
@@ -313,7 +313,8 @@ class _Analyser(ast.NodeVisitor):
                 items = args[0].elts if isinstance(args[0], ast.List | ast.Tuple) else None
                 if isinstance(sep, str) and items is not None:
                     vals = [self.value(e, depth + 1) for e in items]
-                    return sep.join(vals) if all(isinstance(v, str) for v in vals) else None  # type: ignore[arg-type]
+                    texts = [v for v in vals if isinstance(v, str)]
+                    return sep.join(texts) if len(texts) == len(vals) else None
             if short in ("decode", "encode") and isinstance(node.func, ast.Attribute):
                 inner = self.value(node.func.value, depth + 1)
                 if short == "decode" and isinstance(inner, bytes):
@@ -322,9 +323,10 @@ class _Analyser(ast.NodeVisitor):
                     return inner.encode()
             if name == "codecs.decode" and isinstance(arg0, str | bytes):
                 enc = self.value(args[1], depth + 1) if len(args) > 1 else "utf-8"
-                return codecs.decode(arg0, str(enc))  # type: ignore[arg-type]
+                # codecs.decode takes a str too (rot13); typeshed's overloads know that only for literal names
+                return codecs.decode(arg0, str(enc))  # pyright: ignore[reportCallIssue, reportArgumentType]
             if short in ("b64decode", "decodebytes", "urlsafe_b64decode", "a2b_base64") and arg0 is not None:
-                return base64.b64decode(arg0 + ("=" * (-len(arg0) % 4) if isinstance(arg0, str) else b""))
+                return base64.b64decode(arg0 + "=" * (-len(arg0) % 4) if isinstance(arg0, str) else arg0)
             if short in ("fromhex", "unhexlify", "a2b_hex") and arg0 is not None:
                 return binascii.unhexlify(arg0 if isinstance(arg0, bytes) else arg0.encode())
             if short == "decompress" and isinstance(arg0, bytes):
@@ -334,7 +336,7 @@ class _Analyser(ast.NodeVisitor):
                 return chr(n) if isinstance(n, int) else None
             if short in ("bytes", "bytearray") and args and isinstance(args[0], ast.List | ast.Tuple):
                 nums = [self.literal(e) for e in args[0].elts]
-                return bytes(nums) if all(isinstance(n, int) for n in nums) else None  # type: ignore[arg-type]
+                return bytes(nums) if all(isinstance(n, int) for n in nums) else None
         except (ValueError, TypeError, LookupError, zlib.error, binascii.Error):
             return None
         return None

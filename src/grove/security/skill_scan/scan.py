@@ -129,7 +129,7 @@ def scan_skill_text(
         hits += shell_strings(text)
     elif scheduled_file(path):
         hits += scheduled_hits(text)
-    hits += pattern_hits(text, kind)  # type: ignore[arg-type]
+    hits += pattern_hits(text, kind)
     if prose == "if-flagged":
         prose = any(h.level != "note" for h in hits)
     if prose:  # prose=False: code findings only (a benchmark's fast pass)
