@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator
 from contextlib import AbstractContextManager
-from typing import IO, Protocol
+from typing import IO, Any, Protocol, TypeVar
 
 from grove.backends.tree import WorkspaceTree
 from grove.errors import GroveError
@@ -30,22 +30,30 @@ class Spot(Protocol):
 TextOpener = Callable[[], AbstractContextManager[IO[str]]]
 
 
-class Files(Protocol):
+# A backend's own kind of Spot: its Files takes back only the spots it gave out.
+SpotT = TypeVar("SpotT", bound=Spot)
+
+
+class Files(Protocol[SpotT]):
     """One tool call's view of a backend's files. Every path is checked where it leads (links resolved on the
     backend's own side); refusals raise grove.security.files.confine.Refused with a message for the model."""
 
-    def locate(self, path: str, *, write: bool) -> Spot: ...
+    def locate(self, path: str, *, write: bool) -> SpotT: ...
 
-    def read(self, spot: Spot, path: str) -> bytes: ...
+    def read(self, spot: SpotT, path: str) -> bytes: ...
 
-    def write(self, spot: Spot, path: str, data: bytes) -> None:
+    def write(self, spot: SpotT, path: str, data: bytes) -> None:
         """Create the missing folders and replace the file atomically."""
+        ...
 
-    def walk(self, spot: Spot) -> Iterator[tuple[str, TextOpener | None]]:
-        """(real path, opener or None when not searchable) for each file under the spot, never through a link."""
+    def walk(self, spot: SpotT) -> Generator[tuple[str, TextOpener | None], None, None]:
+        """(real path, opener or None when not searchable) for each file under the spot, never through a link.
+        A generator: closing it early ends the walk's rights on the spot."""
+        ...
 
     def shown(self, real: str) -> str:
         """How a real path is shown to the model (relative inside the workspace)."""
+        ...
 
 
 class Backend(Protocol):
@@ -59,14 +67,18 @@ class Backend(Protocol):
         """Run a bash command line in the workspace root; output capped, killed after `timeout` seconds.
         `network`: None = as the session's policy says; False = none even where it allows one (a container keeps
         the network it started with)."""
+        ...
 
-    def files(self) -> AbstractContextManager[Files]:
+    def files(self) -> AbstractContextManager[Files[Any]]:
         """A confined file view for one tool call."""
+        ...
 
     def tree(self) -> WorkspaceTree:
         """The workspace for grove's own acts on it (checkpoints and undo), on the backend's machine."""
+        ...
 
     def check(self) -> tuple[bool, str]:
         """For `grove doctor`: (ok, what was found)."""
+        ...
 
     def close(self) -> None: ...

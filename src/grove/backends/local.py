@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -105,13 +105,13 @@ class LocalFiles:
     def locate(self, path: str, *, write: bool) -> Place:
         return self.conf.locate(path, write=write)
 
-    def read(self, spot: Place, path: str) -> bytes:  # type: ignore[override]
+    def read(self, spot: Place, path: str) -> bytes:
         return read_place(self.conf, spot, path)
 
-    def write(self, spot: Place, path: str, data: bytes) -> None:  # type: ignore[override]
+    def write(self, spot: Place, path: str, data: bytes) -> None:
         write_place(self.conf, spot, path, data)
 
-    def walk(self, spot: Place) -> Iterator[tuple[str, TextOpener | None]]:  # type: ignore[override]
+    def walk(self, spot: Place) -> Generator[tuple[str, TextOpener | None], None, None]:
         with self.conf.acting(spot):
             for real, fd in _walk(self.conf, spot):
                 yield real, (None if fd is None else _opener(fd))

@@ -6,8 +6,9 @@ from __future__ import annotations
 import asyncio
 import secrets
 import threading
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 from grove.gateway.adapter import Choice, Pressed
 from grove.security.approval.base import ApprovalRequest, Approver
@@ -18,7 +19,7 @@ CHOICES = (("Allow once", "once"), ("Allow for session", "session"), ("Deny", "d
 SHOWN = {"once": "Allowed once.", "session": "Allowed for this session.", "deny": "Denied."}
 
 # (chat id, question text, buttons) -> posted; run on the gateway's event loop
-Ask = Callable[[str, str, list[Choice]], Awaitable[None]]
+Ask = Callable[[str, str, list[Choice]], Coroutine[Any, Any, None]]  # run on the gateway's loop from a thread
 
 
 @dataclass

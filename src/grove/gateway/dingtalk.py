@@ -142,7 +142,8 @@ class DingTalkAdapter(PlatformAdapter):
         async with self.session.ws_connect(url, heartbeat=30) as ws:
             self.connected.set()
             self.backoff.reset()
-            stopping = asyncio.get_running_loop().create_task(self._stop.wait())  # type: ignore[union-attr]
+            # run() made _stop before it connects, the only way here
+            stopping = asyncio.get_running_loop().create_task(self._stop.wait())  # pyright: ignore[reportOptionalMemberAccess]
             try:
                 while True:
                     receiving = asyncio.get_running_loop().create_task(ws.receive())

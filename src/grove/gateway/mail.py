@@ -18,7 +18,7 @@ import ssl
 from email.message import EmailMessage
 from email.parser import BytesParser
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlparse
 
 from grove.gateway.adapter import (
@@ -110,16 +110,17 @@ class EmailAdapter(PlatformAdapter):
 
     def _take(self, box: imaplib.IMAP4) -> list[tuple[bytes, bytes]]:
         """(uid, raw message) of unseen mail; each is marked seen as it is taken."""
-        status, data = box.uid("SEARCH", None, "UNSEEN")
+        # imaplib takes None (no charset) and bytes uids; typeshed's signature says str alone
+        status, data = box.uid("SEARCH", None, "UNSEEN")  # pyright: ignore[reportArgumentType]
         if status != "OK":
             raise imaplib.IMAP4.abort("SEARCH failed")
         taken = []
         for uid in (data[0] or b"").split()[:MAX_FETCH]:
-            status, parts = box.uid("FETCH", uid, "(BODY.PEEK[])")
+            status, parts = box.uid("FETCH", uid, "(BODY.PEEK[])")  # pyright: ignore[reportArgumentType]
             raw = next((p[1] for p in parts if isinstance(p, tuple)), None)
             if status != "OK" or raw is None:
                 continue
-            box.uid("STORE", uid, "+FLAGS", "(\\Seen)")
+            box.uid("STORE", uid, "+FLAGS", "(\\Seen)")  # pyright: ignore[reportArgumentType]
             taken.append((uid, raw))
         return taken
 
@@ -168,7 +169,8 @@ class EmailAdapter(PlatformAdapter):
         text = fresh_text(body.get_content() if body is not None else "")
         files = []
         for part in msg.iter_attachments():
-            data = part.get_payload(decode=True) or b""
+            # decode=True: an attachment's bytes (None for a multipart one)
+            data = cast(bytes | None, part.get_payload(decode=True)) or b""
             files.append(InboundFile(part.get_filename() or "attachment", _const(data), len(data)))
         return Incoming(
             chat_id=sender,

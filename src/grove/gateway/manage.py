@@ -33,7 +33,7 @@ def manage(book: UserBook, platform: str, config: GatewayPlatformConfig, role: s
         if wanted not in ("owner", "admin", "user"):
             return "The role is user, admin or owner."
         try:
-            user_id = book.accept(platform, args[0], wanted)  # type: ignore[arg-type]
+            user_id = book.accept(platform, args[0], wanted)
         except GatewayError as exc:
             return str(exc)
         return f"{user_id} is now {wanted}."

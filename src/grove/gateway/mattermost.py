@@ -126,7 +126,8 @@ class MattermostAdapter(PlatformAdapter):
         headers = {"Authorization": f"Bearer {self.secret()}"}
         async with self.http.ws_connect(url, params=params, headers=headers, heartbeat=30) as ws:
             self.ws = ws
-            stopping = asyncio.get_running_loop().create_task(self._stop.wait())  # type: ignore[union-attr]
+            # run() made _stop before it connects, the only way here
+            stopping = asyncio.get_running_loop().create_task(self._stop.wait())  # pyright: ignore[reportOptionalMemberAccess]
             try:
                 while True:
                     receiving = asyncio.get_running_loop().create_task(ws.receive())

@@ -32,7 +32,7 @@ class SlackAdapter(PlatformAdapter):
         from slack_sdk.web.async_client import AsyncWebClient
 
         base = self.config.base_url
-        kwargs = {"base_url": base.rstrip("/") + "/api/"} if base else {}
+        kwargs: dict[str, Any] = {"base_url": base.rstrip("/") + "/api/"} if base else {}
         return AsyncWebClient(token=self.secret(), **kwargs)
 
     def check(self) -> None:

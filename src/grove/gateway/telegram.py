@@ -20,7 +20,7 @@ class TelegramAdapter(PlatformAdapter):
     app: Any = None
     _stop: asyncio.Event | None = None
 
-    def _urls(self) -> dict[str, str]:
+    def _urls(self) -> dict[str, Any]:  # Bot's URL keyword arguments
         base = (self.config.base_url or "").rstrip("/")
         return {"base_url": f"{base}/bot", "base_file_url": f"{base}/file/bot"} if base else {}
 

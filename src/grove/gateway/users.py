@@ -84,7 +84,7 @@ class UserBook:
             return None
         booked = self.booked(platform, user_id)
         if booked in ROLES:
-            return booked  # type: ignore[return-value]
+            return booked
         if user_id in {str(x) for x in config.owners}:
             return "owner"
         if user_id in {str(x) for x in config.allowed_users} or config.allow_everyone:

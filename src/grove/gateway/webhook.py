@@ -153,7 +153,10 @@ class WebhookAdapter(PlatformAdapter):
                 "X-Grove-Signature": sign(self.secret(), stamp, body),
             }
             try:
-                resp = await self._http.post(str(self.config.base_url), content=body, headers=headers)
+                # open() above set it (pyright keeps the `is None` narrowing across that call)
+                resp = await self._http.post(  # pyright: ignore[reportOptionalMemberAccess]
+                    str(self.config.base_url), content=body, headers=headers
+                )
                 if resp.status_code < 300:
                     return
                 if resp.status_code < 500 and resp.status_code != 429:

@@ -220,6 +220,10 @@ class WhatsAppAdapter(PlatformAdapter):
         message_id = self.last_inbound.get(chat_id)
         if message_id:  # the typing indicator rides on a read receipt of the message being answered
             await self.open()
-            body = {"messaging_product": "whatsapp", "status": "read", "message_id": message_id}
-            body["typing_indicator"] = {"type": "text"}  # type: ignore[assignment]
+            body: dict[str, Any] = {
+                "messaging_product": "whatsapp",
+                "status": "read",
+                "message_id": message_id,
+            }
+            body["typing_indicator"] = {"type": "text"}
             await self._graph("POST", f"/{self.phone_id}/messages", json=body)

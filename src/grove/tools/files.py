@@ -267,9 +267,10 @@ def _grep(opener: TextOpener, rx: Pattern, shown: str, room: int) -> list[str]:
     out: list[str] = []
     try:
         with opener() as fh:
-            if hasattr(rx, "lines_matching"):  # Python's re: the whole file searched in a bounded worker
+            lines_matching = getattr(rx, "lines_matching", None)
+            if lines_matching is not None:  # Python's re: the whole file searched in a bounded worker
                 lines = fh.readlines()
-                hits = rx.lines_matching(lines)[:room]
+                hits = lines_matching(lines)[:room]
                 return [f"{shown}:{n + 1}:{lines[n].rstrip()[:300]}" for n in hits]
             for n, line in enumerate(fh, 1):
                 if rx.search(line):

@@ -48,7 +48,7 @@ def _handle(ctx: ToolContext) -> KanbanHandle:
     handle = ctx.state.get(STATE_KEY)
     if handle is None:
         raise ToolError("the kanban tools work only inside a kanban worker (`grove worker --task ID`)")
-    return handle  # type: ignore[no-any-return]
+    return handle
 
 
 def kanban_show(ctx: ToolContext) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from grove.plugins import TOOLS, LoadedPlugin, load_group
 from grove.tools.registry import Tool
@@ -25,7 +26,7 @@ class PluginToolset:
 def _tools_of(plugin: LoadedPlugin) -> PluginToolset:
     if not plugin.ok:
         return PluginToolset(plugin, error=plugin.error)
-    obj = plugin.obj
+    obj: Any = plugin.obj  # whatever the plugin exports: a Tool, an iterable of them, or a factory of either
     try:
         if callable(obj) and not isinstance(obj, Tool):
             obj = obj()

@@ -112,12 +112,10 @@ class Tool:
         tools it enables, and a run that calls no tool builds none."""
         from pydantic import ConfigDict, Field, create_model
 
-        fields = {
+        fields: dict[str, Any] = {
             n: (p.annotation, Field(p.default, description=p.description)) for n, p in self.params.items()
         }
-        return create_model(  # type: ignore[call-overload, no-any-return]
-            f"{self.handler.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields
-        )
+        return create_model(f"{self.handler.__name__}_args", __config__=ConfigDict(extra="forbid"), **fields)
 
     @cached_property
     def schema(self) -> ToolSchema:

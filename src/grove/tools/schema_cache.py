@@ -7,6 +7,7 @@ import hashlib
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 from grove.atomic_files import atomic_write_text
 from grove.tools import registry
@@ -35,11 +36,11 @@ def prime_schemas(tools: ToolRegistry, path: Path) -> None:
     broken or outdated file only costs the derivation."""
     version = code_version()
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data: Any = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         data = None
     ok = isinstance(data, dict) and data.get("version") == version and isinstance(data.get("schemas"), dict)
-    cached: dict = data["schemas"] if ok else {}  # type: ignore[index]
+    cached: dict = data["schemas"] if ok else {}
     missing = False
     for name in tools.names():
         tool = tools.get(name)

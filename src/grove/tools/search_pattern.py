@@ -22,13 +22,13 @@ def compile_pattern(pattern: str) -> Pattern:
     except re.error as e:
         raise ToolError(f"invalid regular expression: {e}") from e
     try:
-        import re2  # type: ignore[import-not-found,unused-ignore]
+        import re2
     except ImportError:
         return _Bounded(python_rx)
     opts = re2.Options()
     opts.log_errors = False
     try:
-        return re2.compile(pattern, opts)  # type: ignore[no-any-return]
+        return re2.compile(pattern, opts)
     except re2.error as e:
         detail = e.args[0].decode(errors="replace") if e.args and isinstance(e.args[0], bytes) else str(e)
         raise ToolError(

@@ -17,7 +17,7 @@ _URL = re.compile(r"https?://[^\s<>\"'()\[\]]+")
 
 
 def seen_urls(ctx: ToolContext) -> set[str]:
-    return ctx.state.setdefault(SEEN, set())  # type: ignore[no-any-return]
+    return ctx.state.setdefault(SEEN, set())
 
 
 def remember_urls(ctx: ToolContext, text: str) -> None:

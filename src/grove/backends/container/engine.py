@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import shutil
 import subprocess
 import threading
@@ -46,7 +47,7 @@ def capture(argv: list[str], timeout: float, cap: int) -> Captured:
     counts = [0, 0]  # kept, dropped
 
     def pump() -> None:
-        assert proc.stdout is not None
+        assert isinstance(proc.stdout, io.BufferedReader)  # a PIPE with the default buffering
         while chunk := proc.stdout.read1(65536):
             room = cap - counts[0]
             if room > 0:

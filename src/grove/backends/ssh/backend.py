@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -108,7 +108,7 @@ class SshBackend:
             self._held.conn.close()
         self._held.conn = self._held.sftp = None
 
-    def _call(self, act: Callable[[], Awaitable[T]], seconds: float) -> T:
+    def _call(self, act: Callable[[], Coroutine[Any, Any, T]], seconds: float) -> T:
         try:
             return self._loop.call(act(), seconds + self.config.connect_timeout)
         except TimeoutError:
@@ -117,7 +117,7 @@ class SshBackend:
                 f"{self.name}: no answer within {seconds:g} s; the connection was closed"
             ) from None
 
-    def _retrying(self, act: Callable[[asyncssh.SFTPClient], Awaitable[T]]) -> Awaitable[T]:
+    def _retrying(self, act: Callable[[asyncssh.SFTPClient], Awaitable[T]]) -> Coroutine[Any, Any, T]:
         """An idempotent SFTP act, tried again once on a fresh connection when the old one has dropped."""
 
         async def attempt() -> T:

@@ -8,7 +8,7 @@ import io
 import posixpath
 import secrets
 import stat
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Generator, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import IO, Any, TypeVar
@@ -145,7 +145,7 @@ class SftpFiles:
 
     # --- acts
 
-    def read(self, spot: RemoteSpot, path: str, limit: int = MAX_READ_BYTES) -> bytes:  # type: ignore[override]
+    def read(self, spot: RemoteSpot, path: str, limit: int = MAX_READ_BYTES) -> bytes:
         if not spot.exists:
             raise Refused(f"{path} does not exist")
         if spot.is_dir:
@@ -174,7 +174,7 @@ class SftpFiles:
         if not await still_itself(sftp, real):
             raise Refused(f"{path} changed while it was being used; try again")
 
-    def write(self, spot: RemoteSpot, path: str, data: bytes) -> None:  # type: ignore[override]
+    def write(self, spot: RemoteSpot, path: str, data: bytes) -> None:
         if spot.is_dir or not spot.name:
             raise Refused(f"{path} is a directory")
         self.call(lambda sftp: self._write(sftp, spot, data))
@@ -212,7 +212,7 @@ class SftpFiles:
                 await sftp.remove(tmp)
             raise
 
-    def walk(self, spot: RemoteSpot) -> Iterator[tuple[str, TextOpener | None]]:  # type: ignore[override]
+    def walk(self, spot: RemoteSpot) -> Generator[tuple[str, TextOpener | None], None, None]:
         if not spot.exists:
             return
         if not spot.is_dir:
