@@ -187,7 +187,7 @@ def export(
     items = _items(dataset)
     batch = _name(dataset, name)
     board = open_board(board_location(db, load().home))
-    report = write(board, batch, items, sharegpt=sharegpt, openai=openai, only=only)  # type: ignore[arg-type]
+    report = write(board, batch, items, sharegpt=sharegpt, openai=openai, only=only)
     print(
         f"exported {report.written} trajectories"
         + "".join(

@@ -12,6 +12,8 @@ from grove.cli.common import load, split_csv
 from grove.cli.run import BACKEND_HELP
 
 if TYPE_CHECKING:
+    from prompt_toolkit.key_binding import KeyPressEvent
+
     from grove.cli.output import TerminalEvents
     from grove.runtime import Session
     from grove.runtime.stream import EventStream
@@ -83,7 +85,7 @@ def chat(
     keys = KeyBindings()
 
     @keys.add("escape", "enter")
-    def _newline(event) -> None:  # type: ignore[no-untyped-def]
+    def _newline(event: KeyPressEvent) -> None:
         event.current_buffer.insert_text("\n")
 
     history = settings.home / "chat_history"

@@ -6,8 +6,12 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from grove.config import Settings
 
 
 @dataclass
@@ -84,7 +88,7 @@ def _guard(name: str, fn: Callable[[], tuple[bool, str]]) -> Check:
     return Check(name, ok, detail)
 
 
-def _check_model(spec_text: str, settings) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
+def _check_model(spec_text: str, settings: Settings) -> tuple[bool, str]:
     from grove.config import ProviderConfig
     from grove.llm.spec import api_key_for, parse_spec, provider_for
 
@@ -139,13 +143,13 @@ def _check_local_file() -> tuple[bool, str]:
     return True, f"{path} ({path.stat().st_size / 1e6:.0f} MB)"
 
 
-def _check_catalog(settings) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
+def _check_catalog(settings: Settings) -> tuple[bool, str]:
     from grove.llm.local_catalog import QWEN_CODER, models_dir, status
 
     return status(QWEN_CODER, models_dir(settings.home))
 
 
-def _check_db(settings) -> tuple[bool, str]:  # type: ignore[no-untyped-def]
+def _check_db(settings: Settings) -> tuple[bool, str]:
     from grove.store.db import Database
 
     db = Database(settings.db_path)

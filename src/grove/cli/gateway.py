@@ -138,7 +138,7 @@ def users_allow(
 
     if role not in ("user", "admin", "owner"):
         raise typer.BadParameter(f"role must be user, admin or owner, not {role!r}", param_hint="--role")
-    user_id = UserBook(load().home).accept(platform, who, role)  # type: ignore[arg-type]
+    user_id = UserBook(load().home).accept(platform, who, role)
     print(f"{platform}: {user_id} is now {role}")
 
 

@@ -78,7 +78,8 @@ def add(
             env=_pairs(env, "env"),
             url=url,
             headers=_pairs(header, "header"),
-            trust=trust,  # type: ignore[arg-type]  # checked by add_server
+            # a str from the command line: pydantic checks it is one of the trust levels (ValueError below)
+            trust=trust,  # pyright: ignore[reportArgumentType]
             timeout=timeout,
             eager=eager,
             tools=list(tool or []),

@@ -17,6 +17,7 @@ from grove.providers_table import spec_syntaxes
 
 if TYPE_CHECKING:
     from grove.config import Settings
+    from grove.serve.keys import KeyStore
 
 app = typer.Typer(
     help="Serve grove as an OpenAI-compatible API (/v1/chat/completions, /v1/models, /v1/responses).",
@@ -40,7 +41,7 @@ def _require_extra() -> None:
         fail(EXTRA_HINT, 2)
 
 
-def _keys():  # type: ignore[no-untyped-def]
+def _keys() -> KeyStore:
     from grove.runtime.assemble import open_store
     from grove.serve.keys import KeyStore
 
@@ -184,7 +185,7 @@ def _allowed_hosts(host: str, extra: list[str]) -> list[str] | None:
 
 def _dashboard_available() -> bool:
     try:
-        from grove.serve.dashboard import build_router  # type: ignore[attr-defined]  # noqa: F401
+        from grove.serve.dashboard import build_router  # noqa: F401
     except ImportError:
         return False
     return True

@@ -321,7 +321,7 @@ def import_(
         path,
         _root(settings),
         _db(settings),
-        on_conflict="replace" if force else on_conflict,  # type: ignore[arg-type]
+        on_conflict="replace" if force else on_conflict,
         allow_flagged=allow_flagged,
         report=report,
         limits=(max_depth, max_skills, max_files, max_file_bytes, max_skill_bytes),

@@ -7,7 +7,10 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from grove.skills.importer import Conflict
 
 SHOW_EACH = 200  # above this many SKILL.md, the ones not imported are listed in the report file
 BAR_FROM = 50
@@ -34,7 +37,7 @@ def run_import(
     path: Path,
     skills_root: Path,
     db: Any,
-    on_conflict: str,
+    on_conflict: Conflict,
     allow_flagged: bool,
     report: Path | None,
     limits: tuple[int | None, ...],
@@ -61,7 +64,7 @@ def run_import(
             skills_root,
             db,
             allow_flagged=allow_flagged,
-            on_conflict=on_conflict,  # type: ignore[arg-type]
+            on_conflict=on_conflict,
             limits=_limits(settings, limits),
             progress=tell,
         )

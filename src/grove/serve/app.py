@@ -143,6 +143,8 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
             )
         return key
 
+    # Made per app (it closes over this app's keys); pyright reads a function-local alias as a variable, hence
+    # the reportInvalidTypeForm ignores where it is used.
     Client = Annotated[ClientKey, Depends(client)]
 
     def models() -> list[str]:
@@ -164,7 +166,7 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
     if options.openapi:
 
         @app.get("/openapi.json", include_in_schema=False)
-        async def openapi(_: Client) -> dict[str, Any]:
+        async def openapi(_: Client) -> dict[str, Any]:  # pyright: ignore[reportInvalidTypeForm]
             return app.openapi()
 
     @app.get("/healthz", include_in_schema=False)
@@ -172,7 +174,7 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         return {"ok": True}
 
     @app.get("/v1/models", responses=ERRORS)
-    async def list_models(_: Client) -> ModelList:
+    async def list_models(_: Client) -> ModelList:  # pyright: ignore[reportInvalidTypeForm]
         """The models a request may name: `grove` (the configured model and fallbacks) or one spec."""
         default = state.settings.model or "grove's configured model"
         cards = [ModelCard(id=DEFAULT_MODEL, description=f"grove with its memory and skills ({default})")]
@@ -180,7 +182,7 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
         return ModelList(data=cards)
 
     @app.get("/v1/models/{model_id}", responses=ERRORS)
-    async def get_model(model_id: str, key: Client) -> ModelCard:
+    async def get_model(model_id: str, key: Client) -> ModelCard:  # pyright: ignore[reportInvalidTypeForm]
         """One model of GET /v1/models; 404 for one not served here."""
         model_spec(model_id)
         return next(card for card in (await list_models(key)).data if card.id == model_id)
@@ -188,7 +190,7 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
     @app.post("/v1/chat/completions", response_model=ChatCompletion, responses=ERRORS)
     async def chat_completions(
         body: ChatCompletionRequest,
-        key: Client,
+        key: Client,  # pyright: ignore[reportInvalidTypeForm]
         request: Request,
         x_grove_conversation: Annotated[str | None, Header(max_length=128)] = None,
     ) -> Any:
@@ -233,7 +235,7 @@ def build_app(state: ServeState, options: ServeOptions | None = None) -> FastAPI
 
 def _mount_dashboard(app: FastAPI, state: ServeState) -> None:
     try:
-        from grove.serve.dashboard import build_router  # type: ignore[attr-defined]
+        from grove.serve.dashboard import build_router
     except ImportError:  # the dashboard is not installed (or not written yet): the API alone
         return
     app.include_router(build_router(state))

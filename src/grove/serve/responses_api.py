@@ -27,11 +27,13 @@ RESPONSE_PREFIX = "resp:"  # the conversation of a turn that continues a stored 
 
 
 def responses_router(runner: TurnRunner, client: Any, model_spec: Callable[[str], str | None]) -> APIRouter:
+    # `client`: the app's per-app dependency alias (grove.serve.app's Client), hence the reportInvalidTypeForm
+    # ignores where it annotates a parameter.
     store = ResponseStore(runner.store.db)
     router = APIRouter()
 
     @router.post("/v1/responses")
-    async def create(body: ResponsesRequest, key: client, request: Request) -> Any:  # type: ignore[valid-type]
+    async def create(body: ResponsesRequest, key: client, request: Request) -> Any:  # pyright: ignore[reportInvalidTypeForm]
         """One turn; `stream: true` sends the spec's server-sent events."""
         spec = model_spec(body.model)
         extras = dict(body.model_extra or {})
@@ -61,7 +63,7 @@ def responses_router(runner: TurnRunner, client: Any, model_spec: Callable[[str]
             max_tokens=body.max_output_tokens,
             temperature=body.temperature,
         )
-        name = key.name  # type: ignore[attr-defined]
+        name = key.name
         if body.previous_response_id is not None:
             previous = store.get(name, body.previous_response_id)
             if previous is None:
@@ -108,16 +110,16 @@ def responses_router(runner: TurnRunner, client: Any, model_spec: Callable[[str]
         return JSONResponse(finish(outcome, outcome.result.answer))
 
     @router.get("/v1/responses/{response_id}")
-    async def retrieve(response_id: str, key: client) -> dict[str, Any]:  # type: ignore[valid-type]
-        stored = store.get(key.name, response_id)  # type: ignore[attr-defined]
+    async def retrieve(response_id: str, key: client) -> dict[str, Any]:  # pyright: ignore[reportInvalidTypeForm]
+        stored = store.get(key.name, response_id)
         if stored is None:
             raise ApiError(404, f"no response {response_id!r}", "invalid_request_error", "not_found")
         return stored.body
 
     @router.delete("/v1/responses/{response_id}")
-    async def delete(response_id: str, key: client) -> dict[str, Any]:  # type: ignore[valid-type]
+    async def delete(response_id: str, key: client) -> dict[str, Any]:  # pyright: ignore[reportInvalidTypeForm]
         """Forgets the response (it can no longer be retrieved or continued); the session stays."""
-        if not store.delete(key.name, response_id):  # type: ignore[attr-defined]
+        if not store.delete(key.name, response_id):
             raise ApiError(404, f"no response {response_id!r}", "invalid_request_error", "not_found")
         return {"id": response_id, "object": "response", "deleted": True}
 

@@ -18,7 +18,7 @@ class ChatMessage(BaseModel):
     model_config = ConfigDict(extra="allow")
     role: Literal["system", "developer", "user", "assistant", "tool", "function"]
     content: str | list[TextPart] | None = Field(None, max_length=1_000_000)
-    name: str | None = Field(None, max_length=256)
+    name: str | None = Field(default=None, max_length=256)
 
     def text(self) -> str:
         if self.content is None:
