@@ -104,8 +104,8 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     pos, n = 0, len(text)
     line = ""
     while pos < n:
-        m = _LINE.match(text, pos)
-        line, pos = m.group(), m.end()  # type: ignore[union-attr]
+        m = _LINE.match(text, pos)  # (every _LINE.match here matches: the pattern can match empty)
+        line, pos = m.group(), m.end()  # pyright: ignore[reportOptionalMemberAccess]
         if line.strip():
             break
     if not line.strip() or line.strip() != _FENCE:
@@ -113,9 +113,9 @@ def split_frontmatter(text: str) -> tuple[str, str]:
     yaml_start = pos
     while pos < n:
         m = _LINE.match(text, pos)
-        if m.group().rstrip() == _FENCE:  # type: ignore[union-attr]
-            return text[yaml_start:pos], text[m.end() :]  # type: ignore[union-attr]
-        pos = m.end()  # type: ignore[union-attr]
+        if m.group().rstrip() == _FENCE:  # pyright: ignore[reportOptionalMemberAccess]
+            return text[yaml_start:pos], text[m.end() :]  # pyright: ignore[reportOptionalMemberAccess]
+        pos = m.end()  # pyright: ignore[reportOptionalMemberAccess]
     raise SkillFormatError("the YAML frontmatter is never closed by a '---' line")
 
 

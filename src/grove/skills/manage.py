@@ -241,7 +241,8 @@ class SkillManager:
             text = (folder / "SKILL.md").read_text(encoding="utf-8")
             yaml_text, body = split_frontmatter(text)
             fm = yaml.safe_load(yaml_text) or {}
-            meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+            raw_meta = fm.get("metadata")
+            meta = raw_meta if isinstance(raw_meta, dict) else {}
             if pinned:
                 meta["grove.pinned"] = "true"
             else:

@@ -65,7 +65,8 @@ def repair(
         else:
             notes.append(f"added 'name: {name}' (it had none)")
             yaml_text = f"name: {name}\n" + yaml_text
-    meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+    raw_meta = data.get("metadata")
+    meta = raw_meta if isinstance(raw_meta, dict) else {}
     entries = {"grove.created_by": "import"} if "grove.created_by" not in meta else {}
     if category and not any(k in meta for k in ("grove.category", "category")) and "category" not in data:
         entries["grove.category"] = category

@@ -18,9 +18,16 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
-from grove.security.skill_scan.scan import SUPPORT_PROSE, Prose, ScanResult, folder_result, scan_skill_file
+from grove.security.skill_scan.scan import (
+    SUPPORT_PROSE,
+    Prose,
+    ScanResult,
+    Verdict,
+    folder_result,
+    scan_skill_file,
+)
 
 if TYPE_CHECKING:
     from grove.store.db import Database
@@ -51,7 +58,7 @@ def file_key(rel: str, text: str) -> str:
     return hashlib.sha256(head + text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def _scan_one(item: tuple[str, str]) -> tuple[str, list[str]]:
+def _scan_one(item: tuple[str, str]) -> tuple[Verdict, list[str]]:
     """One file's verdict. A file the scan cannot finish (a scanner bug it trips) is refused, with the error as its
     reason: an import gives every skill a verdict, and what was not read cannot be called safe."""
     rel, text = item
@@ -70,10 +77,10 @@ def worker_start() -> None:
     gc.set_threshold(100_000, 50, 100)
 
 
-def _cached(db: Database | None, keys: list[str]) -> dict[str, tuple[str, list[str]]]:
+def _cached(db: Database | None, keys: list[str]) -> dict[str, tuple[Verdict, list[str]]]:
     if db is None or not keys:
         return {}
-    out: dict[str, tuple[str, list[str]]] = {}
+    out: dict[str, tuple[Verdict, list[str]]] = {}
     version = scanner_version()
     try:
         with db.lock:
@@ -90,7 +97,7 @@ def _cached(db: Database | None, keys: list[str]) -> dict[str, tuple[str, list[s
     return out
 
 
-def _remember(db: Database | None, fresh: dict[str, tuple[str, list[str]]]) -> None:
+def _remember(db: Database | None, fresh: dict[str, tuple[Verdict, list[str]]]) -> None:
     if db is None or not fresh:
         return
     version, now = scanner_version(), time.time()
@@ -135,7 +142,7 @@ def scan_many(
         files, their_keys = skills[i], keys[i]
         result = folder_result(
             (rel, ScanResult(*verdicts[k])) for (rel, _), k in zip(files, their_keys, strict=True)
-        )  # type: ignore[arg-type]
+        )
         results[i] = result
         if on_result is not None:
             on_result(i, result)
@@ -148,9 +155,9 @@ def scan_many(
     for i in range(len(skills)):
         if not left[i]:
             finish(i)
-    fresh: dict[str, tuple[str, list[str]]] = {}
+    fresh: dict[str, tuple[Verdict, list[str]]] = {}
 
-    def got(k: str, verdict: tuple[str, list[str]]) -> None:
+    def got(k: str, verdict: tuple[Verdict, list[str]]) -> None:
         verdicts[k] = fresh[k] = verdict
         for i in waiting.pop(k, ()):
             left[i] -= 1
@@ -188,4 +195,4 @@ def scan_many(
         "prose_at_read": sum(rel != "SKILL.md" for rel, _ in distinct.values()),
     }
     assert all(r is not None for r in results)
-    return results, figures  # type: ignore[return-value]
+    return cast(list[ScanResult], results), figures

@@ -110,7 +110,8 @@ class Skill:
 
 
 def category_of(fm: dict[str, Any], fallback: str | None) -> str:
-    meta = fm.get("metadata") if isinstance(fm.get("metadata"), dict) else {}
+    raw_meta = fm.get("metadata")
+    meta = raw_meta if isinstance(raw_meta, dict) else {}
     for value in (meta.get("grove.category"), meta.get("category"), fm.get("category"), fallback):
         if isinstance(value, str) and value.strip():
             return value.strip().lower().replace(" ", "-")

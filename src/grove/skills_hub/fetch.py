@@ -13,6 +13,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from grove.skills.folder_read import copy_tree
 from grove.skills_hub.archive import _checked_name, safe_extract
@@ -102,7 +103,7 @@ def _index_urls(location: str) -> list[str]:
     return [f"{location}/.well-known/agent-skills/index.json", f"{location}/.well-known/skills/index.json"]
 
 
-def _fetch_index(location: str) -> tuple[str, dict[str, object]]:
+def _fetch_index(location: str) -> tuple[str, dict[str, Any]]:  # a JSON object, its 'skills' a list
     last: Exception | None = None
     for url in _index_urls(location):
         try:
@@ -127,7 +128,7 @@ def _fetch_wellknown(source: Source, dest: Path) -> list[str]:
     notes: list[str] = []
     origin = urlsplit(index_url)[:2]
     base = index_url.rsplit("/", 1)[0] + "/"
-    entries = [e for e in body["skills"] if isinstance(e, dict)]  # type: ignore[union-attr]
+    entries = [e for e in body["skills"] if isinstance(e, dict)]
     if source.subpath:
         entries = [e for e in entries if e.get("name") == source.subpath]
         if not entries:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.request
+from http.client import HTTPMessage
+from typing import IO
 from urllib.parse import urlsplit
 
 MAX_DOWNLOAD_BYTES = 64 << 20
@@ -48,7 +50,15 @@ class _SameOrigin(urllib.request.HTTPRedirectHandler):
         self.start = start
         self.origin = origin(start)
 
-    def redirect_request(self, req, fp, code, msg, headers, newurl):  # type: ignore[no-untyped-def]
+    def redirect_request(
+        self,
+        req: urllib.request.Request,
+        fp: IO[bytes],
+        code: int,
+        msg: str,
+        headers: HTTPMessage,
+        newurl: str,
+    ) -> urllib.request.Request | None:
         if origin(newurl) != self.origin:
             fp.close()
             raise FetchError(
