@@ -4,7 +4,7 @@ propose one-section mutations (deterministic operators, or the reflective one) o
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from grove.evolve.candidate import candidate_id, from_candidate, join_body
 from grove.evolve.dataset import Example
@@ -12,6 +12,9 @@ from grove.evolve.evaluate import Evaluator
 from grove.evolve.operators import add_worked_examples, drop_section, shorten_section
 from grove.evolve.reflective import reflect
 from grove.llm.types import Model
+
+if TYPE_CHECKING:
+    from gepa.core.adapter import ProposalFn
 
 OPERATORS = ("examples", "shorten", "drop", "reflect")
 
@@ -45,7 +48,8 @@ class Schedule:
 
 
 class GroveAdapter:
-    propose_new_texts = None  # gepa looks for this attribute; we use custom_candidate_proposer instead
+    # gepa looks for this attribute; we use custom_candidate_proposer instead
+    propose_new_texts: ProposalFn | None = None
 
     def __init__(
         self,

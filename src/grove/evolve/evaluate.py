@@ -56,10 +56,10 @@ class CompletionRunner:
             {"role": "system", "content": SYSTEM_PREFIX + skill_text},
             {"role": "user", "content": prompt},
         ]
-        done = self.model.complete(messages, [], settings)  # type: ignore[arg-type]
+        done = self.model.complete(messages, [], settings)
         used = done.usage.prompt_tokens + done.usage.completion_tokens
         if not used:
-            used = estimate_tokens(messages) + estimate_tokens(done.text or " ")  # type: ignore[arg-type]
+            used = estimate_tokens(messages) + estimate_tokens(done.text or " ")
         return Episode(done.text or "", used)
 
 
@@ -122,9 +122,11 @@ class Evaluator:
         runner: EpisodeRunner | None = None,
         work_root: Path | None = None,
     ) -> None:
-        if runner is None and model is None:
-            raise ValueError("an Evaluator needs a task model or an episode runner")
-        self.runner: EpisodeRunner = runner or CompletionRunner(model)  # type: ignore[arg-type]
+        if runner is None:
+            if model is None:
+                raise ValueError("an Evaluator needs a task model or an episode runner")
+            runner = CompletionRunner(model)
+        self.runner: EpisodeRunner = runner
         self.config = config or EvalConfig()
         self.judge = judge
         self.work_root = work_root

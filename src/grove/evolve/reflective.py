@@ -6,10 +6,14 @@ a byte budget), and the heading is put back if the model dropped it."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 from grove.evolve.candidate import heading_of
 from grove.evolve.operators import Record, failing
 from grove.llm.types import Model, ModelSettings
+
+if TYPE_CHECKING:
+    from gepa.proposer.reflective_mutation.base import LanguageModel
 
 TEMPLATE = """You improve one section of a skill (instructions an assistant follows while it works on a task).
 
@@ -32,12 +36,12 @@ line exactly, add no new `## ` headings, stay concise (at most {max_bytes} bytes
 ``` blocks."""
 
 
-def as_language_model(model: Model):  # type: ignore[no-untyped-def]
+def as_language_model(model: Model) -> LanguageModel:
     """gepa's LanguageModel protocol (a prompt in, text out) over a grove model."""
 
-    def lm(prompt: str | list[dict[str, object]]) -> str:
+    def lm(prompt: str | list[dict[str, Any]]) -> str:
         messages = [{"role": "user", "content": prompt}] if isinstance(prompt, str) else prompt
-        return model.complete(messages, [], ModelSettings(temperature=0.0)).text or ""  # type: ignore[arg-type]
+        return model.complete(messages, [], ModelSettings(temperature=0.0)).text or ""
 
     return lm
 

@@ -81,7 +81,7 @@ def run_evolution(
 ) -> dict[str, Any]:
     """Evolve the skill in `skill_dir`. `runner` runs one episode (grove's agent with tools on a workspace: see
     grove.runtime.evolve_episode); without one, each episode is a single completion of `task_model`."""
-    import gepa
+    from gepa.api import optimize  # (the package re-exports it without declaring it public)
 
     cfg = config or EvolveConfig()
     if runner is None and task_model is None:
@@ -95,7 +95,8 @@ def run_evolution(
         raise ValueError(f"dataset too small for train/val/test by family: {splits.sizes()}")
     if cfg.eval.dataset_dir is None:
         cfg.eval.dataset_dir = str(dataset.resolve().parent)
-    task_name = runner.name if runner is not None else task_model.name  # type: ignore[union-attr]
+    # one of the two is given (checked on entry)
+    task_name = runner.name if runner is not None else task_model.name  # pyright: ignore[reportOptionalMemberAccess]
     manifest = _manifest(skill_dir, dataset, splits, task_name, reflection_model, cfg)
     run_dir.mkdir(parents=True, exist_ok=True)
     if (run_dir / "manifest.json").exists():
@@ -130,7 +131,7 @@ def run_evolution(
     acceptance = DominanceAcceptance(cfg.eps, lambda cand: structural_problems(name, head, seed, cand))
     progress, hook = _progress(cfg.budget, show_progress)
     with progress:
-        result = gepa.optimize(
+        result = optimize(
             seed_candidate=seed,
             trainset=splits.train,
             valset=splits.val,
@@ -146,7 +147,8 @@ def run_evolution(
             logger=FileLogger(run_dir / "log.txt"),
             run_dir=str(run_dir / "gepa"),
             acceptance_criterion=acceptance,
-            callbacks=[hook],
+            # gepa calls only the hooks a callback has (notify_callbacks' getattr); its protocol lists them all
+            callbacks=[hook],  # pyright: ignore[reportArgumentType]
             seed=cfg.seed,
         )
     stopped = (run_dir / STOP_FILE).exists()

@@ -49,7 +49,7 @@ class StopFile:
     def __init__(self, run_dir: Path) -> None:
         self.path = run_dir / STOP_FILE
 
-    def __call__(self, state: Any) -> bool:
+    def __call__(self, gepa_state: Any) -> bool:  # gepa's StopperProtocol
         return self.path.exists()
 
 
@@ -59,7 +59,7 @@ class TokenBudget:
     def __init__(self, evaluator: Any, budget: int | None) -> None:
         self.evaluator, self.budget = evaluator, budget
 
-    def __call__(self, state: Any) -> bool:
+    def __call__(self, gepa_state: Any) -> bool:  # gepa's StopperProtocol
         return self.budget is not None and self.evaluator.tokens_spent >= self.budget
 
 

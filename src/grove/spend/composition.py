@@ -22,7 +22,7 @@ _SECTIONS = [
 
 def _system_parts(text: str) -> dict[str, int]:
     marks = sorted((m.start(), name) for name, rx in _SECTIONS if (m := rx.search(text)))
-    out = dict.fromkeys(("system", "memory", "skills_index", "project"), 0)
+    out: dict[str, int] = dict.fromkeys(("system", "memory", "skills_index", "project"), 0)
     starts = [(0, "system"), *marks]
     for (start, name), (end, _) in zip(starts, [*starts[1:], (len(text), "")], strict=True):
         if end > start:
@@ -33,7 +33,7 @@ def _system_parts(text: str) -> dict[str, int]:
 def compose(messages: list[Message], tools: list[ToolSchema], usage: Usage | None = None) -> dict[str, Any]:
     """The request's parts in estimated tokens, scaled so they add up to the reported prompt tokens when the
     provider reported them; `cached` and `fresh` as the provider counted them."""
-    parts = dict.fromkeys(PARTS, 0)
+    parts: dict[str, int] = dict.fromkeys(PARTS, 0)
     for i, m in enumerate(messages):
         content = m.get("content")
         if i == 0 and m.get("role") == "system":
