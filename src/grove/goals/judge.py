@@ -107,7 +107,11 @@ class Judge:
             {"role": "user", "content": judge_prompt(goal, work, note)},
         ]
         schemas = self.tools.schemas() if with_tools else []
-        ctx = judge_context(self.workspace, self.tool_settings) if with_tools else None
+        ctx = (
+            judge_context(self.workspace, self.tool_settings)
+            if with_tools and self.workspace is not None
+            else None
+        )
         steps, misses, reply = 0, 0, ""
         while True:
             offered = schemas if steps < self.max_steps else []

@@ -154,7 +154,7 @@ class Dispatcher:
             stderr=subprocess.STDOUT,
             start_new_session=True,
         )
-        if log is not subprocess.DEVNULL:
+        if not isinstance(log, int):  # a log file, not DEVNULL
             log.close()
         self.children.append(proc)
         with contextlib.suppress(LeaseLost):  # it finished (or failed) before we recorded it

@@ -41,7 +41,8 @@ class Cluster:
         import psycopg
 
         with psycopg.connect(self.url(), autocommit=True) as conn:
-            conn.execute(f'CREATE DATABASE "{name}"')
+            # a name the tests choose; psycopg's types want a literal (or sql.SQL) query
+            conn.execute(f'CREATE DATABASE "{name}"')  # pyright: ignore[reportCallIssue, reportArgumentType]
         return self.url(name)
 
     def _run(self, *args: str) -> subprocess.CompletedProcess[str]:

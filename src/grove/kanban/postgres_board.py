@@ -44,7 +44,9 @@ class PostgresBoard(Leases):
                 "a postgresql:// board needs psycopg: pip install 'grove-agent[postgres]'"
             ) from e
         self.url = url
-        self.conn = psycopg.connect(url, row_factory=dict_row, autocommit=True)  # transactions are explicit
+        # transactions are explicit. (psycopg.connect is Connection.connect taken from the class: its Self has the
+        # default tuple rows, so the dict_row factory looks wrong to pyright.)
+        self.conn = psycopg.connect(url, row_factory=dict_row, autocommit=True)  # pyright: ignore[reportArgumentType]
         self.lock = threading.RLock()
         self._listener: Any = None
         self._migrate()
@@ -58,7 +60,8 @@ class PostgresBoard(Leases):
             if current > len(MIGRATIONS):
                 raise RuntimeError(f"kanban schema {current} is newer than this grove knows; upgrade grove")
             for number in range(current + 1, len(MIGRATIONS) + 1):
-                self.conn.execute(migration(number, "postgres"))
+                # grove's own migration text; psycopg's types want a literal (or sql.SQL) query
+                self.conn.execute(migration(number, "postgres"))  # pyright: ignore[reportCallIssue, reportArgumentType]
             if current < len(MIGRATIONS):
                 tx.x(
                     "INSERT INTO kanban_meta (key, value) VALUES ('schema', ?) "

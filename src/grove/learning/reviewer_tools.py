@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from grove.learning.skill_probes import ProbeRunner
@@ -183,6 +184,12 @@ def skill_probe(
     return f"probe {len(pending)} for '{name}' taken; it is replayed when you change the skill's SKILL.md"
 
 
+def _home(ctx: ToolContext) -> Path:
+    """grove's home: the reviewer runs only in a session the runtime opened, which has settings."""
+    assert ctx.settings is not None
+    return ctx.settings.home
+
+
 def _changes_skill_md(action: str, file_path: str | None) -> bool:
     return action in ("create", "edit") or (action == "patch" and file_path in (None, "", "SKILL.md"))
 
@@ -192,7 +199,7 @@ def _candidate(ctx: ToolContext, name: str, action: str, kw: dict[str, Any]) -> 
     (skill_manage then says why)."""
     from grove.skills.discover import home_skills_dir
 
-    current = home_skills_dir(ctx.settings.home) / name / "SKILL.md"
+    current = home_skills_dir(_home(ctx)) / name / "SKILL.md"
     before = current.read_text(encoding="utf-8") if current.is_file() else None
     if action in ("create", "edit"):
         return str(kw.get("content") or ""), before
@@ -211,7 +218,7 @@ def _probed(
     texts = _candidate(ctx, name, action, kw)
     if texts is None:
         return None
-    probes = load_probes(ctx.settings.home, name) + list(ctx.state.get(PROBES_KEY, {}).get(name, []))
+    probes = load_probes(_home(ctx), name) + list(ctx.state.get(PROBES_KEY, {}).get(name, []))
     left = ctx.state.get(BUDGET_KEY, budget)
     if not probes:
         return Verdict(
@@ -227,4 +234,4 @@ def _keep_probes(ctx: ToolContext, name: str) -> None:
 
     pending = ctx.state.get(PROBES_KEY, {}).pop(name, [])
     if pending:
-        save_probes(ctx.settings.home, name, load_probes(ctx.settings.home, name) + pending)
+        save_probes(_home(ctx), name, load_probes(_home(ctx), name) + pending)

@@ -71,7 +71,7 @@ def save_probes(home: Path, name: str, probes: list[Probe]) -> None:
 def parse_probe(task: str, checks: list[dict], files: dict[str, str] | None) -> Probe:
     """A probe from the reviewer's call; ValueError says what is wrong in a line."""
     try:
-        return Probe(task=task, files=files or {}, checks=checks)  # type: ignore[arg-type]
+        return Probe.model_validate({"task": task, "files": files or {}, "checks": checks})
     except ValidationError as e:
         first = e.errors()[0]
         where = ".".join(str(p) for p in first["loc"])

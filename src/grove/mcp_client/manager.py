@@ -172,7 +172,7 @@ def _tool_dict(tool: Any) -> dict[str, Any]:
     }
 
 
-def shared_manager(servers: list[McpServerConfig], home: Path) -> McpManager:
+def shared_manager(servers: list[McpServerConfig], home: Path | None) -> McpManager:
     """This process's manager for `home`; a changed server list makes a new one (the old one is closed)."""
     key = str(home)
     with _SHARED_LOCK:

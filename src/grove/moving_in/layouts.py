@@ -13,7 +13,10 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+if TYPE_CHECKING:
+    from grove.memory.files import Target
 
 AGENTS = ("hermes", "claude", "codex", "openclaw")
 MemoryFormat = Literal["entries", "markdown"]
@@ -29,7 +32,7 @@ class Layout:
     root: Path
     skills: list[Path] = field(default_factory=list)
     # (file, grove target 'memory' | 'user', how it is written)
-    memory: list[tuple[Path, str, MemoryFormat]] = field(default_factory=list)
+    memory: list[tuple[Path, Target, MemoryFormat]] = field(default_factory=list)
     mcp: list[tuple[str, dict[str, Any]]] = field(default_factory=list)  # (where it was found, servers)
     mcp_skipped: list[tuple[str, str]] = field(default_factory=list)  # (item, why)
     sessions: list[Path] = field(default_factory=list)  # a SQLite file (hermes) or .jsonl files
@@ -95,7 +98,8 @@ def hermes(root: Path) -> Layout:
     layout = Layout("hermes", root)
     if (root / "skills").is_dir():
         layout.skills.append(root / "skills")
-    for name, target in (("MEMORY.md", "memory"), ("USER.md", "user")):
+    files: tuple[tuple[str, Target], ...] = (("MEMORY.md", "memory"), ("USER.md", "user"))
+    for name, target in files:
         if (root / "memories" / name).is_file():
             layout.memory.append((root / "memories" / name, target, "entries"))
     _config(layout, root / "config.yaml", _read_yaml, "mcp_servers", "mcp.servers")
@@ -171,7 +175,12 @@ def openclaw(root: Path) -> Layout:
 
     layout = Layout("openclaw", root)
     layout.skills = [d for d in (root / "skills", ws / "skills") if d.is_dir()]
-    for name, target in (("MEMORY.md", "memory"), ("USER.md", "user"), ("AGENTS.md", "memory")):
+    files: tuple[tuple[str, Target], ...] = (
+        ("MEMORY.md", "memory"),
+        ("USER.md", "user"),
+        ("AGENTS.md", "memory"),
+    )
+    for name, target in files:
         if (ws / name).is_file():
             layout.memory.append((ws / name, target, "markdown"))
     _config(

@@ -8,7 +8,8 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from grove.memory.files import FILES, MemoryEditError, MemoryFiles, MemoryOp, parse_entries
+from grove.memory.files import FILES, MemoryEditError, MemoryFiles, MemoryOp, Target, parse_entries
+from grove.moving_in.layouts import MemoryFormat
 from grove.moving_in.report import Report
 
 MAX_FILE_BYTES = 1 << 20
@@ -69,7 +70,7 @@ def _cut(entry: str) -> str:
 
 
 def import_memory(
-    files: MemoryFiles, sources: list[tuple[Path, str, str]], report: Report, apply: bool
+    files: MemoryFiles, sources: list[tuple[Path, Target, MemoryFormat]], report: Report, apply: bool
 ) -> None:
     """Add each source entry to its target file. A dry run edits a scratch copy, so its verdicts are the real ones."""
     scratch: Path | None = None
@@ -87,7 +88,7 @@ def import_memory(
             shutil.rmtree(scratch, ignore_errors=True)
 
 
-def _one(files: MemoryFiles, path: Path, target: str, fmt: str, report: Report) -> None:
+def _one(files: MemoryFiles, path: Path, target: Target, fmt: MemoryFormat, report: Report) -> None:
     kind = "user" if target == "user" else "memory"
     dest = f"memory/{FILES[target]}"
     try:
@@ -111,7 +112,7 @@ def _one(files: MemoryFiles, path: Path, target: str, fmt: str, report: Report) 
             continue
         try:
             # an import never pushes the user's own entries out to the archive: what does not fit is skipped
-            files.apply([MemoryOp("add", target, content=entry)], overflow="refuse")  # type: ignore[arg-type]
+            files.apply([MemoryOp("add", target, content=entry)], overflow="refuse")
         except MemoryEditError as e:
             why = str(e)
             if "chars" in why and "full" in why:

@@ -132,7 +132,8 @@ def codex_session(path: Path) -> Past:
     """A Codex rollout: records whose payload is a response item of type message ({role, content: [blocks]})."""
     past = Past(path.stem, None, "unknown", path.stat().st_mtime)
     for rec in _jsonl(path):
-        payload = rec.get("payload") if isinstance(rec.get("payload"), dict) else rec
+        raw = rec.get("payload")
+        payload = raw if isinstance(raw, dict) else rec
         if rec.get("type") == "session_meta":
             past.created_at = _epoch(payload.get("timestamp"), past.created_at)
             past.origin_id = str(payload.get("id") or past.origin_id)
