@@ -5,9 +5,12 @@ every start cost more than the whole settings load does now."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
-T = TypeVar("T")
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 # pydantic's config for every section: an unknown key is an error, since a typo must not be silently ignored.
 STRICT_KEYS = {"extra": "forbid"}
 
@@ -49,7 +52,7 @@ def from_dict(cls: type[T], data: dict[str, Any]) -> T:
     by their default factory, mappings of sections by `metadata={"values": Section}`, other types by
     `metadata={"type": T}` (e.g. Path)."""
     kwargs: dict[str, Any] = {}
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for f in dataclasses.fields(cls):
         if f.name not in data:
             continue
         value = data[f.name]

@@ -33,9 +33,9 @@ def schema_type(schema: dict[str, Any]) -> Any:
     if kind in _SCALARS:
         return _SCALARS[kind]
     if kind == "array":
-        return list[schema_type(schema.get("items") or {})]  # type: ignore[misc]
+        return list[schema_type(schema.get("items") or {})]
     if kind == "object":
-        return dict[str, schema_type(schema.get("additionalProperties") or {})]  # type: ignore[misc]
+        return dict[str, schema_type(schema.get("additionalProperties") or {})]
     return Any
 
 
@@ -49,8 +49,10 @@ def _adapter(args_schema: str) -> TypeAdapter[Any]:
         name: (Required if name in required else NotRequired)[schema_type(schema)]
         for name, schema in props.items()
     }
-    shape = TypedDict("solve_args", fields, total=False)  # type: ignore[operator]
-    shape.__pydantic_config__ = ConfigDict(strict=True, extra="forbid")  # type: ignore[attr-defined]
+    # A TypedDict made at run time from the contract's schema, which no static type can describe; pydantic reads
+    # its config off the class.
+    shape = TypedDict("solve_args", fields, total=False)  # pyright: ignore[reportGeneralTypeIssues, reportArgumentType]
+    shape.__pydantic_config__ = ConfigDict(strict=True, extra="forbid")  # pyright: ignore[reportAttributeAccessIssue]
     return TypeAdapter(shape)
 
 

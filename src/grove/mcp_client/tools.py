@@ -221,7 +221,7 @@ class McpTool(Tool):
         )
 
     @property
-    def schema(self) -> ToolSchema:  # type: ignore[override]
+    def schema(self) -> ToolSchema:
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": self.input_schema},

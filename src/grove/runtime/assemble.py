@@ -3,6 +3,7 @@ Every agent grove runs (a user's session, a goal, a plan, a reviewer) is built h
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -78,7 +79,7 @@ def build_policy(
     )
 
 
-def model_judge(model: Model):  # type: ignore[no-untyped-def]
+def model_judge(model: Model) -> Callable[[ApprovalRequest], str]:
     """Smart approval's judge: one short text-only call; anything but a clear approve/deny escalates."""
     from grove.security.approval.flow import judge_prompt, parse_judge_reply
 

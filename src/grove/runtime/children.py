@@ -34,7 +34,11 @@ class ChildSession(Protocol):  # what the runner uses of a runtime Session (sess
     profile: Profile
     agent: Any
     store: Any
-    stream: AgentEvents
+
+    @property
+    def stream(
+        self,
+    ) -> AgentEvents: ...  # read only here: a Session's is an EventStream, a kind of AgentEvents
 
     @property
     def id(self) -> str: ...
@@ -305,7 +309,7 @@ class Children:
         result_text, questions = split_open_questions(answer)
         return ChildReport(
             task.goal,
-            status,  # type: ignore[arg-type]
+            status,
             result_text,
             files_touched(calls, _mutating(tools), workspace if task.workspace == "own" else None),
             questions,
@@ -341,7 +345,7 @@ class Children:
             from grove.runtime.assemble import build_router
 
             return build_router(self.parent.settings, self.config.model, events)
-        return self.parent.agent.model  # type: ignore[no-any-return]
+        return self.parent.agent.model
 
     def child_tools(self, task: DelegateTask) -> ToolRegistry:
         """The parent's tools a child may have: `subagent_ok` ones, in the toolsets asked for; nothing that needs
@@ -355,7 +359,8 @@ class Children:
             if n not in NEVER_IN_CHILDREN and (t := parent_tools.get(n)) is not None and not t.subagent_ok
         ]
         if extra:
-            allowed = ToolRegistry([*(allowed.get(n) for n in allowed.names()), *extra])  # type: ignore[list-item]
+            kept = [t for n in allowed.names() if (t := allowed.get(n)) is not None]
+            allowed = ToolRegistry([*kept, *extra])
         if task.toolsets is not None:
             unknown = [t for t in task.toolsets if t not in allowed.toolsets]
             if unknown:

@@ -92,4 +92,6 @@ def with_frontmatter(tools: ToolRegistry) -> ToolRegistry:
         return manage.handler(ctx, **kw)
 
     wrapped = dataclasses.replace(manage, handler=handler)
-    return ToolRegistry(wrapped if n == "skill_manage" else tools.get(n) for n in tools.names())
+    return ToolRegistry(
+        wrapped if n == "skill_manage" else t for n in tools.names() if (t := tools.get(n)) is not None
+    )

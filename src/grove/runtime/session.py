@@ -20,6 +20,7 @@ from grove.store.sessions import SessionStore
 
 if TYPE_CHECKING:
     from grove.goals.store import Goal
+    from grove.learning.review import ReviewReport
     from grove.llm.types import Model
     from grove.runtime.reviews import ReviewScheduler
 
@@ -284,8 +285,8 @@ def _review_scheduler(
         return None
     from grove.runtime.reviews import ReviewScheduler
 
-    def report(rep: object) -> None:
-        stream.on_notice(rep.render().splitlines()[0])  # type: ignore[attr-defined]
+    def report(rep: ReviewReport) -> None:
+        stream.on_notice(rep.render().splitlines()[0])
 
     return ReviewScheduler(
         settings, on_report=report, detach_model=spec if profile.review == "detached" else None

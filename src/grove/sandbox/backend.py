@@ -161,6 +161,6 @@ def resolve_backend(name: str | None) -> BackendInfo:
         return detected
     if name == "rlimit":
         return BackendInfo("rlimit", "requested explicitly: NO ISOLATION, only resource limits")
-    if name == "landlock" and landlock_info() is not None:
-        return landlock_info()  # type: ignore[return-value]
+    if name == "landlock" and (landlock := landlock_info()) is not None:
+        return landlock
     raise ValueError(f"sandbox backend {name!r} is not available here ({detected.reason})")

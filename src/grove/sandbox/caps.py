@@ -30,4 +30,5 @@ def drop_all() -> None:
     data = (ctypes.c_uint32 * 6)()  # two (effective, permitted, inheritable) words, all zero
     number = _CAPSET.get(os.uname().machine)
     _check(number is not None, "capset: unknown machine")
-    _check(_libc.syscall(ctypes.c_long(number), header, data) == 0, "capset")
+    # (number is an int here: _check raised above when it was None)
+    _check(_libc.syscall(ctypes.c_long(number), header, data) == 0, "capset")  # pyright: ignore[reportArgumentType]

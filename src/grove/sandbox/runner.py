@@ -11,7 +11,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from grove.sandbox import caps, cgroups, landlock, lifeline, seccomp, wall
@@ -64,7 +64,7 @@ def _child_setup(
     group: cgroups.RunGroup | None,
     walls: tuple[list[str], list[str]] | None = None,
     lifeline_fd: int | None = None,
-) -> object:
+) -> Callable[[], None]:
     cpu = limits.cpu_seconds or math.ceil(limits.timeout) + 1
     mem = limits.memory_mb * 1024 * 1024
     fsize = limits.file_size_mb * 1024 * 1024
@@ -321,7 +321,7 @@ def _supervise_with(
             stderr=subprocess.STDOUT if merge_stderr else subprocess.PIPE,
             start_new_session=True,
             pass_fds=bwrap_fds,
-            preexec_fn=_child_setup(  # type: ignore[arg-type]
+            preexec_fn=_child_setup(
                 limits,
                 nproc,
                 who,
