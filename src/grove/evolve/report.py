@@ -1,6 +1,9 @@
 """The run report: a table of candidates and the front, before/after on test with the interval, lineage; and a PNG
 plot (accuracy vs tokens with robustness as colour and the original marked, plus accuracy against metric calls)."""
 
+# matplotlib is the optional [plot] extra, which the checked install (CI's) leaves out: its absence is a warning.
+# pyright: reportMissingImports=warning
+
 from __future__ import annotations
 
 from pathlib import Path

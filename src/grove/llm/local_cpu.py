@@ -31,7 +31,8 @@ def safe_model_params() -> Iterator[None]:
     if not cpu_has_amx():
         yield
         return
-    low = llama_module.llama_cpp
+    # the low-level module under the name llama.py calls it by (Llama() reads the defaults through it)
+    low = llama_module.llama_cpp  # pyright: ignore[reportPrivateImportUsage]
     original = low.llama_model_default_params
 
     def without_extra_buffers() -> Any:  # llama_cpp's ctypes params struct

@@ -40,8 +40,14 @@ def restore_or_save_prefix(llm: Any, prefix: list[int], cache_dir: Path, key: st
         tokens = (llama_cpp.llama_token * n)()
         count = ctypes.c_size_t(0)
         llm.reset()
+        # ctypes converts the int and the byref() at the call; the bindings annotate the C types themselves
         read = llama_cpp.llama_state_seq_load_file(
-            llm.ctx, str(path).encode(), 0, tokens, n, ctypes.byref(count)
+            llm.ctx,
+            str(path).encode(),
+            0,  # pyright: ignore[reportArgumentType]
+            tokens,
+            n,
+            ctypes.byref(count),  # pyright: ignore[reportArgumentType]
         )
         if read and count.value == n and list(tokens) == prefix:
             llm.input_ids[:n] = prefix
@@ -57,7 +63,11 @@ def restore_or_save_prefix(llm: Any, prefix: list[int], cache_dir: Path, key: st
     cache_dir.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     if llama_cpp.llama_state_seq_save_file(
-        llm.ctx, str(tmp).encode(), 0, (llama_cpp.llama_token * n)(*prefix), n
+        llm.ctx,
+        str(tmp).encode(),
+        0,  # pyright: ignore[reportArgumentType]  # (a C int, converted by ctypes)
+        (llama_cpp.llama_token * n)(*prefix),
+        n,
     ):
         os.replace(tmp, path)
     else:
