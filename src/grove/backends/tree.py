@@ -27,17 +27,24 @@ class Stat:
 class WorkspaceTree(Protocol):
     """A workspace's files for grove itself (not the model: no confinement rules beyond staying under the root)."""
 
-    ident: str  # names the workspace across sessions: its real path here, or the backend spec ('ssh:host:/w')
-    local: Path | None  # the folder on this machine, when it is one
+    @property
+    def ident(
+        self,
+    ) -> str: ...  # names the workspace across sessions: its real path here, or the backend spec
+
+    @property
+    def local(self) -> Path | None: ...  # the folder on this machine, when it is one (read only, as ident)
 
     def real_root(self) -> str: ...
 
     def settled_before(self) -> int | None:
         """None when a stat key is exact (this machine: ns times, ctime, inode); else a time (ns, the tree's own
         clock) before which an unchanged key can be trusted (whole-second mtimes, no ctime or inode)."""
+        ...
 
     def scandir(self, rel: str) -> list[tuple[str, Stat]]:
         """The folder's entries, sorted by name; [] when it is missing, not a folder or unreadable."""
+        ...
 
     def lstat(self, rel: str) -> Stat | None: ...
 
@@ -47,9 +54,11 @@ class WorkspaceTree(Protocol):
 
     def open_read(self, rel: str) -> AbstractContextManager[IO[bytes]]:
         """A regular file's content, never through a link at its last component."""
+        ...
 
     def create(self, rel: str) -> AbstractContextManager[IO[bytes]]:
         """A new file (mode 0o600, refused if anything is there), written when the block ends."""
+        ...
 
     def chmod(self, rel: str, mode: int) -> None: ...
 
@@ -63,6 +72,7 @@ class WorkspaceTree(Protocol):
 
     def replace(self, src: str, dst: str) -> None:
         """Rename `src` over `dst` atomically."""
+        ...
 
 
 def kind_of(mode: int) -> str:

@@ -258,7 +258,8 @@ def stores_of(
 
 def backend_tree(spec: str, settings: Settings | None) -> WorkspaceTree:
     """The tree of the backend `spec` names, opened on its first act (listing checkpoints needs no connection)."""
-    return _OpenedLater(spec, settings)  # type: ignore[return-value]
+    # a proxy: each act opens the backend's tree (once) and forwards to it through __getattr__
+    return _OpenedLater(spec, settings)  # pyright: ignore[reportReturnType]
 
 
 class _OpenedLater:

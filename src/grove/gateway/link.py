@@ -60,7 +60,7 @@ class Link:
         now = self.clock()
         text = self.state.error if error is None else redact(_text(error))[:500]
         since = self.state.since if state == self.state.state else now
-        new = replace(self.state, state=state, since=since, error=text, seen_at=now, **fields)  # type: ignore[arg-type]
+        new = replace(self.state, state=state, since=since, error=text, seen_at=now, **fields)
         if new == replace(self.state, seen_at=now):
             return  # nothing changed (a reconnecting adapter says "up" after every good poll)
         self.state = new

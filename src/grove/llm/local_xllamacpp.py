@@ -50,12 +50,14 @@ class XllamacppEngine:
 
         from grove.llm.local_cpu import cpu_has_amx
 
+        native: Any = xllamacpp  # its names come from a compiled module (`import *`), which no stub lists
+
         # 0700: only this user reaches the socket; the key keeps out whatever else runs as this user by chance.
         self._dir = Path(tempfile.mkdtemp(prefix="grove-llama-"))
         self._socket = str(self._dir / "api.sock")
         self._key = secrets.token_hex(16)
         (self._dir / "slots").mkdir()
-        params = xllamacpp.CommonParams()
+        params = native.CommonParams()
         params.model.path = str(path)
         params.n_ctx = n_ctx
         params.n_parallel = 2  # SLOT and PROBE_SLOT, in one KV buffer: each may use the whole context
@@ -75,7 +77,7 @@ class XllamacppEngine:
         params.verbosity = -1
         handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
         try:
-            self.server: Any = xllamacpp.Server(params)
+            self.server: Any = native.Server(params)
         except (RuntimeError, ValueError, OSError) as e:
             shutil.rmtree(self._dir, ignore_errors=True)
             raise ModelError(ErrorKind.MODEL_NOT_FOUND, f"could not load {path}: {e}") from e
@@ -338,7 +340,7 @@ def _deferred_interrupts() -> Iterator[list[int]]:
         raise KeyboardInterrupt
 
 
-def _restore_signals(handlers: dict[int, Any]) -> None:
+def _restore_signals(handlers: dict[signal.Signals, Any]) -> None:
     """llama.cpp's server installs its own SIGINT/SIGTERM handlers; grove's (Ctrl-C ends a turn) come back."""
     for sig, handler in handlers.items():
         with contextlib.suppress(ValueError, TypeError):  # not the main thread: nothing was ours to restore

@@ -24,7 +24,11 @@ class Roots:
         self.given = workspace
         if workspace is None:
             return types.ListRootsResult(roots=[])
-        return types.ListRootsResult(roots=[types.Root(uri=workspace.as_uri(), name=workspace.name or "/")])
+        from pydantic import FileUrl
+
+        return types.ListRootsResult(
+            roots=[types.Root(uri=FileUrl(workspace.as_uri()), name=workspace.name or "/")]
+        )
 
     def changed_for(self, caller: Caller | None) -> bool:
         """Whether a call for `caller` changes the list the server was last given (it is then told)."""
