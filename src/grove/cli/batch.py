@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 class _DefaultRun(TyperGroup):
     """`grove batch DATASET ...` means `grove batch run DATASET ...`."""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    # typer's base takes the Context of its vendored (private) click; what it passes is this subclass of it
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # pyright: ignore[reportIncompatibleMethodOverride]
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             args = ["run", *args]
         return super().parse_args(ctx, args)

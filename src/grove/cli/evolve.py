@@ -17,7 +17,8 @@ from grove.cli.errors import USAGE
 class _DefaultRun(TyperGroup):
     """`grove evolve SKILL ...` means `grove evolve run SKILL ...`."""
 
-    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:
+    # typer's base takes the Context of its vendored (private) click; what it passes is this subclass of it
+    def parse_args(self, ctx: typer.Context, args: list[str]) -> list[str]:  # pyright: ignore[reportIncompatibleMethodOverride]
         if args and args[0] not in self.commands and not args[0].startswith("-"):
             args = ["run", *args]
         return super().parse_args(ctx, args)

@@ -139,14 +139,14 @@ class OpenAICompatModel(RemoteModel):
             model=self.name,
         )
 
-    def assemble(self, chunks: Iterable[dict[str, Any]], on_text: TextCallback) -> Completion:
+    def assemble(self, events: Iterable[dict[str, Any]], on_text: TextCallback) -> Completion:
         """A stream's chunk objects -> one Completion: text deltas forwarded as they come, tool calls rebuilt
         from their fragments (keyed by index)."""
         text: list[str] = []
         calls: dict[int, CallFragments] = {}
         usage = Usage()
         finish = ""
-        for chunk in chunks:
+        for chunk in events:
             error = chunk.get("error")
             if error:
                 message = error.get("message") if isinstance(error, dict) else None

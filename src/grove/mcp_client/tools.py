@@ -220,8 +220,9 @@ class McpTool(Tool):
             input_schema=tool.get("input_schema") or {"type": "object", "properties": {}},
         )
 
+    # the server's own schema, put together on each read (Tool caches the one it derives from a handler)
     @property
-    def schema(self) -> ToolSchema:
+    def schema(self) -> ToolSchema:  # pyright: ignore[reportIncompatibleVariableOverride]
         return {
             "type": "function",
             "function": {"name": self.name, "description": self.description, "parameters": self.input_schema},

@@ -47,5 +47,5 @@ def tty_approver(
         return answer
 
     # the terminal it reads: where a question wanting typed answers (an MCP server's elicitation) is asked too
-    approve.terminal = (fin, fout)
+    approve.terminal = (fin, fout)  # pyright: ignore[reportFunctionMemberAccess]  # read back with getattr
     return approve
