@@ -21,11 +21,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-try:  # the engine's own entry point and the stages `re.compile` runs before it (CPython)
-    import _sre
-    from re import _compiler, _parser  # type: ignore[attr-defined]
+try:  # the engine's own entry point and the stages `re.compile` runs before it (CPython; private, so no stubs)
+    import _sre  # pyright: ignore[reportMissingImports]
+    from re import _compiler, _parser  # pyright: ignore[reportAttributeAccessIssue]
 except ImportError:  # another implementation: plain re.compile
-    _sre = None  # type: ignore[assignment]
+    _sre = None
 
 Entry = tuple[int, bytes, int, dict[str, int], tuple[str | None, ...]]
 
@@ -98,7 +98,8 @@ def _from_entry(pattern: str, entry: Entry) -> re.Pattern[str]:
     flags, code, groups, groupindex, indexgroup = entry
     words = array.array(_TYPECODE)
     words.frombytes(code)
-    return _sre.compile(pattern, flags, words.tolist(), groups, groupindex, indexgroup)  # type: ignore[no-any-return]
+    # (reached only where enabled(), which needs the engine)
+    return _sre.compile(pattern, flags, words.tolist(), groups, groupindex, indexgroup)  # pyright: ignore[reportOptionalMemberAccess]
 
 
 def _stored() -> dict[tuple[str, int], Entry]:
