@@ -65,7 +65,7 @@ def delegate(
         tasks: independent sub-tasks to run in parallel, each {goal, context?, toolsets?, workspace?}
         workspace: view = your workspace, read-only; own = an empty scratch folder of its own, removed afterwards
     """
-    runner: ChildRunner | None = ctx.children
+    runner = ctx.children  # a ChildRunner; the context types it loosely (it may not import this module)
     if runner is None:
         raise ToolError("delegation is not available in this session")
     if not goal.strip() and not tasks:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import io
 import posixpath
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable, Coroutine, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Protocol, TypeVar
@@ -44,8 +44,8 @@ class _Connection(Protocol):
     root: str
     connects: int
 
-    def _call(self, act: Callable[[], Awaitable[T]], seconds: float) -> T: ...
-    def _retrying(self, act: Callable[[asyncssh.SFTPClient], Awaitable[T]]) -> Awaitable[T]: ...
+    def _call(self, act: Callable[[], Coroutine[Any, Any, T]], seconds: float) -> T: ...
+    def _retrying(self, act: Callable[[asyncssh.SFTPClient], Awaitable[T]]) -> Coroutine[Any, Any, T]: ...
     async def _ensure(self) -> tuple[asyncssh.SSHClientConnection, asyncssh.SFTPClient]: ...
     def clock_ns(self) -> int: ...
 
