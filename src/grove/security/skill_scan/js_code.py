@@ -207,7 +207,8 @@ def js_hits(code: str, depth: int = 0) -> list[Hit]:
             subpath = [_unquote(q) for q in re.findall(_STR, target[home.end() :].split("{")[0])]
             out += command_hits("rm -rf ~/" + "/".join(p.strip("/") for p in subpath if p.strip("/")), line)
         elif target.startswith(('"/', "'/")):
-            quoted = re.match(_STR, target)  # the target starts with a quote: a string literal
+            # None only for a quote never closed on its line: that raises here, as it did before the types
+            quoted = re.match(_STR, target)
             out += command_hits(f"rm -rf {_unquote(quoted.group(0))}", line)  # pyright: ignore[reportOptionalMemberAccess]
     reads = [m for m in _matches(_READ, folded, _READ_WORDS) if CREDENTIAL_PATH.search(m.group(1))]
     for m in reads:
