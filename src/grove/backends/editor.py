@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
@@ -70,7 +70,7 @@ class EditorFiles:
         # grove's walk and checks (outside the workspace asked or refused, protected paths) before the editor
         return self.local.locate(path, write=write)
 
-    def read(self, spot: Place, path: str) -> bytes:  # type: ignore[override]
+    def read(self, spot: Place, path: str) -> bytes:
         if not (self.editor.reads and self._editors(spot)):
             return self.local.read(spot, path)
         before = self._identity(spot, path)
@@ -97,7 +97,7 @@ class EditorFiles:
             )
         return data
 
-    def write(self, spot: Place, path: str, data: bytes) -> None:  # type: ignore[override]
+    def write(self, spot: Place, path: str, data: bytes) -> None:
         if not (self.editor.writes and self._editors(spot)):
             return self.local.write(spot, path, data)
         if not spot.name:
@@ -116,7 +116,7 @@ class EditorFiles:
         except OSError as e:
             raise Refused(f"{path}: {e}") from None
 
-    def walk(self, spot: Place) -> Iterator[tuple[str, TextOpener | None]]:  # type: ignore[override]
+    def walk(self, spot: Place) -> Generator[tuple[str, TextOpener | None], None, None]:
         return self.local.walk(spot)  # ACP has no listing or search: the disk's files
 
     def shown(self, real: str) -> str:
