@@ -20,7 +20,7 @@ from grove.llm.local_calls import (
     looks_like_call,
     parse_shaped,
 )
-from grove.llm.local_engine import Engine, GrammarRejected
+from grove.llm.local_engine import Engine, GrammarRejected, common_prefix
 from grove.llm.local_grammar import ToolSpec, build_grammar, describe_tools, text_grammar, tool_specs
 from grove.llm.local_history import (
     Replies,
@@ -297,7 +297,7 @@ class LocalModel:
         common = a[
             : next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
         ]
-        return tokens[: _common_prefix(engine.tokenize(common), tokens)]
+        return tokens[: common_prefix(engine.tokenize(common), tokens)]
 
     def _grammar(self, specs: list[ToolSpec], choice: str) -> list[str] | None:
         """The grammars to hold the reply to, best first (typed arguments, then any JSON object)."""
@@ -392,12 +392,3 @@ class LocalModel:
             on_piece=on_piece,
         )
         return generation.text, generation.n_out, generation.finish, generation.cached
-
-
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n

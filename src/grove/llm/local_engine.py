@@ -64,3 +64,13 @@ class Engine(Protocol):
     def reset(self) -> None:
         """Forgets the KV cache."""
         ...
+
+
+def common_prefix(a: list[int], b: list[int]) -> int:
+    """How many leading tokens two sequences share (what a KV cache holding `a` can reuse for `b`)."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n

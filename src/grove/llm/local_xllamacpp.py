@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.local_engine import Generation, GrammarRejected, OnPiece
+from grove.llm.local_engine import Generation, GrammarRejected, OnPiece, common_prefix
 from grove.llm.local_template import ChatTemplate
 
 PROMPT_CACHE_FILES = 4  # each holds the KV of one system prompt (about 23 KB a token for SmolLM2-135M)
@@ -121,7 +121,7 @@ class XllamacppEngine:
         return list(data["tokens"])
 
     def cached_prefix(self, tokens: list[int]) -> int:
-        return _common_prefix(self._held, tokens)
+        return common_prefix(self._held, tokens)
 
     def reset(self) -> None:
         with contextlib.suppress(ModelError):
@@ -308,15 +308,6 @@ class XllamacppEngine:
             finish=state["finish"],
             cached=estimate if cached is None else int(cached),
         )
-
-
-def _common_prefix(a: list[int], b: list[int]) -> int:
-    n = 0
-    for x, y in zip(a, b, strict=False):
-        if x != y:
-            break
-        n += 1
-    return n
 
 
 @contextlib.contextmanager
