@@ -63,8 +63,13 @@ def compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
             return _from_entry(pattern, entry)
         except (TypeError, ValueError, RuntimeError):  # a damaged or foreign entry: compile it afresh
             pass
-    entry = _entry(pattern, flags)
-    compiled = _from_entry(pattern, entry)
+    try:
+        entry = _entry(pattern, flags)
+        compiled = _from_entry(pattern, entry)
+    except re.error:
+        raise  # a bad pattern: the same error re.compile gives
+    except Exception:  # an interpreter whose re internals differ: the plain path, nothing stored
+        return re.compile(pattern, flags)
     with _lock:
         if not _added:
             atexit.register(_save)
