@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import stat
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -70,24 +71,37 @@ def _folder_files(workspace: Path, rel: str) -> list[str]:
     return found
 
 
-def _map_args(value: Any, workspace: Path, inputs: dict[str, str], named: set[str]) -> Any:
+def map_args(
+    value: Any,
+    place: Callable[[str], tuple[str, bool] | None],
+    folder_files: Callable[[str], list[str]],
+    inputs: dict[str, str],
+    named: set[str],
+) -> Any:
     """Rewrite string arguments naming workspace files or folders to relative paths, noting the files (a
-    folder's files) in `inputs` and the files named themselves in `named`."""
+    folder's files) in `inputs` and the files named themselves in `named`. `place` gives a string's
+    (relative path, is a folder) or None; `folder_files` a folder's files: this machine's or a backend's."""
     if isinstance(value, str):
-        rel = _relative_place(value, workspace)
-        if rel is None:
+        found = place(value)
+        if found is None:
             return value
-        if (workspace / rel).is_dir():
-            inputs.update((name, name) for name in _folder_files(workspace, rel))
+        rel, is_dir = found
+        if is_dir:
+            inputs.update((name, name) for name in folder_files(rel))
         else:
             inputs[rel] = rel
             named.add(rel)
         return rel
     if isinstance(value, list):
-        return [_map_args(v, workspace, inputs, named) for v in value]
+        return [map_args(v, place, folder_files, inputs, named) for v in value]
     if isinstance(value, dict):
-        return {k: _map_args(v, workspace, inputs, named) for k, v in value.items()}
+        return {k: map_args(v, place, folder_files, inputs, named) for k, v in value.items()}
     return value
+
+
+def _local_place(value: str, workspace: Path) -> tuple[str, bool] | None:
+    rel = _relative_place(value, workspace)
+    return None if rel is None else (rel, (workspace / rel).is_dir())
 
 
 def _confined(workspace: Path) -> Confinement:
@@ -203,7 +217,9 @@ def run_code_skill(
     target = check_output_path(workspace, output_path) if output_path is not None else None
     inputs: dict[str, str] = {}
     named: set[str] = set()
-    mapped = _map_args(args, workspace, inputs, named)
+    mapped = map_args(
+        args, lambda v: _local_place(v, workspace), lambda rel: _folder_files(workspace, rel), inputs, named
+    )
     scratch = make_scratch(prefix="grove-skillrun-")
     try:
         before = _copy_in(workspace, scratch, inputs, named if edit_inputs else set())

@@ -24,6 +24,7 @@ from grove.codeskills.invoke import (
     MAX_OUTPUT_BYTES,
     MAX_OUTPUT_FILES,
     RunOutcome,
+    map_args,
 )
 from grove.codeskills.layout import CODE_FILE
 from grove.codeskills.output import OutputPathError, encode, summarize
@@ -51,7 +52,9 @@ def run_on_backend(
         target = _output_target(files, output_path) if output_path is not None else None
         inputs: dict[str, str] = {}
         named: set[str] = set()
-        mapped = _map_args(args, files, inputs, named)
+        mapped = map_args(
+            args, lambda v: _place(v, files), lambda rel: _folder_files(files, rel), inputs, named
+        )
         try:
             before = _copy_in(files, scratch, inputs, named if edit_inputs else set())
             for rel, text in (
@@ -162,25 +165,6 @@ def _folder_files(files: Files, rel: str) -> list[str]:
     finally:
         spot.close()
     return sorted(found)
-
-
-def _map_args(value: Any, files: Files, inputs: dict[str, str], named: set[str]) -> Any:
-    if isinstance(value, str):
-        place = _place(value, files)
-        if place is None:
-            return value
-        rel, is_dir = place
-        if is_dir:
-            inputs.update((name, name) for name in _folder_files(files, rel))
-        else:
-            inputs[rel] = rel
-            named.add(rel)
-        return rel
-    if isinstance(value, list):
-        return [_map_args(v, files, inputs, named) for v in value]
-    if isinstance(value, dict):
-        return {k: _map_args(v, files, inputs, named) for k, v in value.items()}
-    return value
 
 
 def _copy_in(files: Files, scratch: str, inputs: dict[str, str], editable: set[str]) -> dict[str, bytes]:
