@@ -25,6 +25,13 @@ def grove_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("GROVE_HOME", str(home))
     for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENROUTER_API_KEY", "GROVE_API_KEY", "GROVE_MODEL"):
         monkeypatch.delenv(var, raising=False)
+    # pip without any index or config: a first-use fetch of the default model (grove.llm.local_fetch) from a test
+    # fails at once instead of reaching the network
+    monkeypatch.setenv("PIP_NO_INDEX", "1")
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.delenv("PIP_FIND_LINKS", raising=False)
+    monkeypatch.delenv("PIP_INDEX_URL", raising=False)
+    monkeypatch.delenv("PIP_EXTRA_INDEX_URL", raising=False)
     return home
 
 

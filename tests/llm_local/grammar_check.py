@@ -10,10 +10,9 @@ from typing import Any
 def vocab_model() -> Any:
     """SmolLM2's vocabulary only (no weights): enough to run a grammar over real tokens, in milliseconds."""
     from llama_cpp import Llama
+    from tests.llm_local.default_model import default_model_file
 
-    from grove.llm.local import shipped_model_path
-
-    return Llama(model_path=str(shipped_model_path()), vocab_only=True, verbose=False)
+    return Llama(model_path=str(default_model_file()), vocab_only=True, verbose=False)
 
 
 def grammar_allows(llm: Any, grammar: str, text: str) -> bool:

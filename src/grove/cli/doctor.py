@@ -51,7 +51,7 @@ def run_checks(model_override: str | None = None) -> list[Check]:
     checks.append(_guard("GROVE_HOME", lambda: _check_home(settings.home)))
     spec = model_override or settings.resolved_model()
     checks.append(_guard("model", lambda: _check_model(spec, settings)))
-    checks.append(_guard("local model file", _check_local_file))
+    checks.append(_guard("local model file", lambda: _check_local_file(settings)))
     checks.append(_guard("local coder model", lambda: _check_catalog(settings)))
     checks.append(_guard("database", lambda: _check_db(settings)))
     checks.append(_guard("sandbox", _check_sandbox))
@@ -134,13 +134,10 @@ def _check_model(spec_text: str, settings: Settings) -> tuple[bool, str]:
     return status < 500, f"{spec}: {base} answered HTTP {status}"
 
 
-def _check_local_file() -> tuple[bool, str]:
-    try:
-        from grove.llm.local import shipped_model_path
-    except ImportError:
-        return False, 'the local provider is missing; pip install "grove-agent[local]"'
-    path = shipped_model_path()
-    return True, f"{path} ({path.stat().st_size / 1e6:.0f} MB)"
+def _check_local_file(settings: Settings) -> tuple[bool, str]:
+    from grove.llm.local import default_status
+
+    return True, default_status(settings.home)
 
 
 def _check_catalog(settings: Settings) -> tuple[bool, str]:

@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str, bool]] = {
     "goal": ("goal", "goal", False),
     "sessions": ("sessions", "app", True),
     "config": ("config_cmd", "app", True),
+    "models": ("models_cmd", "app", True),
     "skills": ("skills", "app", True),
     "memory": ("memory", "app", True),
     "checkpoints": ("checkpoints", "checkpoints", False),

