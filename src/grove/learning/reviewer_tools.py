@@ -82,6 +82,7 @@ def reviewer_registry(
         if action != "create" and name not in _viewed(ctx):
             raise ToolError(f"read the skill first: call skill_view(name='{name}') before changing it")
         if action == "create":
+            _named_for_the_kind(ctx, name, source_session_id)
             content = kw.get("content") or ""
             close = [s for s in _similar(ctx, content, name, name) if s.score >= overlap_threshold]
             if close:
@@ -125,8 +126,17 @@ def reviewer_registry(
         return out
 
     def skill_code_create(ctx: ToolContext, **kw: Any) -> Any:
-        """Repeated code turned into a code skill: stored only when its tests pass in the sandbox."""
-        name = kw["name"]
+        """Repeated code turned into a code skill: stored only when its tests pass in the sandbox, and only from a
+        session that did its task, under a name for the kind of task."""
+        from grove.learning.session_outcome import task_done
+
+        messages = _reviewed(ctx, source_session_id)
+        done, why = task_done(_home(ctx), source_session_id, messages)
+        if not done:
+            # a tool written from a failed session keeps its mistake for every later task of the kind
+            raise ToolError(f"not kept: the reviewed session did not do its task ({why})")
+        name = _named_for_the_kind(ctx, kw["name"], source_session_id, derive=True)
+        kw = {**kw, "name": name}
         close = [
             s for s in _similar(ctx, kw.get("description") or "", name, name) if s.score >= overlap_threshold
         ]
@@ -158,6 +168,41 @@ def reviewer_registry(
         "skill_code_create": skill_code_create,
     }
     return ToolRegistry(_wrap(by_name[n], wrapped[n]) if n in wrapped else by_name[n] for n in chosen)
+
+
+def _reviewed(ctx: ToolContext, session_id: str) -> list[Any]:
+    """The reviewed session's messages (the reviewer's own store, else grove's database)."""
+    if ctx.store is not None:
+        return ctx.store.messages(session_id)
+    from grove.store.sessions import SessionStore
+
+    if ctx.settings is None:
+        return []  # no session to read: task_done then finds no answer, and nothing is kept
+    store = SessionStore.open(ctx.settings.db_path)
+    try:
+        return store.messages(session_id)
+    finally:
+        store.db.close()
+
+
+def _named_for_the_kind(ctx: ToolContext, name: str, session_id: str, derive: bool = False) -> str:
+    """`name`, or with `derive` the name without the reviewed task's own values; refused when it carries them
+    (a tool named for one instance is not found, or found wrongly, for the next)."""
+    from grove.learning.skill_names import kind_name, values_in_name
+
+    request = " ".join(
+        str(m.get("content") or "") for m in _reviewed(ctx, session_id) if m.get("role") == "user"
+    )
+    carried = values_in_name(name, request)
+    if not carried:
+        return name
+    derived = kind_name(name, request) if derive else None
+    if derived is not None:
+        return derived
+    raise ToolError(
+        f"the name '{name}' carries this task's own value(s) {', '.join(repr(v) for v in carried)}; name the kind "
+        "of task instead, what every task of this kind does (e.g. 'sum-csv-column', not 'sum-price-column')"
+    )
 
 
 def skill_probe(
