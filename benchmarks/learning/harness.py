@@ -5,6 +5,7 @@ the first instance and the later ones.
 Run: python benchmarks/learning/harness.py --model local            (the embedded model)
      python benchmarks/learning/harness.py --model openai:gpt-4o-mini  (needs OPENAI_API_KEY; any model spec works)
 Options: --classes csv-total,json-set  --instances 5  --max-iterations 12  --json rows.json
+         --tasks unseen (the held-out classes of tasks_unseen.py)  --seed N (values and order)  --threads N
 Tokens are cl100k counts (benchmarks/tokens.py) of the text each request carries (messages and tool schemas), so
 they compare across models; the reviewer's own calls are counted apart. Last line: key=value figures.
 """
@@ -27,6 +28,8 @@ sys.path[:0] = [str(Path(__file__).resolve().parent), str(Path(__file__).resolve
 from learning_report import figures as learning_figures  # noqa: E402
 from learning_report import table  # noqa: E402
 from tasks import CLASSES, Task, stream  # noqa: E402
+from tasks_unseen import CLASSES as UNSEEN_CLASSES  # noqa: E402
+from tasks_unseen import stream as unseen_stream  # noqa: E402
 
 from grove.llm.types import Completion, Message, Model, ModelSettings, TextCallback, ToolSchema  # noqa: E402
 from tokens import count_tokens  # noqa: E402
@@ -88,12 +91,16 @@ def share_with_sandbox(ws: Path) -> None:
         os.chmod(path, 0o2775 if path.is_dir() else path.stat().st_mode | 0o060)
 
 
-def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterations: int) -> dict[str, Any]:
+def run_task(
+    task: Task, settings: Any, model: Model, learning: bool, max_iterations: int, labels: bool = True
+) -> dict[str, Any]:
+    from grove.learning.session_outcome import record_verdict
     from grove.runtime.assemble import open_agent
     from grove.runtime.profile import Profile
     from grove.runtime.review import review_session
     from grove.store.sessions import SessionStore
 
+    started = time.perf_counter()
     ws = Path(tempfile.mkdtemp(prefix="grove-bench-"))
     task.setup(ws)
     share_with_sandbox(ws)
@@ -134,7 +141,10 @@ def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterat
         completion_tokens=counter.completion_tokens,
         skills_in_index=system.count("\n- ") if "## Skills" in system else 0,
     )
+    row["seconds"] = round(time.perf_counter() - started, 1)
     if learning:
+        if labels:  # the verifier's label, as a batch has one: the reviewer learns only from a task done
+            record_verdict(settings.home, sid, bool(row["ok"]), "the benchmark's check of the files")
         reviewer = CountingModel(model)
         report = review_session(settings, reviewer, sid, workspace=ws, store=store)
         row.update(
@@ -146,6 +156,7 @@ def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterat
             ],
             review_error=report.error,
             review_answer=report.answer[:300],
+            review_seconds=round(time.perf_counter() - started - row["seconds"], 1),
         )
     store.db.close()
     shutil.rmtree(ws, ignore_errors=True)
@@ -153,34 +164,69 @@ def run_task(task: Task, settings: Any, model: Model, learning: bool, max_iterat
 
 
 def run_mode(
-    tasks: list[Task], spec: str, learning: bool, max_iterations: int, verbose: bool, trace: bool = False
+    tasks: list[Task],
+    spec: str,
+    learning: bool,
+    max_iterations: int,
+    verbose: bool,
+    trace: bool = False,
+    threads: int | None = None,
+    models_dir: Path | None = None,
+    keep: Path | None = None,
+    labels: bool = True,
 ) -> list[dict]:
-    from grove.config import Settings
+    from grove.config import LocalModelConfig, Settings
     from grove.llm.spec import build_model
 
     home = Path(tempfile.mkdtemp(prefix=f"grove-bench-home-{'on' if learning else 'off'}-"))
-    # a local model is assembled once for both modes (and for later runs), not into each fresh home
-    shared = Path(tempfile.gettempdir()) / "grove-bench-models"
+    # a local model is assembled once for both modes (and for later runs), not into each fresh home: the
+    # files of `models_dir` are linked into the home's models/ (the 1.1 GB file is never copied)
+    shared = models_dir or Path(tempfile.gettempdir()) / "grove-bench-models"
     shared.mkdir(exist_ok=True)
-    (home / "models").symlink_to(shared, target_is_directory=True)
+    (home / "models").mkdir()
+    for f in shared.iterdir():
+        (home / "models" / f.name).symlink_to(f.resolve())
     os.environ["GROVE_HOME"] = str(home)
-    settings = Settings(home=home, model=spec)
+    settings = Settings(home=home, model=spec, local=LocalModelConfig(n_threads=threads))
     model = build_model(spec, settings)
     rows = []
     for task in tasks:
-        row = run_task(task, settings, model, learning, max_iterations)
+        row = run_task(task, settings, model, learning, max_iterations, labels)
         rows.append(row)
         if verbose:
             extra = f" review={row.get('review_changes')}" if learning else ""
             print(
                 f"  [{'on ' if learning else 'off'}] {task.id:<20} ok={row['ok']} calls={row['model_calls']}"
-                f" tools={row['tool_calls']}{extra}{' err=' + row['error'] if row['error'] else ''}",
+                f" tools={row['tool_calls']} s={row['seconds']}{extra}{' err=' + row['error'] if row['error'] else ''}",
                 file=sys.stderr,
             )
         if trace:
             print("\n".join("      " + line.replace("\n", "\\n") for line in row["trace"]), file=sys.stderr)
+    if keep is not None:  # what the reviewer kept, to read after the run
+        for part in ("skills", "verdicts"):
+            if (home / part).is_dir():
+                shutil.copytree(
+                    home / part, keep / f"{'on' if learning else 'off'}-{part}", dirs_exist_ok=True
+                )
     shutil.rmtree(home, ignore_errors=True)
     return rows
+
+
+def seeded(tasks: list[Task], seed: int) -> list[Task]:
+    """tasks.py's stream in another order: each round (instance r of every class) shuffled by the seed; its
+    values are tasks.py's own (fixed per instance)."""
+    if not seed:
+        return tasks
+    import random
+
+    rounds: dict[int, list[Task]] = {}
+    for t in tasks:
+        rounds.setdefault(t.instance, []).append(t)
+    out: list[Task] = []
+    for i, batch in sorted(rounds.items()):
+        random.Random(f"order:{seed}:{i}").shuffle(batch)
+        out += batch
+    return out
 
 
 def _stats(rows: list[dict]) -> dict[str, float]:
@@ -205,8 +251,32 @@ def report(rows: dict[str, list[dict]], classes: list[str]) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", default="local", help="model spec (local, openai:<m>, anthropic:<m>, ...)")
-    parser.add_argument("--classes", default=None, help=f"comma-separated subset of: {', '.join(CLASSES)}")
-    parser.add_argument("--instances", type=int, default=5)
+    parser.add_argument(
+        "--tasks",
+        default="seen",
+        choices=["seen", "unseen"],
+        help="tasks.py's six or tasks_unseen.py's held-out",
+    )
+    parser.add_argument(
+        "--classes",
+        default=None,
+        help=f"comma-separated subset of: {', '.join(CLASSES)}; with --tasks unseen: {', '.join(UNSEEN_CLASSES)}",
+    )
+    parser.add_argument(
+        "--exclude", default="", help="classes left out (a broken frozen class is excluded, not edited)"
+    )
+    parser.add_argument("--instances", type=int, default=None, help="per class (default 5 seen, 3 unseen)")
+    parser.add_argument(
+        "--seed", type=int, default=0, help="a stream: each round's order (and unseen values)"
+    )
+    parser.add_argument(
+        "--threads", type=int, default=None, help="a local model's n_threads (default: idle cores)"
+    )
+    parser.add_argument("--models-dir", type=Path, default=None, help="where the local model files are")
+    parser.add_argument("--keep", type=Path, default=None, help="copy the home's skills and verdicts here")
+    parser.add_argument(
+        "--no-labels", action="store_true", help="do not record the verifier's label for the reviewer"
+    )
     parser.add_argument("--max-iterations", type=int, default=12, help="model calls per task")
     parser.add_argument("--json", type=Path, default=None, help="write every task's row here")
     parser.add_argument(
@@ -217,17 +287,36 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true")
     parser.add_argument("--trace", action="store_true", help="print each task's calls and replies (stderr)")
     args = parser.parse_args(argv)
-    classes = [c.strip() for c in args.classes.split(",")] if args.classes else list(CLASSES)
-    tasks = stream(classes, args.instances)
+    known = UNSEEN_CLASSES if args.tasks == "unseen" else CLASSES
+    classes = [c.strip() for c in args.classes.split(",")] if args.classes else list(known)
+    classes = [c for c in classes if c not in args.exclude.split(",")]
+    if args.tasks == "unseen":
+        tasks = unseen_stream(classes, args.instances or 3, args.seed)
+    else:
+        tasks = seeded(stream(classes, args.instances or 5), args.seed)
     started = time.perf_counter()
     modes = [m.strip() for m in args.modes.split(",")]
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
     rows = {
-        m: run_mode(tasks, args.model, m == "on", args.max_iterations, args.verbose, args.trace)
+        m: run_mode(
+            tasks,
+            args.model,
+            m == "on",
+            args.max_iterations,
+            args.verbose,
+            args.trace,
+            args.threads,
+            args.models_dir,
+            args.keep,
+            not args.no_labels,
+        )
         for m in modes
     }
+    meta = {"tasks": args.tasks, "seed": args.seed, "threads": args.threads, "model": args.model}
     if sorted(modes) != ["off", "on"]:  # a partial run for diagnosis: its rows only
         if args.json:
-            args.json.write_text(json.dumps(rows, indent=1, default=str))
+            args.json.write_text(json.dumps({**rows, "meta": meta}, indent=1, default=str))
         for m, rs in rows.items():
             print(
                 f"{m}: {sum(r['ok'] for r in rs)}/{len(rs)} solved, {mean(r['model_calls'] for r in rs):.2f} calls"
@@ -235,11 +324,14 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     report(rows, classes)
     if args.json:
-        args.json.write_text(json.dumps(rows, indent=1, default=str))
+        args.json.write_text(json.dumps({**rows, "meta": meta}, indent=1, default=str))
     off, on = rows["off"], rows["on"]
     later = lambda rs: [r for r in rs if r["instance"] > 1]  # noqa: E731
     figures: dict[str, object] = {
         "model": args.model,
+        "task_set": args.tasks,
+        "seed": args.seed,
+        "threads": args.threads if args.threads is not None else "auto",
         "tasks": len(tasks),
         "classes": len(classes),
         "off_success": f"{_stats(off)['ok']:.3f}",
