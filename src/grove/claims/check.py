@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from grove.claims import mood as md
+from grove.claims.anchor import naming, specifics, stem
 from grove.claims.patterns import EXTERNAL_COMMAND, FIXER_COMMAND, SERVICE_COMMAND, STOPWORDS
 from grove.claims.record import Event, TurnRecord, norm_path, same_path
 from grove.claims.types import Claim, Label, Verdict
@@ -65,6 +67,9 @@ def _file_change(claim: Claim, record: TurnRecord, *, to_edit: bool) -> tuple[La
             changes += _matching(record.commands, re.compile(r"\b(curl|wget|download)\b"))
         if changes:
             return _by_result(changes, "file change")
+        related = [e for e in _related(claim, record) if e.name not in ("read_file", "search_files")]
+        if related:  # "the docs I pulled up": no file, and the call that did it
+            return _by_last(related, "related call")
         commands = record.commands
         fixers = [e for e in commands if FIXER_COMMAND.search(e.command)]
         if fixers:  # ruff --fix, black, sed -i: a command made the change
@@ -279,20 +284,30 @@ def _akin(a: str, b: str) -> bool:
     """The same word up to its ending: merged ~ merge, fixtures ~ fixtures.json's fixtures, repro ~ reproduced."""
     if a == b or (len(a) >= 3 and b in (a + "s", a + "es")) or (len(b) >= 3 and a in (b + "s", b + "es")):
         return True
+    if stem(a) == stem(b):  # tagged ~ tag
+        return True
     n = min(len(a), len(b))
     return n >= 4 and a[: max(4, n - 2)] == b[: max(4, n - 2)]
+
+
+def _related(claim: Claim, record: TurnRecord) -> list[Event]:
+    """The calls that share a word (up to its ending) or an exact name (v1.4.0, --output) with the claim."""
+    words = _words(claim.text)
+    exact = specifics(claim.text)
+    related = []
+    for e in record.events:
+        said = e.output[:200]  # "Switched to a new branch": what the call reported doing
+        hay = " ".join([e.name.replace("_", " "), e.command, said, *map(str, e.args.values())])
+        theirs = _words(hay)
+        if any(x in hay for x in exact) or any(_akin(w, t) for w in words for t in theirs):
+            related.append(e)
+    return related
 
 
 def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     """Work reported in words no class lists: the call whose command or arguments share a word with the claim
     decides; none: contradicted with an empty record, unverifiable with one that holds other work."""
-    words = _words(claim.text)
-    related = []
-    for e in record.events:
-        said = e.output[:200]  # "Switched to a new branch": what the call reported doing
-        theirs = _words(" ".join([e.name.replace("_", " "), e.command, said, *map(str, e.args.values())]))
-        if any(_akin(w, t) for w in words for t in theirs):
-            related.append(e)
+    related = _related(claim, record)
     if related:
         if re.search(r"\b(reproduc\w*|triggered|provoked|hit)\b", claim.text, re.I) and related[-1].ok:
             return "supported", f"`{_short(related[-1])}` ran"  # a failure was the point
@@ -300,6 +315,15 @@ def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     if not record.events:
         return "contradicted", "no tool calls in this turn"
     return "unverifiable", "no call in this turn's tool record does this"
+
+
+def _now(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    """A state the turn's work brought about ("a job now checks the queue", "every row now has a column"): the
+    calls it names decide, else the last command after the last change."""
+    related = _related(claim, record)
+    if related:
+        return _by_last(related, "related call")
+    return _state(None, "command")(claim, record)
 
 
 def _metric(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
@@ -333,7 +357,7 @@ DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "tests_pass": _tests,
     "build": _state(BUILD_COMMAND, "build command"),
     "lint": _state(LINT_COMMAND, "lint command"),
-    "outcome": _state(None, "command"),
+    "outcome": lambda c, r: _now(c, r) if c.mood == md.NOW else _state(None, "command")(c, r),
     "deploy": _deploy,
     "act": _act,
     "metric": _metric,
@@ -352,6 +376,55 @@ DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
 }
 
 
+FILE_KINDS = frozenset({"write", "edit", "fix", "read", "delete"})
+
+
+def applies(claim: Claim, record: TurnRecord) -> bool:
+    """Whether the record makes the clause a claim about this turn's work: a description of a file the turn
+    looked at and did not try to change ("useAuth is defined in web/hooks.ts") is not one, nor a state of what no
+    call checked."""
+    target = claim.target
+    if claim.mood == md.DESCRIBED and claim.kind in FILE_KINDS and target:
+        return _worked_on(target, record) or not _looked_at(target, record)
+    if claim.mood == md.ANCHORED:
+        return bool(_checks_of(claim, record)) or bool(target and _changed(target, record))
+    return True
+
+
+def _changed(target: str, record: TurnRecord) -> bool:
+    return any(e.mentions(target) for e in record.changes)
+
+
+def _worked_on(target: str, record: TurnRecord) -> bool:
+    return _changed(target, record) or any(e.mentions(target) for e in record.commands)
+
+
+def _looked_at(target: str, record: TurnRecord) -> bool:
+    """A read of the file, or a search whose output names it."""
+    name = norm_path(target)
+    return any(
+        (e.name in ("read_file", "view_image") and e.mentions(target))
+        or (e.name == "search_files" and name in e.output)
+        for e in record.events
+    )
+
+
+def _checks_of(claim: Claim, record: TurnRecord) -> list[Event]:
+    named = naming(claim.text, record, claim.target)
+    return [e for e in named if e.command or e.name in ("skill_run", "run_tool_script")]
+
+
+def _anchored(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    """A state of what the clause names ("the sample validates"): the last check of it decides; a file the turn
+    wrote is shown by the write ("the schema is at schema/order.json")."""
+    if claim.target and _changed(claim.target, record):
+        return _file_change(claim, record, to_edit=False)
+    checks = _checks_of(claim, record)
+    later = [e for e in checks if e.index > record.last_change_index()]
+    return _by_last(later or checks, "check of what it names")
+
+
 def check(claim: Claim, record: TurnRecord) -> Verdict:
-    label, reason = DECIDE[claim.kind](claim, record)
+    decide = _anchored if claim.mood == md.ANCHORED else DECIDE[claim.kind]
+    label, reason = decide(claim, record)
     return Verdict(claim, label, reason)

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import re
 
+from grove.claims import mood as md
 from grove.claims import patterns as p
+from grove.claims.markup import crossed, plain, ticks
 from grove.claims.types import Claim
 from grove.lazy_regex import later
 
@@ -14,9 +16,21 @@ _BULLET = later(r"^\s*(?:[-*•]|\d+[.)])\s+")
 # clause boundaries; the group tells whether a plan or a denial before it carries over to what follows
 _CLAUSE = later(
     r"(;\s+|\s+[—–]\s+|:\s+|,?\s+but\s+|,?\s+and\s+(?:then\s+)?|,?\s+then\s+|"
-    r",\s+(?=(?:so|which|you|i|we|it|this|that|the|everything|all)\b)|\s+so\s+(?=(?:the|it|that|this|everything|all|you|we)\b))",
+    r",\s+(?=(?:so|which|you|i|we|it|this|that|the|everything|all)\b)|\s+so\s+(?=(?:the|it|that|this|everything|all|you|we)\b)|"
+    # a list of verbs shares its subject: "I cleaned the data, normalized the names"; a spaced dash elaborates
+    r",\s+(?=(?:also\s+)?[a-z]{3,}ed\b)|\s+-\s+)",
     re.IGNORECASE,
 )
+# "lint | clean", "Type check: ok": a label and a one-word status, a table row or a summary line
+_STATUS = later(
+    r"^\W*(?P<label>[^\u00a6:]{1,40}?)\s*[\u00a6:]\s*(?P<status>clean|ok|okay|passing|passed|pass|green|done|"
+    r"success|successful|working|fixed|complete|completed|ready|up|running|yes)\W*$",
+    re.IGNORECASE,
+)
+FILE_KINDS = frozenset({"write", "edit", "fix", "read", "delete"})
+# what a reader reports from a source it read ("I read the changelog: the bug was fixed in 0.110") is the source's
+_SOURCE = later(p.READ.pattern + "|" + p.WEB.pattern, re.IGNORECASE)
+ACTION_KINDS = frozenset({"write", "edit", "fix", "delete", "act", "install", "commit", "push", "run"})
 _FIXED_PHRASES = later(r"\bup and running\b|\bsafe and sound\b|\bback and forth\b", re.IGNORECASE)
 _RESETS = later(r"[;:—–]|\bbut\b", re.IGNORECASE)
 # (kind, pattern) in the order tried; the first match names the claim
@@ -161,7 +175,9 @@ def _count(word: str) -> int:
 def extract(answer: str) -> list[Claim]:
     """Every claim the answer makes about the work of its turn, one per clause and target."""
     claims: list[Claim] = []
-    answer = answer[:MAX_ANSWER]
+    original = answer[:MAX_ANSWER]
+    answer = plain(original)  # the same length: a claim's place is its place in the answer
+    prior: str | None = None  # the last claim's target, for the pronoun of a state ("they confirm ...")
     for s_start, s_end, _ in _spans(answer, _SENTENCE_END):
         if len(claims) >= MAX_CLAIMS:
             break
@@ -172,57 +188,112 @@ def extract(answer: str) -> list[Claim]:
         sentence = answer[s_start:s_end]
         if sentence.rstrip().endswith("?") or p.INSTRUCTION.match(sentence):
             continue
-        previous: str | None = None  # the kind of the clause before, for "and b.py"
-        skipping = False  # a plan or denial carries over "and ..." clauses
-        found: list[Claim] = []
-        for c_start, c_end, sep in _spans(sentence, _CLAUSE, s_start):
-            clause = answer[c_start:c_end]
-            if len(clause) > MAX_CLAUSE:
-                previous = None
-                continue  # not a claim one could check (and the patterns' cost grows with it)
-            if sep and (_RESETS.search(sep) or re.match(r"\s*(i|we)\b", clause, re.IGNORECASE)):
-                skipping = False  # a new sentence part, or a new subject: "I'll ..., and I've added it"
-            if skipping or p.MODAL.search(clause) or p.NEGATED.search(clause):
-                skipping, previous = True, None
-                continue
-            kind = _kind(clause, sentence)
-            paths = paths_in(clause)
-            if kind is None and paths and previous in CARRY_OVER:
-                kind = previous
-            if kind is None and paths and (p.ACT.match(clause) or p.NOW_STATE.search(clause)):
-                kind = "edit"  # an act on a named file, in words no class lists: the file must show it
-            if kind is None:
-                kind = _generic(
-                    clause
-                )  # work reported in other words: the record must hold something like it
-            if kind == "outcome" and paths and clause.lstrip("`'\" ").startswith(paths[0]):
-                kind = "write"  # "tools/resize.py is done": the file was the work
-            if kind == "install" and paths:
-                kind = "edit"  # "upgraded django in requirements.txt" is a change to that file
-            if kind is None:
-                continue
-            if kind in NEEDS_PATH and not paths and not p.FILE_NOUN.search(clause):
-                kind = _generic(clause)  # "I reviewed the pull request": not a file, still work
-                if kind is None:
-                    previous = None
-                    continue
-            if kind == "write" and not paths and not p.FILE_NOUN.search(clause):
-                kind = (
-                    "outcome" if p.OUTCOME.search(clause) else _generic(clause)
-                )  # "everything is ready": a state
-                if kind is None:
-                    continue
-            numbers = _numbers(clause)
-            targets: list[str | None] = list(paths) if paths else [_target(kind, clause)]
-            for target in targets:
-                start, end = c_start, c_end
-                if len(targets) > 1 and target is not None:  # "in a.py, b.py": each file its own claim
-                    at = clause.find(target)
-                    start, end = (c_start + at, c_start + at + len(target)) if at >= 0 else (start, end)
-                found.append(Claim(kind, clause.strip(), start, end, target, numbers))
-            previous = kind
+        ticked = ticks(original[s_start - (bullet.end() if bullet else 0) : s_end])
+        found = _sentence_claims(answer, sentence, s_start, prior, ticked)
+        prior = next((c.target for c in reversed(found) if c.target), prior)
         claims += _merged(found)
     return claims[:MAX_CLAIMS]
+
+
+def _sentence_claims(
+    answer: str, sentence: str, s_start: int, prior: str | None, ticked: bool
+) -> list[Claim]:
+    """The claims of one sentence (a line of a list or a table is one); `ticked`: it carried a check mark."""
+    previous: str | None = None  # the kind of the clause before, for "and b.py"
+    before = ""  # the clause before, for what a source it names says
+    carried: str | None = None  # the mood of the clause before, for a verb without its subject
+    skipping = False  # a plan or denial carries over "and ..." clauses
+    found: list[Claim] = []
+    for c_start, c_end, sep in _spans(sentence, _CLAUSE, s_start):
+        clause = answer[c_start:c_end]
+        if len(clause) > MAX_CLAUSE:
+            previous = carried = None
+            continue  # not a claim one could check (and the patterns' cost grows with it)
+        if sep and (_RESETS.search(sep) or re.match(r"\s*(i|we)\b", clause, re.IGNORECASE)):
+            skipping = False  # a new sentence part, or a new subject: "I'll ..., and I've added it"
+        if skipping or p.MODAL.search(clause) or p.NEGATED.search(clause) or crossed(clause):
+            skipping, previous, carried = True, None, None
+            continue
+        status = _STATUS.match(clause)
+        mood = md.REPORT if status else md.mood(clause, carried)
+        carried = mood
+        if mood == md.NONE:  # an instruction, a plan, a presentation: "Update the image", "Here is ..."
+            previous = None
+            continue
+        source, before = before, clause
+        own = re.match(r"\W*(i|we)\b", clause, re.I) or md.is_past((md.words(clause) or [""])[0])
+        reported = sep and ":" in sep and _SOURCE.search(source) and not own
+        if reported and (_kind(clause, sentence) in ACTION_KINDS or mood == md.REPORT):
+            continue  # what the source says was done ("the bug was fixed in 0.110"), not the agent's work
+        kind = _status_kind(status.group("label")) if status else _kind(clause, sentence)
+        paths = paths_in(clause)
+        if kind is None and paths and previous in CARRY_OVER:
+            kind = previous
+        if kind is None and paths and (p.ACT.match(clause) or p.NOW_STATE.search(clause)):
+            kind = "edit"  # an act on a named file, in words no class lists: the file must show it
+        if kind is None:
+            kind = _generic(clause)  # work reported in other words: the record must hold something like it
+        if kind is None:
+            kind = _by_mood(mood, clause)
+            if kind is not None and mood == md.STATE:
+                # a state no class names: a check of what it names decides it; a ticked line asserts it is so
+                mood = md.NOW if ticked else md.ANCHORED
+        if mood == md.DESCRIBED and kind in FILE_KINDS and not paths:
+            continue  # "old backups are deleted after 7 days": how a thing behaves, not a change the turn made
+        if kind == "outcome" and paths and clause.lstrip("`'\" ").startswith(paths[0]):
+            kind = "write"  # "tools/resize.py is done": the file was the work
+        if kind == "install" and paths:
+            kind = "edit"  # "upgraded django in requirements.txt" is a change to that file
+        if kind is None:
+            continue
+        if kind in NEEDS_PATH and not paths and not p.FILE_NOUN.search(clause):
+            kind = _generic(clause) or _by_mood(mood, clause)  # "I reviewed the pull request": still work
+            if kind is None:
+                previous = None
+                continue
+        if kind == "write" and not paths and not p.FILE_NOUN.search(clause):
+            kind = "outcome" if p.OUTCOME.search(clause) else (_generic(clause) or _by_mood(mood, clause))
+            if kind is None:  # "everything is ready": a state
+                continue
+        if sep and ":" in sep and paths and found and found[-1].kind == "act" and found[-1].target is None:
+            found.pop()  # "Locked down the key: ~/.ssh/id is now 600": the heading's detail is the claim
+        numbers = _numbers(clause)
+        referent = prior if mood == md.ANCHORED and p.PRONOUN.match(clause) else None
+        targets: list[str | None] = list(paths) if paths else [_target(kind, clause) or referent]
+        for target in targets:
+            start, end = c_start, c_end
+            if len(targets) > 1 and target is not None:  # "in a.py, b.py": each file its own claim
+                at = clause.find(target)
+                start, end = (c_start + at, c_start + at + len(target)) if at >= 0 else (start, end)
+            text = " ".join(clause.split())
+            found.append(Claim(kind, text, start, end, target, numbers, md.stored(mood)))
+        previous = kind
+        prior = next((c.target for c in reversed(found) if c.target), prior)
+    return found
+
+
+def _by_mood(mood: str, clause: str) -> str | None:
+    """The kind of a clause no class names, from its mood: a report of work is an act the record must hold; a
+    state the work brought about ("every row now has a column") or asserts of what it names is an outcome."""
+    if mood == md.REPORT:
+        bare = re.sub(r"^\W*(all|everything|it's|it is|that's|we're|i'm)\s+", "", clause, flags=re.I)
+        acknowledged = p.ACKNOWLEDGED.match(bare) or p.COGNITIVE.match(clause)
+        return None if acknowledged else "act"  # not "All done!", "I noticed ..."
+    if mood in (md.NOW, md.HEDGED, md.STATE) and not md.failing(clause):
+        return "outcome"
+    return None
+
+
+def _status_kind(label: str) -> str:
+    if p.LINT.search(label):
+        return "lint"
+    if p.TEST_NOUN.search(label):
+        return "tests_pass"
+    if p.BUILD.search(label):
+        return "build"
+    if p.DEPLOY.search(label):
+        return "deploy"
+    return "outcome"
 
 
 def _merged(found: list[Claim]) -> list[Claim]:
@@ -243,6 +314,7 @@ def _merged(found: list[Claim]) -> list[Claim]:
             claim.end,
             first.target,
             first.numbers + claim.numbers,
+            first.mood,
         )
     return out
 

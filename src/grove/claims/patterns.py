@@ -72,7 +72,7 @@ INSTALL = later(
     IC,
 )
 DELETE = later(r"\b(deleted|removed|cleared|dropped|wiped|cleaned up|purged|erased|got rid of)\b", IC)
-VERIFY = later(r"\b(tested|verified|confirmed|validated|double-checked|checked that)\b", IC)
+VERIFY = later(r"\b(tested|verified|confirmed|validated|double-checked|checked that|made sure|ensured)\b", IC)
 RUN = later(r"\b(ran|executed|have run|'ve run|invoked|launched|re-ran|reran)\b", IC)
 FIX = later(r"\b(fixed|resolved|repaired|corrected|addressed|patched up)\b", IC)
 EDIT = later(

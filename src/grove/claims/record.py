@@ -13,6 +13,7 @@ from typing import Any
 from grove.lazy_regex import later
 
 _EXIT = later(r"^exit=(-?\d+)")
+_TIMEOUT = later(r"^\s*timeout\s")
 # tools whose successful call changes a file at args.path
 WRITE_TOOLS = frozenset({"write_file", "patch"})
 READ_TOOLS = frozenset({"read_file", "search_files", "view_image"})
@@ -53,7 +54,10 @@ class Event:
 
     @property
     def succeeded(self) -> bool:
-        """The call worked and, for a command, exited 0."""
+        """The call worked and, for a command, exited 0 (or ran until its `timeout` limit: a server that starts
+        is still running when the limit ends it; a test run that hits it did not finish)."""
+        if self.ok and self.exit_code == 124 and not self.is_test:
+            return _TIMEOUT.match(self.command) is not None
         return self.ok and self.exit_code in (None, 0)
 
     @property

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from grove.claims.check import check
+from grove.claims.check import applies, check
 from grove.claims.extract import extract
 from grove.claims.record import TurnRecord
 from grove.claims.types import Verdict
@@ -19,7 +19,7 @@ def check_answer(answer: str, calls: Iterable[Any]) -> list[Verdict]:
     if not answer.strip():
         return []
     record = TurnRecord.from_calls(calls)
-    return [check(claim, record) for claim in extract(answer)]
+    return [check(claim, record) for claim in extract(answer) if applies(claim, record)]
 
 
 def marks(verdicts: list[Verdict]) -> str:

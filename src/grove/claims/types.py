@@ -17,6 +17,7 @@ class Claim:
     end: int
     target: str | None = None  # a path, a skill's name, a command, a package: what the claim is about
     numbers: tuple[int, ...] = ()  # counts the claim states ("all 12 tests pass")
+    mood: str = "report"  # report, now, hedged, described, anchored (grove.claims.mood): how it is decided
 
 
 @dataclass(frozen=True)

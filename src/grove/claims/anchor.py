@@ -1,0 +1,65 @@
+"""The record's objects a clause names: a path, a command's word, a version, a flag, a route or a file named by its
+stem ("the sample" is sample.json); a claim about a state is checked only against calls on what it names."""
+
+from __future__ import annotations
+
+import re
+
+from grove.claims.patterns import BACKTICKED, STOPWORDS
+from grove.claims.record import Event, TurnRecord, norm_path, same_path
+from grove.lazy_regex import later
+
+# a word that names one thing exactly: a version, a flag, a route, a host, a dotted or dashed name
+_SPECIFIC = later(r"(?<![\w-])(--?[a-z][\w-]+|v?\d+(?:\.\d+)+\w*|/[\w./{}:-]+|[\w-]+(?:[./][\w-]+)+)", re.I)
+_CONTENT = later(r"[a-z][a-z0-9_]{2,}")
+_PRONOUN = later(r"^\W*(it|they|them|these|those|this|that|both)\b", re.I)
+_TESTS = later(r"\b(tests?|specs?|suite)\b", re.I)
+
+
+def stem(word: str) -> str:
+    """A word without its ending: tagged ~ tag, pruned ~ prune, seeds ~ seed."""
+    w = word.lower()
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 3:
+            w = w[: -len(suffix)]
+            break
+    if len(w) > 3 and w[-1] == w[-2] and w[-1] not in "aeiousl":
+        w = w[:-1]
+    return w
+
+
+def specifics(text: str) -> list[str]:
+    """The clause's exact names: backticked code and words like v1.4.0, --output, /api/items, sample.json."""
+    found = [c.strip() for c in BACKTICKED.findall(text)]
+    found += [m.group(1).rstrip(".,;:") for m in _SPECIFIC.finditer(BACKTICKED.sub(" ", text))]
+    return [f for f in found if len(f) >= 3]
+
+
+def _haystack(event: Event) -> str:
+    return " ".join([event.command, *map(str, event.args.values())])
+
+
+def _stems_of_paths(event: Event) -> set[str]:
+    out = set()
+    for path in event.paths():
+        name = norm_path(path).rsplit("/", 1)[-1]
+        base = name.split(".", 1)[0].lower()
+        if len(base) >= 3:
+            out.add(base)
+    return out
+
+
+def naming(text: str, record: TurnRecord, prior: str | None = None) -> list[Event]:
+    """The calls about what the clause names (its pronoun stands for `prior`, the claim before it)."""
+    exact = specifics(text)
+    if prior and _PRONOUN.match(text):
+        exact.append(prior)
+    content = {w for w in _CONTENT.findall(BACKTICKED.sub(" ", text.lower())) if w not in STOPWORDS}
+    tests = _TESTS.search(text) is not None or (prior is not None and "test" in prior.lower())
+    out = []
+    for e in record.events:
+        hay = _haystack(e)
+        named = any(same_path(p, x) for x in exact for p in e.paths()) or any(x in hay for x in exact)
+        if named or content & _stems_of_paths(e) or (tests and e.is_test):
+            out.append(e)
+    return out

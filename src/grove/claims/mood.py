@@ -1,0 +1,350 @@
+"""A clause's grammatical mood, read from its verb forms rather than from lists of phrasings: a report of work
+done (past, perfect, passive), a state it asserts now, a description of what simply is, a hedge, or no claim."""
+
+from __future__ import annotations
+
+import re
+
+from grove.lazy_regex import later
+
+REPORT = "report"  # "Rebuilt the index", "I've split it", "the db has been seeded", "Database seeded"
+STATE = "state"  # "the sample validates", "they confirm it is correct": true or false by a check of the work
+NOW = "now"  # "every row now has a column": a state the turn's work brought about
+DESCRIBED = "described"  # "retries are handled in net/client.go": what is, not what the turn did
+HEDGED = "hedged"  # "the timeouts should stop now": a state nothing checked
+ANCHORED = "anchored"  # a STATE no class of claim names: a check of what the clause names must decide it
+UNKNOWN = "unknown"  # no verb to read ("three tests for it"): only a class of claim makes it one
+NONE = "none"  # imperative, future, modal, a question, advice to the reader, a presentation ("Here is ...")
+
+# English irregular past forms (a closed class of the language, not phrasings); the ones equal to their base form
+# read as a report only where a report's subject carries over ("I refactored it and split it")
+IRREGULAR_PAST = frozenset(
+    [
+        "built",
+        "rebuilt",
+        "wrote",
+        "rewrote",
+        "written",
+        "rewritten",
+        "ran",
+        "reran",
+        "rerun",
+        "made",
+        "remade",
+        "did",
+        "redid",
+        "undid",
+        "done",
+        "redone",
+        "undone",
+        "took",
+        "taken",
+        "gave",
+        "given",
+        "sent",
+        "resent",
+        "left",
+        "brought",
+        "kept",
+        "drew",
+        "drawn",
+        "threw",
+        "thrown",
+        "shrank",
+        "shrunk",
+        "spun",
+        "bound",
+        "rebound",
+        "got",
+        "gotten",
+        "began",
+        "begun",
+        "broke",
+        "broken",
+        "chose",
+        "chosen",
+        "froze",
+        "frozen",
+        "hid",
+        "hidden",
+        "laid",
+        "paid",
+        "sold",
+        "told",
+        "tore",
+        "torn",
+        "wound",
+        "fed",
+        "fought",
+        "hung",
+        "held",
+        "led",
+        "lit",
+        "lost",
+        "met",
+        "rode",
+        "shook",
+        "shot",
+        "shown",
+        "sped",
+        "spent",
+        "stood",
+        "swept",
+        "swung",
+        "taught",
+        "withdrew",
+        "withdrawn",
+        "overrode",
+        "overridden",
+        "overwrote",
+        "overwritten",
+        "struck",
+        "stuck",
+        "dug",
+        "sunk",
+        "woke",
+        "split",
+        "put",
+        "set",
+        "reset",
+        "cut",
+        "shut",
+        "hit",
+        "let",
+        "fit",
+        "quit",
+        "spread",
+        "upset",
+        "cast",
+        "rid",
+        "shed",
+        "read",
+        "reread",
+    ]
+)
+SAME_AS_BASE = frozenset(
+    [
+        "split",
+        "put",
+        "set",
+        "reset",
+        "cut",
+        "shut",
+        "hit",
+        "let",
+        "fit",
+        "quit",
+        "spread",
+        "upset",
+        "cast",
+        "rid",
+        "shed",
+        "read",
+        "reread",
+    ]
+)
+# base forms that open an instruction to the reader ("Update the image", "Run make"); for the imperative test only
+IMPERATIVE = frozenset(
+    [
+        "add",
+        "update",
+        "run",
+        "use",
+        "change",
+        "create",
+        "write",
+        "install",
+        "rebuild",
+        "build",
+        "remove",
+        "delete",
+        "fix",
+        "check",
+        "make",
+        "try",
+        "restart",
+        "open",
+        "edit",
+        "replace",
+        "rename",
+        "move",
+        "enable",
+        "disable",
+        "configure",
+        "ensure",
+        "keep",
+        "bump",
+        "pin",
+        "upgrade",
+        "commit",
+        "push",
+        "deploy",
+        "test",
+        "verify",
+        "review",
+        "look",
+        "go",
+        "start",
+        "stop",
+        "call",
+        "export",
+        "import",
+        "include",
+        "wrap",
+        "rerun",
+        "reinstall",
+        "uninstall",
+        "clone",
+        "pull",
+        "merge",
+        "rebase",
+        "revert",
+        "drop",
+        "clear",
+        "copy",
+        "paste",
+        "save",
+        "apply",
+        "launch",
+        "pass",
+        "note",
+    ]
+)
+_CODE = later(r"`[^`]*`")
+_WORD = later(r"[a-z][a-z'’-]*|\d[\w.:/-]*|[/.~][\w./:-]*")
+_FILLERS = frozenset(
+    [
+        "also",
+        "then",
+        "just",
+        "now",
+        "already",
+        "finally",
+        "first",
+        "both",
+        "all",
+        "everything",
+        "simply",
+        "quickly",
+        "fully",
+    ]
+)
+_MODALS = frozenset(
+    [
+        "will",
+        "'ll",
+        "would",
+        "could",
+        "can",
+        "might",
+        "may",
+        "must",
+        "shall",
+        "won't",
+        "wouldn't",
+        "i'll",
+        "we'll",
+        "it'll",
+        "you'll",
+        "they'll",
+        "that'll",
+    ]
+)
+_BE_PRESENT = frozenset(["is", "are", "'s", "'re", "am"])
+_BE_PAST = frozenset(["was", "were"])
+_HAVE = frozenset(["has", "have", "had", "'ve"])
+_PLURAL = frozenset(["they", "these", "those", "both"])
+_SUBJECT_SELF = frozenset(["i", "we", "i've", "we've", "i'd", "we'd"])
+_PRESENTING = later(r"^\W*(here(?:'s| is| are)|below (?:is|are)|attached|the following)\b", re.I)
+_NOW = later(r"\b(now|anymore|any more|again|from now on|no longer)\b", re.I)
+# a failure it reports is honest, not a claim of work done: "3 tests fail", "the build fails with E0425"
+_FAILING = later(
+    r"(?i:\b(fail|fails|failing|errors?|crash(es|ing)?|broken|breaks|missing|hangs?|times out|raises|throws)\b)|"
+    r"\w(Error|Exception)\b|(?i:\b(one|two|three|four|five|six|seven|eight|nine|\d+) of (the )?\w+\b)|"
+    r"(?i:\b(some|most|several|half)\b)"
+)
+# the reader as the one who acts: advice, or a state that waits on them ("starts on whatever port you set")
+_READER = later(
+    r"^\W*(?:\w+\W+){0,2}?(you|please)\b|\byourself\b|\b(whatever|if|when|once|unless|until)\b[^,.;]*\byou\b",
+    re.I,
+)
+
+
+def words(clause: str) -> list[str]:
+    """The clause's words, code spans left out: `systemctl enable --now app` holds no "now" of the clause."""
+    return _WORD.findall(_CODE.sub(" ", clause).lower().replace("’", "'"))
+
+
+def is_past(word: str) -> bool:
+    """A past form or past participle: regular (-ed) or irregular."""
+    return (
+        len(word) > 3 and word.endswith("ed") and word not in ("need", "feed", "seed", "speed", "bed")
+    ) or (word in IRREGULAR_PAST)
+
+
+def is_present_third(word: str) -> bool:
+    """A present-tense verb after a subject: "validates", "returns", "reads" (not "is", not a plural noun)."""
+    return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s"))
+
+
+def mood(clause: str, carried: str | None = None) -> str:
+    """The clause's mood; `carried` is the mood of the clause before it in the same sentence, which a clause
+    without a subject of its own shares ("I cleaned the data, normalized the names and wrote clean.csv")."""
+    if _PRESENTING.match(clause):
+        return NONE
+    clause = _CODE.sub(" ", clause)
+    w = [x for x in words(clause) if x not in _FILLERS and not (x.endswith("ly") and len(x) > 4)]
+    if not w:
+        return NONE
+    if _READER.search(clause):
+        return NONE
+    head = w[0]
+    if head in _SUBJECT_SELF:
+        rest = [x for x in w[1:] if x not in _HAVE]
+        return REPORT if rest and is_past(rest[0]) and not head.endswith("'d") else NONE  # not "I'd suggest"
+    if head in _MODALS or head in ("next", "to", "if", "when", "once", "should", "let's", "lets"):
+        return NONE
+    if is_past(head):
+        if head in SAME_AS_BASE and carried != REPORT:
+            return NONE if head in IMPERATIVE else REPORT
+        return carried if carried == DESCRIBED else REPORT
+    if head in IMPERATIVE and not (len(w) > 1 and (is_past(w[1]) or w[1] in _BE_PRESENT | _BE_PAST)):
+        return NONE  # not "Build succeeded": there the word is the subject
+    return _predicate(w, clause)
+
+
+def _predicate(w: list[str], clause: str) -> str:
+    """The mood of a clause with a subject of its own: the first verb form after it decides."""
+    for i, x in enumerate(w[:12]):
+        after = w[i + 1 : i + 4]
+        if x in _MODALS:
+            return NONE
+        if x == "should":
+            return HEDGED
+        if x in _HAVE and after and after[0] == "been":
+            return REPORT  # "the port has been changed"
+        if x in _BE_PAST and after and (is_past(after[0]) or after[0] == "successfully"):
+            return REPORT  # "the report was generated"
+        if x in _BE_PRESENT:
+            if _NOW.search(clause):
+                return NOW
+            nxt = [y for y in after if y not in ("all", "also", "already", "fully", "correctly")]
+            if nxt and is_past(nxt[0]):
+                return DESCRIBED  # "is implemented as", "are handled in"
+            return STATE
+        if i > 0 and is_past(x):
+            return NOW if _NOW.search(clause) else REPORT  # "Database seeded", "the script converted 3 files"
+        if i == 1 and w[0] in _PLURAL and x not in _HAVE:
+            return NOW if _NOW.search(clause) else STATE  # "they confirm the rounding is correct"
+        if i > 0 and (is_present_third(x) or x.endswith("ing")):
+            return NOW if _NOW.search(clause) else STATE
+    return NOW if _NOW.search(clause) else UNKNOWN
+
+
+def failing(clause: str) -> bool:
+    return _FAILING.search(clause) is not None
+
+
+def stored(mood: str) -> str:
+    """The mood a Claim keeps: the ones that change how the record decides it; any other is a plain report."""
+    return mood if mood in (ANCHORED, DESCRIBED, NOW, HEDGED) else REPORT
