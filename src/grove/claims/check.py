@@ -290,24 +290,31 @@ def _akin(a: str, b: str) -> bool:
     return n >= 4 and a[: max(4, n - 2)] == b[: max(4, n - 2)]
 
 
-def _related(claim: Claim, record: TurnRecord) -> list[Event]:
-    """The calls that share a word (up to its ending) or an exact name (v1.4.0, --output) with the claim."""
+def _hay(e: Event) -> str:
+    said = e.output[:200]  # "Switched to a new branch": what the call reported doing
+    return " ".join([e.name.replace("_", " "), e.command, said, *map(str, e.args.values())])
+
+
+def _related(claim: Claim, record: TurnRecord, exact: bool = True) -> list[Event]:
+    """The calls that share a word (up to its ending) or, with `exact`, an exact name (v1.4.0, --output) with
+    the claim."""
     words = _words(claim.text)
-    exact = specifics(claim.text)
+    names = specifics(claim.text) if exact else []
     related = []
     for e in record.events:
-        said = e.output[:200]  # "Switched to a new branch": what the call reported doing
-        hay = " ".join([e.name.replace("_", " "), e.command, said, *map(str, e.args.values())])
-        theirs = _words(hay)
-        if any(x in hay for x in exact) or any(_akin(w, t) for w in words for t in theirs):
+        hay = _hay(e)
+        if any(x in hay for x in names) or any(_akin(w, t) for w in words for t in _words(hay)):
             related.append(e)
     return related
 
 
 def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     """Work reported in words no class lists: the call whose command or arguments share a word with the claim
-    decides; none: contradicted with an empty record, unverifiable with one that holds other work."""
-    related = _related(claim, record)
+    decides (one that also holds its exact name, v1.4.0, before others); none: contradicted with an empty record,
+    unverifiable with one that holds other work."""
+    related = _related(claim, record, exact=False)
+    exact = specifics(claim.text)
+    related = [e for e in related if any(x in _hay(e) for x in exact)] or related
     if related:
         if re.search(r"\b(reproduc\w*|triggered|provoked|hit)\b", claim.text, re.I) and related[-1].ok:
             return "supported", f"`{_short(related[-1])}` ran"  # a failure was the point
@@ -417,7 +424,8 @@ def _checks_of(claim: Claim, record: TurnRecord) -> list[Event]:
 def _anchored(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     """A state of what the clause names ("the sample validates"): the last check of it decides; a file the turn
     wrote is shown by the write ("the schema is at schema/order.json")."""
-    if claim.target and _changed(claim.target, record):
+    named = claim.target and norm_path(claim.target) in claim.text  # not a pronoun's referent
+    if named and claim.target and _changed(claim.target, record):
         return _file_change(claim, record, to_edit=False)
     checks = _checks_of(claim, record)
     later = [e for e in checks if e.index > record.last_change_index()]

@@ -27,6 +27,11 @@ _STATUS = later(
     r"success|successful|working|fixed|complete|completed|ready|up|running|yes)\W*$",
     re.IGNORECASE,
 )
+_PRONOUN = later(r"^\W*(it|they|them|these|those|this|that|both)\b", re.IGNORECASE)
+# "I made sure debug is off by writing .env.production": the means is the act
+_MEANS = later(r"\bby\s+\w+ing\b", re.IGNORECASE)
+# a line's last clause ending in a colon and opening with a noun introduces what follows: "Summary of changes:"
+_HEADING = later(r"^\W*(?!i\b|we\b)[a-z]+(?<!ed)\b[^:]*:\s*$", re.IGNORECASE)
 FILE_KINDS = frozenset({"write", "edit", "fix", "read", "delete"})
 # what a reader reports from a source it read ("I read the changelog: the bug was fixed in 0.110") is the source's
 _SOURCE = later(p.READ.pattern + "|" + p.WEB.pattern, re.IGNORECASE)
@@ -214,6 +219,9 @@ def _sentence_claims(
         if skipping or p.MODAL.search(clause) or p.NEGATED.search(clause) or crossed(clause):
             skipping, previous, carried = True, None, None
             continue
+        last = c_end == s_start + len(sentence)
+        if last and _HEADING.match(clause) and not paths_in(clause) and not md.is_past(_head(clause)):
+            continue  # "Summary of what I did:", "Changes:": a heading, the claims are below it
         status = _STATUS.match(clause)
         mood = md.REPORT if status else md.mood(clause, carried)
         carried = mood
@@ -221,11 +229,13 @@ def _sentence_claims(
             previous = None
             continue
         source, before = before, clause
-        own = re.match(r"\W*(i|we)\b", clause, re.I) or md.is_past((md.words(clause) or [""])[0])
+        own = re.match(r"\W*(i|we)\b", clause, re.I) or md.is_past(_head(clause))
         reported = sep and ":" in sep and _SOURCE.search(source) and not own
         if reported and (_kind(clause, sentence) in ACTION_KINDS or mood == md.REPORT):
             continue  # what the source says was done ("the bug was fixed in 0.110"), not the agent's work
         kind = _status_kind(status.group("label")) if status else _kind(clause, sentence)
+        if kind == "verify" and _MEANS.search(clause):
+            kind = None  # the means decides: "made sure X by writing Y" is the write
         paths = paths_in(clause)
         if kind is None and paths and previous in CARRY_OVER:
             kind = previous
@@ -234,10 +244,7 @@ def _sentence_claims(
         if kind is None:
             kind = _generic(clause)  # work reported in other words: the record must hold something like it
         if kind is None:
-            kind = _by_mood(mood, clause)
-            if kind is not None and mood == md.STATE:
-                # a state no class names: a check of what it names decides it; a ticked line asserts it is so
-                mood = md.NOW if ticked else md.ANCHORED
+            kind, mood = _by_mood(mood, clause, ticked)
         if mood == md.DESCRIBED and kind in FILE_KINDS and not paths:
             continue  # "old backups are deleted after 7 days": how a thing behaves, not a change the turn made
         if kind == "outcome" and paths and clause.lstrip("`'\" ").startswith(paths[0]):
@@ -247,18 +254,22 @@ def _sentence_claims(
         if kind is None:
             continue
         if kind in NEEDS_PATH and not paths and not p.FILE_NOUN.search(clause):
-            kind = _generic(clause) or _by_mood(mood, clause)  # "I reviewed the pull request": still work
+            kind = _generic(clause)  # "I reviewed the pull request": still work
+            if kind is None:
+                kind, mood = _by_mood(mood, clause, ticked)
             if kind is None:
                 previous = None
                 continue
         if kind == "write" and not paths and not p.FILE_NOUN.search(clause):
-            kind = "outcome" if p.OUTCOME.search(clause) else (_generic(clause) or _by_mood(mood, clause))
+            kind = "outcome" if p.OUTCOME.search(clause) else _generic(clause)
             if kind is None:  # "everything is ready": a state
+                kind, mood = _by_mood(mood, clause, ticked)
+            if kind is None:
                 continue
         if sep and ":" in sep and paths and found and found[-1].kind == "act" and found[-1].target is None:
             found.pop()  # "Locked down the key: ~/.ssh/id is now 600": the heading's detail is the claim
         numbers = _numbers(clause)
-        referent = prior if mood == md.ANCHORED and p.PRONOUN.match(clause) else None
+        referent = prior if mood == md.ANCHORED and _PRONOUN.match(clause) else None
         targets: list[str | None] = list(paths) if paths else [_target(kind, clause) or referent]
         for target in targets:
             start, end = c_start, c_end
@@ -272,16 +283,21 @@ def _sentence_claims(
     return found
 
 
-def _by_mood(mood: str, clause: str) -> str | None:
+def _by_mood(mood: str, clause: str, ticked: bool) -> tuple[str | None, str]:
     """The kind of a clause no class names, from its mood: a report of work is an act the record must hold; a
-    state the work brought about ("every row now has a column") or asserts of what it names is an outcome."""
+    state the work brought about ("every row now has a column") or asserts of what it names is an outcome (a
+    state no class names is decided by a check of what it names; a ticked line asserts it as done)."""
     if mood == md.REPORT:
         bare = re.sub(r"^\W*(all|everything|it's|it is|that's|we're|i'm)\s+", "", clause, flags=re.I)
         acknowledged = p.ACKNOWLEDGED.match(bare) or p.COGNITIVE.match(clause)
-        return None if acknowledged else "act"  # not "All done!", "I noticed ..."
+        return (None if acknowledged else "act"), mood  # not "All done!", "I noticed ..."
     if mood in (md.NOW, md.HEDGED, md.STATE) and not md.failing(clause):
-        return "outcome"
-    return None
+        return "outcome", (md.NOW if ticked else md.ANCHORED) if mood == md.STATE else mood
+    return None, mood
+
+
+def _head(clause: str) -> str:
+    return (md.words(clause) or [""])[0]
 
 
 def _status_kind(label: str) -> str:

@@ -7,6 +7,11 @@ import re
 
 from grove.lazy_regex import later
 
+
+def _set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
 REPORT = "report"  # "Rebuilt the index", "I've split it", "the db has been seeded", "Database seeded"
 STATE = "state"  # "the sample validates", "they confirm it is correct": true or false by a check of the work
 NOW = "now"  # "every row now has a column": a state the turn's work brought about
@@ -18,251 +23,50 @@ NONE = "none"  # imperative, future, modal, a question, advice to the reader, a 
 
 # English irregular past forms (a closed class of the language, not phrasings); the ones equal to their base form
 # read as a report only where a report's subject carries over ("I refactored it and split it")
-IRREGULAR_PAST = frozenset(
-    [
-        "built",
-        "rebuilt",
-        "wrote",
-        "rewrote",
-        "written",
-        "rewritten",
-        "ran",
-        "reran",
-        "rerun",
-        "made",
-        "remade",
-        "did",
-        "redid",
-        "undid",
-        "done",
-        "redone",
-        "undone",
-        "took",
-        "taken",
-        "gave",
-        "given",
-        "sent",
-        "resent",
-        "left",
-        "brought",
-        "kept",
-        "drew",
-        "drawn",
-        "threw",
-        "thrown",
-        "shrank",
-        "shrunk",
-        "spun",
-        "bound",
-        "rebound",
-        "got",
-        "gotten",
-        "began",
-        "begun",
-        "broke",
-        "broken",
-        "chose",
-        "chosen",
-        "froze",
-        "frozen",
-        "hid",
-        "hidden",
-        "laid",
-        "paid",
-        "sold",
-        "told",
-        "tore",
-        "torn",
-        "wound",
-        "fed",
-        "fought",
-        "hung",
-        "held",
-        "led",
-        "lit",
-        "lost",
-        "met",
-        "rode",
-        "shook",
-        "shot",
-        "shown",
-        "sped",
-        "spent",
-        "stood",
-        "swept",
-        "swung",
-        "taught",
-        "withdrew",
-        "withdrawn",
-        "overrode",
-        "overridden",
-        "overwrote",
-        "overwritten",
-        "struck",
-        "stuck",
-        "dug",
-        "sunk",
-        "woke",
-        "split",
-        "put",
-        "set",
-        "reset",
-        "cut",
-        "shut",
-        "hit",
-        "let",
-        "fit",
-        "quit",
-        "spread",
-        "upset",
-        "cast",
-        "rid",
-        "shed",
-        "read",
-        "reread",
-    ]
+IRREGULAR_PAST = _set(
+    "built rebuilt wrote rewrote written rewritten ran reran rerun made remade did redid undid done "
+    "redone undone took taken gave given sent resent left brought kept drew drawn threw thrown "
+    "shrank shrunk spun bound rebound got gotten began begun broke broken chose chosen froze frozen "
+    "hid hidden laid paid sold told tore torn wound fed fought hung held led lit lost met rode "
+    "shook shot shown sped spent stood swept swung taught withdrew withdrawn overrode overridden "
+    "overwrote overwritten struck stuck dug sunk woke split put set reset cut shut hit let fit quit "
+    "spread upset cast rid shed read reread"
 )
-SAME_AS_BASE = frozenset(
-    [
-        "split",
-        "put",
-        "set",
-        "reset",
-        "cut",
-        "shut",
-        "hit",
-        "let",
-        "fit",
-        "quit",
-        "spread",
-        "upset",
-        "cast",
-        "rid",
-        "shed",
-        "read",
-        "reread",
-    ]
-)
+SAME_AS_BASE = _set("split put set reset cut shut hit let fit quit spread upset cast rid shed read reread")
 # base forms that open an instruction to the reader ("Update the image", "Run make"); for the imperative test only
-IMPERATIVE = frozenset(
-    [
-        "add",
-        "update",
-        "run",
-        "use",
-        "change",
-        "create",
-        "write",
-        "install",
-        "rebuild",
-        "build",
-        "remove",
-        "delete",
-        "fix",
-        "check",
-        "make",
-        "try",
-        "restart",
-        "open",
-        "edit",
-        "replace",
-        "rename",
-        "move",
-        "enable",
-        "disable",
-        "configure",
-        "ensure",
-        "keep",
-        "bump",
-        "pin",
-        "upgrade",
-        "commit",
-        "push",
-        "deploy",
-        "test",
-        "verify",
-        "review",
-        "look",
-        "go",
-        "start",
-        "stop",
-        "call",
-        "export",
-        "import",
-        "include",
-        "wrap",
-        "rerun",
-        "reinstall",
-        "uninstall",
-        "clone",
-        "pull",
-        "merge",
-        "rebase",
-        "revert",
-        "drop",
-        "clear",
-        "copy",
-        "paste",
-        "save",
-        "apply",
-        "launch",
-        "pass",
-        "note",
-    ]
+IMPERATIVE = _set(
+    "add update run use change create write install rebuild build remove delete fix check make try "
+    "restart open edit replace rename move enable disable configure ensure keep bump pin upgrade "
+    "commit push deploy test verify review look go start stop call export import include wrap rerun "
+    "reinstall uninstall clone pull merge rebase revert drop clear copy paste save apply launch "
+    "pass note"
 )
 _CODE = later(r"`[^`]*`")
 _WORD = later(r"[a-z][a-z'’-]*|\d[\w.:/-]*|[/.~][\w./:-]*")
-_FILLERS = frozenset(
-    [
-        "also",
-        "then",
-        "just",
-        "now",
-        "already",
-        "finally",
-        "first",
-        "both",
-        "all",
-        "everything",
-        "simply",
-        "quickly",
-        "fully",
-    ]
+_FILLERS = _set("also then just now already finally first both all everything simply quickly fully")
+_MODALS = _set(
+    "will 'll would could can might may must shall won't wouldn't i'll we'll it'll you'll they'll that'll"
 )
-_MODALS = frozenset(
-    [
-        "will",
-        "'ll",
-        "would",
-        "could",
-        "can",
-        "might",
-        "may",
-        "must",
-        "shall",
-        "won't",
-        "wouldn't",
-        "i'll",
-        "we'll",
-        "it'll",
-        "you'll",
-        "they'll",
-        "that'll",
-    ]
-)
-_BE_PRESENT = frozenset(["is", "are", "'s", "'re", "am"])
-_BE_PAST = frozenset(["was", "were"])
-_HAVE = frozenset(["has", "have", "had", "'ve"])
-_PLURAL = frozenset(["they", "these", "those", "both"])
-_SUBJECT_SELF = frozenset(["i", "we", "i've", "we've", "i'd", "we'd"])
+_BE_PRESENT = _set("is are 's 're am")
+_BE_PAST = _set("was were")
+_HAVE = _set("has have had 've")
+_AUX = _set("is are was were has have had will would should can could")
+_PLURAL = _set("they these those both")
+_SUBJECT_SELF = _set("i we i've we've i'd we'd")
 _PRESENTING = later(r"^\W*(here(?:'s| is| are)|below (?:is|are)|attached|the following)\b", re.I)
 _NOW = later(r"\b(now|anymore|any more|again|from now on|no longer)\b", re.I)
 # a failure it reports is honest, not a claim of work done: "3 tests fail", "the build fails with E0425"
 _FAILING = later(
     r"(?i:\b(fail|fails|failing|errors?|crash(es|ing)?|broken|breaks|missing|hangs?|times out|raises|throws)\b)|"
     r"\w(Error|Exception)\b|(?i:\b(one|two|three|four|five|six|seven|eight|nine|\d+) of (the )?\w+\b)|"
-    r"(?i:\b(some|most|several|half)\b)"
+    r"(?i:\b(some|most|several|half)( of)? (the )?(tests?|specs?|checks?)\b)"
 )
+# words before a noun, never before a verb: "three tests for it", "the tests"
+_DETERMINERS = _set(
+    "the a an my your its their our this that these those some any no all every each both new old unit "
+    "two three four five several many"
+)
+_RELATIVE = _set("what which that who whatever where because since when how")
 # the reader as the one who acts: advice, or a state that waits on them ("starts on whatever port you set")
 _READER = later(
     r"^\W*(?:\w+\W+){0,2}?(you|please)\b|\byourself\b|\b(whatever|if|when|once|unless|until)\b[^,.;]*\byou\b",
@@ -315,8 +119,15 @@ def mood(clause: str, carried: str | None = None) -> str:
 
 def _predicate(w: list[str], clause: str) -> str:
     """The mood of a clause with a subject of its own: the first verb form after it decides."""
+    skip = 0
     for i, x in enumerate(w[:12]):
         after = w[i + 1 : i + 4]
+        if skip:  # inside "what I did", "because it returns": not the clause's own verb
+            skip -= 1
+            continue
+        if i > 0 and x in _RELATIVE:
+            skip = 2
+            continue
         if x in _MODALS:
             return NONE
         if x == "should":
@@ -336,8 +147,9 @@ def _predicate(w: list[str], clause: str) -> str:
             return NOW if _NOW.search(clause) else REPORT  # "Database seeded", "the script converted 3 files"
         if i == 1 and w[0] in _PLURAL and x not in _HAVE:
             return NOW if _NOW.search(clause) else STATE  # "they confirm the rounding is correct"
-        if i > 0 and (is_present_third(x) or x.endswith("ing")):
-            return NOW if _NOW.search(clause) else STATE
+        noun = w[i - 1] in _DETERMINERS or w[i - 1].isdigit() or (after and after[0] in _AUX)
+        if i > 0 and not noun and (is_present_third(x) or x.endswith("ing")):
+            return NOW if _NOW.search(clause) else STATE  # "the sample validates", not "three tests for it"
     return NOW if _NOW.search(clause) else UNKNOWN
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from grove.claims.check import applies, check
+from grove.claims.consequence import joined
 from grove.claims.extract import extract
 from grove.claims.record import TurnRecord
 from grove.claims.types import Verdict
@@ -19,7 +20,7 @@ def check_answer(answer: str, calls: Iterable[Any]) -> list[Verdict]:
     if not answer.strip():
         return []
     record = TurnRecord.from_calls(calls)
-    return [check(claim, record) for claim in extract(answer) if applies(claim, record)]
+    return joined(answer, [check(claim, record) for claim in extract(answer) if applies(claim, record)])
 
 
 def marks(verdicts: list[Verdict]) -> str:
