@@ -89,3 +89,88 @@ def figures(off: list[Row], on: list[Row]) -> dict[str, str]:
 
 def _num(name: str, x: float) -> str:
     return f"{x:.3f}" if "success" in name else f"{x:.2f}" if "calls" in name else f"{x:.0f}"
+
+
+def stream_line(name: str, off: list[Row], on: list[Row]) -> dict[str, str]:
+    """One stream's later-instance figures: calls and success off and on, the paired differences with their
+    intervals, and the share of calls saved."""
+    later_off, later_on = parts(off)["later"], parts(on)["later"]
+    d = paired_differences(off, on)
+    calls_off = mean(METRICS["calls"](r) for r in later_off) if later_off else 0.0
+    calls_on = mean(METRICS["calls"](r) for r in later_on) if later_on else 0.0
+    return {
+        "stream": name,
+        "later_n": str(len(later_on)),
+        "later_calls_off": f"{calls_off:.2f}",
+        "later_calls_on": f"{calls_on:.2f}",
+        "calls_saved": f"{(calls_off - calls_on) / calls_off:.3f}" if calls_off else "0.000",
+        "diff_later_calls": f"{d['later_calls'][0]:.2f}",
+        "diff_later_calls_ci": f"{d['later_calls'][1]:.2f}..{d['later_calls'][2]:.2f}",
+        "later_success_off": f"{mean(METRICS['success'](r) for r in later_off):.3f}" if later_off else "0",
+        "later_success_on": f"{mean(METRICS['success'](r) for r in later_on):.3f}" if later_on else "0",
+        "diff_later_success": f"{d['later_success'][0]:.3f}",
+        "diff_later_success_ci": f"{d['later_success'][1]:.3f}..{d['later_success'][2]:.3f}",
+    }
+
+
+def streams_report(named: dict[str, dict[str, list[Row]]]) -> list[str]:
+    """Per stream, its later-instance figures; then their spread (min..max over the streams) and the streams
+    pooled (tasks paired within their own stream); the last line key=value."""
+    lines, figures = [], {}
+    per = [stream_line(n, s["off"], s["on"]) for n, s in named.items()]
+    for p in per:
+        lines.append(" ".join(f"{k}={v}" for k, v in p.items()))
+    pooled_off = [{**r, "task": f"{n}/{r['task']}"} for n, s in named.items() for r in s["off"]]
+    pooled_on = [{**r, "task": f"{n}/{r['task']}"} for n, s in named.items() for r in s["on"]]
+    pooled = stream_line("pooled", pooled_off, pooled_on)
+    for key in (
+        "calls_saved",
+        "diff_later_calls",
+        "diff_later_success",
+        "later_calls_on",
+        "later_success_on",
+    ):
+        values = [float(p[key]) for p in per]
+        figures[f"{key}_spread"] = f"{min(values):.3f}..{max(values):.3f}"
+    figures.update({f"pooled_{k}": v for k, v in pooled.items() if k != "stream"})
+    hi_calls = float(pooled["diff_later_calls_ci"].split("..")[1])
+    lo_success = float(pooled["diff_later_success"])
+    figures["goal_met"] = str(
+        float(pooled["calls_saved"]) >= 0.30 and hi_calls < 0 and lo_success >= 0
+        and all(float(p["calls_saved"]) >= 0.30 for p in per)
+    ).lower()  # fmt: skip
+    figures["streams"] = str(len(per))
+    by_class: dict[str, dict[str, list[float]]] = {}
+    for mode, rows in (("off", pooled_off), ("on", pooled_on)):
+        for r in parts(rows)["later"]:
+            c = by_class.setdefault(r["class"], {"off_calls": [], "on_calls": [], "off_ok": [], "on_ok": []})
+            c[f"{mode}_calls"].append(METRICS["calls"](r))
+            c[f"{mode}_ok"].append(METRICS["success"](r))
+    lines.append("per class, later instances pooled (off -> on): success, calls")
+    for cls, c in by_class.items():
+        lines.append(
+            f"  {cls:<18} {mean(c['off_ok']):.2f} -> {mean(c['on_ok']):.2f}   "
+            f"{mean(c['off_calls']):.2f} -> {mean(c['on_calls']):.2f}"
+        )
+    lines.append(" ".join(f"{k}={v}" for k, v in figures.items()))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    """python learning_report.py rows-A.json rows-B.json ...: the streams' figures and their spread."""
+    import json
+    import sys
+    from pathlib import Path
+
+    named = {}
+    for arg in argv if argv is not None else sys.argv[1:]:
+        data = json.loads(Path(arg).read_text())
+        meta = data.get("meta") or {}
+        named[f"seed{meta.get('seed', '?')}-t{meta.get('threads', '?')}-{Path(arg).stem}"] = data
+    for line in streams_report(named):
+        print(line)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
