@@ -28,6 +28,7 @@ class Provider:
     )
     url_in_spec: bool = False  # the spec is <model>@<base_url>
     bare: bool = False  # the name alone is a spec (`local`)
+    bare_model: str = ""  # the model the name alone means, for its profile (grove.llm.profiles)
     remote: bool = True  # calls leave the machine (priced, needs a network)
 
 
@@ -41,6 +42,7 @@ PROVIDERS: tuple[Provider, ...] = (
         syntax="local[:/path/model.gguf]",
         help="the embedded SmolLM2-135M-Instruct, or any GGUF file, through llama.cpp (offline)",
         bare=True,
+        bare_model="SmolLM2-135M-Instruct",
         remote=False,
     ),
     Provider(

@@ -52,3 +52,20 @@ def test_a_local_model_sees_memory_without_the_memory_tool(settings: Settings, t
     path.write_text("Reports go in out/.\n")
     tools = lean_tools(builtin_registry().select(settings.toolsets))
     assert "Reports go in out/." in build_system_prompt(settings, tmp_path, tools, lean=True)
+
+
+def test_the_default_tiny_model_is_offered_only_tools_that_change_nothing(settings: Settings, store) -> None:  # type: ignore[no-untyped-def]
+    from grove.agent.events import AgentEvents
+    from grove.runtime.assemble import session_tools
+    from grove.runtime.profile import Profile
+
+    for spec in ("local", "local:/models/SmolLM2-135M-Instruct.Q4_1.gguf"):
+        assert needs_for(spec).read_only, spec
+    assert (
+        not needs_for("local:qwen2.5-coder-1.5b").read_only and not needs_for("openai:gpt-5.4-mini").read_only
+    )
+    profile = Profile(toolsets=["files", "terminal", "skills"])
+    tiny = session_tools(settings, profile, store, AgentEvents(), needs_for("local"))
+    coder = session_tools(settings, profile, store, AgentEvents(), needs_for("local:qwen2.5-coder-1.5b"))
+    assert "read_file" in tiny.names() and not [t.name for t in tiny if t.mutating]
+    assert {"write_file", "patch", "terminal"} <= set(coder.names()) - set(tiny.names())

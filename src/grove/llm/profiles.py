@@ -37,6 +37,9 @@ class ModelNeeds:
     # it may review and curate its own sessions when no reviewer model is configured; not a test double, whose
     # queued replies are the session's, not a reviewer's
     own_reviewer: bool = True
+    # offered only tools that change nothing (a tool's `mutating`): for a model whose calls are no better than
+    # chance, what it cannot do it does not get (the profile's own tools, a reviewer's, are kept)
+    read_only: bool = False
 
     @property
     def lean(self) -> bool:
@@ -49,6 +52,10 @@ FULL = ModelNeeds()
 SMALL_LOCAL = ModelNeeds(
     prompt="lean", skip_tools=SMALL_MODEL_SKIP_TOOLS, read_before_write=True, review="lean", serial=True
 )
+
+# The default SmolLM2-135M: 0 of 31 tool calls right in benchmarks/local_tools.py, and given `-t files` it once wrote
+# a stray file copied from its prompt's example. It reads, it does not write.
+TINY_LOCAL = replace(SMALL_LOCAL, read_only=True)
 
 SCRIPTED = ModelNeeds(own_reviewer=False)  # the script test double (grove.llm.script)
 
@@ -139,6 +146,7 @@ RULES: tuple[Rule, ...] = (
     # Greedy decoding of a small local model loops ("la femme, la femme, ..."); a light penalty breaks the loops.
     rule("local", repeat_penalty=1.1),
     rule("local", needs=SMALL_LOCAL),
+    rule("local", model="smollm2", needs=TINY_LOCAL),
     rule("script", needs=SCRIPTED),
 )
 
@@ -163,4 +171,4 @@ def needs_for(spec: str | None) -> ModelNeeds:
     row = provider_named(provider)
     if row is None or not (sep or row.bare):
         return FULL
-    return profile_for(row.api, provider, model).needs
+    return profile_for(row.api, provider, model or row.bare_model).needs

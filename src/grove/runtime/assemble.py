@@ -129,7 +129,8 @@ def session_tools(
 ) -> ToolRegistry:
     """The session's tools: those of its toolsets (profile.toolsets, else settings.toolsets; configured MCP servers
     join the default toolsets or an explicit "mcp"; the learned tools join "skills"), minus those the model is not
-    offered (its needs), plus the profile's own `tools` (kept whole: the reviewer's, a kanban worker's)."""
+    offered (its needs: named ones, or every mutating one), plus the profile's own `tools` (kept whole: the
+    reviewer's, a kanban worker's)."""
     wanted = profile.toolsets if profile.toolsets is not None else settings.toolsets
     own = [t for t in wanted if t != "mcp"]
     tools = builtin_registry(own).select(own)  # only these toolsets' modules are loaded
@@ -146,6 +147,9 @@ def session_tools(
         from grove.tools.learned import with_learned
 
         with_learned(tools, settings, store.db)
+    if needs.read_only:  # after MCP's and the learned tools, which may change things too
+        own = {t.name for t in profile.tools or ()}
+        tools = tools.without(t.name for t in tools if t.mutating and t.name not in own)
     return tools
 
 
