@@ -92,9 +92,15 @@ def share_with_sandbox(ws: Path) -> None:
 
 
 def run_task(
-    task: Task, settings: Any, model: Model, learning: bool, max_iterations: int, labels: bool = True
+    task: Task,
+    settings: Any,
+    model: Model,
+    learning: bool,
+    max_iterations: int,
+    labels: bool = True,
+    precheck: bool = False,
 ) -> dict[str, Any]:
-    from grove.learning.session_outcome import record_verdict
+    from grove.learning.session_outcome import record_verdict, task_done
     from grove.runtime.assemble import open_agent
     from grove.runtime.profile import Profile
     from grove.runtime.review import review_session
@@ -145,6 +151,15 @@ def run_task(
     if learning:
         if labels:  # the verifier's label, as a batch has one: the reviewer learns only from a task done
             record_verdict(settings.home, sid, bool(row["ok"]), "the benchmark's check of the files")
+        done, why = task_done(settings.home, sid, store.messages(sid))
+        if precheck and not done:
+            # the reviewer refuses a code skill from this session (grove.learning.session_outcome); asking first
+            # saves its drafts, which take minutes on shared cores
+            row.update(review_calls=0, review_prompt_tokens=0, review_completion_tokens=0, review_changes=[])
+            row.update(review_error=None, review_answer=f"not reviewed: {why}", review_seconds=0.0)
+            store.db.close()
+            shutil.rmtree(ws, ignore_errors=True)
+            return row
         reviewer = CountingModel(model)
         report = review_session(settings, reviewer, sid, workspace=ws, store=store)
         row.update(
@@ -174,6 +189,7 @@ def run_mode(
     models_dir: Path | None = None,
     keep: Path | None = None,
     labels: bool = True,
+    precheck: bool = False,
 ) -> list[dict]:
     from grove.config import LocalModelConfig, Settings
     from grove.llm.spec import build_model
@@ -191,7 +207,7 @@ def run_mode(
     model = build_model(spec, settings)
     rows = []
     for task in tasks:
-        row = run_task(task, settings, model, learning, max_iterations, labels)
+        row = run_task(task, settings, model, learning, max_iterations, labels, precheck)
         rows.append(row)
         if verbose:
             extra = f" review={row.get('review_changes')}" if learning else ""
@@ -277,6 +293,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--no-labels", action="store_true", help="do not record the verifier's label for the reviewer"
     )
+    parser.add_argument(
+        "--precheck",
+        action="store_true",
+        help="review no session grove's own check (session_outcome.task_done) says failed: its review would keep "
+        "nothing and costs minutes of drafts on a local model",
+    )
     parser.add_argument("--max-iterations", type=int, default=12, help="model calls per task")
     parser.add_argument("--json", type=Path, default=None, help="write every task's row here")
     parser.add_argument(
@@ -310,10 +332,18 @@ def main(argv: list[str] | None = None) -> int:
             args.models_dir,
             args.keep,
             not args.no_labels,
+            args.precheck,
         )
         for m in modes
     }
-    meta = {"tasks": args.tasks, "seed": args.seed, "threads": args.threads, "model": args.model}
+    meta = {
+        "tasks": args.tasks,
+        "seed": args.seed,
+        "threads": args.threads,
+        "model": args.model,
+        "labels": not args.no_labels,
+        "precheck": args.precheck,
+    }
     if sorted(modes) != ["off", "on"]:  # a partial run for diagnosis: its rows only
         if args.json:
             args.json.write_text(json.dumps({**rows, "meta": meta}, indent=1, default=str))
