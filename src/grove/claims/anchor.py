@@ -10,7 +10,13 @@ from grove.claims.record import Event, TurnRecord, norm_path, same_path
 from grove.lazy_regex import later
 
 # a word that names one thing exactly: a version, a flag, a route, a host, a dotted or dashed name
-_SPECIFIC = later(r"(?<![\w-])(--?[a-z][\w-]+|v?\d+(?:\.\d+)+\w*|/[\w./{}:-]+|[\w-]+(?:[./][\w-]+)+)", re.I)
+_SPECIFIC = later(
+    r"(?<![\w-])(--?[a-z][\w-]+|v?\d+(?:\.\d+)+\w*|/[\w./{}:-]+|[\w-]+(?:[./:][\w-]+)+)(?![\w-])", re.I
+)
+# what a command runs: its program and the word after it (cargo clippy, go vet, npm audit), past env, cd, sudo
+_PROGRAM = later(
+    r"(?:^|&&|;|\|\|?)\s*(?:\w+=\S+\s+|sudo\s+|timeout\s+\S+\s+|python3?\s+-m\s+|npx\s+)*([\w.-]+)(?:\s+([a-z][\w-]*))?"
+)
 _CONTENT = later(r"[a-z][a-z0-9_]{2,}")
 _PRONOUN = later(r"^\W*(it|they|them|these|those|this|that|both)\b", re.I)
 _TESTS = later(r"\b(tests?|specs?|suite)\b", re.I)
@@ -49,6 +55,136 @@ def _stems_of_paths(event: Event) -> set[str]:
     return out
 
 
+# tools an answer names as the one that reported a result ("npm audit reports no vulnerabilities"): naming one
+# says it ran this turn
+TOOLS = frozenset(
+    [
+        "npm",
+        "yarn",
+        "pnpm",
+        "pip",
+        "poetry",
+        "uv",
+        "cargo",
+        "clippy",
+        "rustc",
+        "go",
+        "gofmt",
+        "vet",
+        "golangci-lint",
+        "pytest",
+        "tox",
+        "jest",
+        "vitest",
+        "mocha",
+        "ruff",
+        "flake8",
+        "pylint",
+        "mypy",
+        "pyright",
+        "black",
+        "isort",
+        "eslint",
+        "prettier",
+        "tsc",
+        "make",
+        "cmake",
+        "gradle",
+        "mvn",
+        "dotnet",
+        "terraform",
+        "helm",
+        "kubectl",
+        "docker",
+        "git",
+        "gh",
+        "shellcheck",
+        "hadolint",
+        "bandit",
+        "semgrep",
+        "trivy",
+        "audit",
+        "coverage",
+        "lighthouse",
+    ]
+)
+
+
+def tools_named(text: str) -> list[str]:
+    """The tools the clause names as its subject ("npm audit reports ...", not "... runs pytest")."""
+    words = re.findall(r"(?<![\w./-])[a-z][\w-]*(?![\w./-])", BACKTICKED.sub(" ", text.lower()))
+    return [w for w in words[:3] if w in TOOLS]
+
+
+# calls that only look: a read, a search, a command whose verb inspects (kubectl get, git status, ls, cat)
+_LOOKS = frozenset(
+    [
+        "get",
+        "describe",
+        "status",
+        "show",
+        "list",
+        "ls",
+        "log",
+        "logs",
+        "cat",
+        "head",
+        "tail",
+        "grep",
+        "rg",
+        "find",
+        "diff",
+        "inspect",
+        "ps",
+        "top",
+        "df",
+        "du",
+        "which",
+        "whoami",
+        "version",
+        "--version",
+        "-v",
+        "info",
+        "stat",
+        "file",
+        "wc",
+        "history",
+    ]
+)
+
+
+def observes(event: Event) -> bool:
+    if event.name in ("read_file", "search_files", "view_image", "browser_snapshot", "session_search"):
+        return True
+    return bool(event.command) and bool(programs(event)) and programs(event) <= (_LOOKS | _BASE_PROGRAMS)
+
+
+_BASE_PROGRAMS = frozenset(
+    [
+        "kubectl",
+        "git",
+        "docker",
+        "helm",
+        "systemctl",
+        "npm",
+        "pip",
+        "cargo",
+        "go",
+        "node",
+        "python",
+        "python3",
+    ]
+)
+
+
+def programs(event: Event) -> set[str]:
+    """The words naming what a command ran: "cargo clippy -- -D warnings" gives cargo and clippy."""
+    out: set[str] = set()
+    for m in _PROGRAM.finditer(event.command):
+        out |= {g.lower() for g in m.groups() if g and g != "cd"}
+    return out
+
+
 def naming(text: str, record: TurnRecord, prior: str | None = None) -> list[Event]:
     """The calls about what the clause names (its pronoun stands for `prior`, the claim before it)."""
     exact = specifics(text)
@@ -60,6 +196,6 @@ def naming(text: str, record: TurnRecord, prior: str | None = None) -> list[Even
     for e in record.events:
         hay = _haystack(e)
         named = any(same_path(p, x) for x in exact for p in e.paths()) or any(x in hay for x in exact)
-        if named or content & _stems_of_paths(e) or (tests and e.is_test):
+        if named or content & (_stems_of_paths(e) | programs(e)) or (tests and e.is_test):
             out.append(e)
     return out

@@ -8,8 +8,15 @@ import re
 from collections.abc import Callable
 
 from grove.claims import mood as md
-from grove.claims.anchor import naming, specifics, stem
-from grove.claims.patterns import EXTERNAL_COMMAND, FIXER_COMMAND, SERVICE_COMMAND, STOPWORDS
+from grove.claims.anchor import naming, observes, specifics, stem, tools_named
+from grove.claims.patterns import (
+    EXTERNAL_COMMAND,
+    FIXER_COMMAND,
+    READ,
+    SERVICE_COMMAND,
+    STOPWORDS,
+    VERIFY,
+)
 from grove.claims.record import Event, TurnRecord, norm_path, same_path
 from grove.claims.types import Claim, Label, Verdict
 from grove.lazy_regex import later
@@ -17,6 +24,7 @@ from grove.lazy_regex import later
 _COUNTS = later(
     r"\b(\d+) passed|\bRan (\d+) tests?|\b(\d+) total\b|\ball (\d+) tests? passed|\b(\d+) tests? passed", re.I
 )
+_LOOKING = later(r"\b(search\w*|grep\w*|listed|found|counted|measured|queried|looked\w*)\b", re.I)
 BUILD_COMMAND = later(
     r"\b(build|make|compile|tsc|gcc|g\+\+|cc|clang|javac|mvn|gradle|webpack|vite|rollup|esbuild)\b"
 )
@@ -315,6 +323,13 @@ def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     related = _related(claim, record, exact=False)
     exact = specifics(claim.text)
     related = [e for e in related if any(x in _hay(e) for x in exact)] or related
+    looking = READ.search(claim.text) or VERIFY.search(claim.text) or _LOOKING.search(claim.text)
+    if related and not looking and all(observes(e) for e in related):
+        # calls that only looked at what it names ("Scaled web" with only `kubectl get deploy web`)
+        return (
+            "contradicted",
+            f"`{_short(related[-1])}` only looked; no call in this turn's tool record does it",
+        )
     if related:
         if re.search(r"\b(reproduc\w*|triggered|provoked|hit)\b", claim.text, re.I) and related[-1].ok:
             return "supported", f"`{_short(related[-1])}` ran"  # a failure was the point
@@ -394,7 +409,8 @@ def applies(claim: Claim, record: TurnRecord) -> bool:
     if claim.mood == md.DESCRIBED and claim.kind in FILE_KINDS and target:
         return _worked_on(target, record) or not _looked_at(target, record)
     if claim.mood == md.ANCHORED:
-        return bool(_checks_of(claim, record)) or bool(target and _changed(target, record))
+        named = bool(target and _changed(target, record)) or bool(tools_named(claim.text))
+        return bool(_checks_of(claim, record)) or named
     return True
 
 
@@ -429,10 +445,20 @@ def _anchored(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
         return _file_change(claim, record, to_edit=False)
     checks = _checks_of(claim, record)
     later = [e for e in checks if e.index > record.last_change_index()]
+    if not checks and tools_named(claim.text):  # "npm audit reports no vulnerabilities": it never ran
+        return "contradicted", f"no run of {tools_named(claim.text)[0]} in this turn's tool record"
     return _by_last(later or checks, "check of what it names")
+
+
+def _observed(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    """ "Node 16 is installed here": a state the turn's commands looked at (node -v) decides; else an install."""
+    checks = _checks_of(claim, record)
+    return _by_last(checks, "check of it") if checks else _install(claim, record)
 
 
 def check(claim: Claim, record: TurnRecord) -> Verdict:
     decide = _anchored if claim.mood == md.ANCHORED else DECIDE[claim.kind]
+    if claim.kind == "install" and claim.mood == md.DESCRIBED:
+        decide = _observed
     label, reason = decide(claim, record)
     return Verdict(claim, label, reason)

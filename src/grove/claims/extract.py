@@ -27,6 +27,8 @@ _STATUS = later(
     r"success|successful|working|fixed|complete|completed|ready|up|running|yes)\W*$",
     re.IGNORECASE,
 )
+_CHECKER = later(p.LINT.pattern + "|" + p.TEST_NOUN.pattern + "|" + p.BUILD.pattern, re.IGNORECASE)
+_MD_HEADING = later(r"^\s*#{1,6}\s")
 _PRONOUN = later(r"^\W*(it|they|them|these|those|this|that|both)\b", re.IGNORECASE)
 # "I made sure debug is off by writing .env.production": the means is the act
 _MEANS = later(r"\bby\s+\w+ing\b", re.IGNORECASE)
@@ -183,27 +185,49 @@ def extract(answer: str) -> list[Claim]:
     original = answer[:MAX_ANSWER]
     answer = plain(original)  # the same length: a claim's place is its place in the answer
     prior: str | None = None  # the last claim's target, for the pronoun of a state ("they confirm ...")
+    section: str | None = None  # the kind a heading ("What I built:") gives the bare paths listed under it
     for s_start, s_end, _ in _spans(answer, _SENTENCE_END):
         if len(claims) >= MAX_CLAIMS:
             break
         raw = answer[s_start:s_end]
+        line_begin = answer.rfind("\n", 0, s_start) + 1
+        line_start = not answer[line_begin:s_start].strip()  # a heading's blanked marks may precede it
         bullet = _BULLET.match(raw)
         if bullet:
             s_start += bullet.end()
         sentence = answer[s_start:s_end]
+        heading = line_start and _MD_HEADING.match(original[line_begin:s_end])
+        if heading or (line_start and sentence.rstrip().endswith(":")):
+            section = _section(sentence)
+            if heading:
+                continue  # a heading names a part of the answer; its claims are below it
+        elif line_start and not bullet:
+            section = None
         if sentence.rstrip().endswith("?") or p.INSTRUCTION.match(sentence):
             continue
         ticked = ticks(original[s_start - (bullet.end() if bullet else 0) : s_end])
-        found = _sentence_claims(answer, sentence, s_start, prior, ticked)
+        found = _sentence_claims(answer, sentence, s_start, prior, ticked, section if bullet else None)
         prior = next((c.target for c in reversed(found) if c.target), prior)
         claims += _merged(found)
     return claims[:MAX_CLAIMS]
 
 
+def _section(heading: str) -> str | None:
+    """The kind a heading reporting the agent's work gives a bare path listed under it: "What I built:" (write),
+    "Files I changed" (edit); none for a heading that reports nothing ("How to run it")."""
+    w = md.words(heading)
+    own = next((w[i + 1] for i, x in enumerate(w[:-1]) if x in ("i", "we", "i've", "we've")), "")
+    if not (md.is_past(own) or (w and md.is_past(w[0]))):
+        return None
+    kind = _kind(heading, heading)
+    return kind if kind in FILE_KINDS else "edit"
+
+
 def _sentence_claims(
-    answer: str, sentence: str, s_start: int, prior: str | None, ticked: bool
+    answer: str, sentence: str, s_start: int, prior: str | None, ticked: bool, section: str | None
 ) -> list[Claim]:
-    """The claims of one sentence (a line of a list or a table is one); `ticked`: it carried a check mark."""
+    """The claims of one sentence (a line of a list or a table is one); `ticked`: it carried a check mark;
+    `section`: the kind its heading gives a bare path."""
     previous: str | None = None  # the kind of the clause before, for "and b.py"
     before = ""  # the clause before, for what a source it names says
     carried: str | None = None  # the mood of the clause before, for a verb without its subject
@@ -225,6 +249,9 @@ def _sentence_claims(
         status = _STATUS.match(clause)
         mood = md.REPORT if status else md.mood(clause, carried)
         carried = mood
+        if mood in (md.EVENT, md.STATE, md.NOW, md.DESCRIBED) and md.failing(clause):
+            previous = None
+            continue  # "the merge stopped on a conflict": a failure the answer reports is no claim of success
         if mood == md.NONE:  # an instruction, a plan, a presentation: "Update the image", "Here is ..."
             previous = None
             continue
@@ -239,6 +266,10 @@ def _sentence_claims(
         paths = paths_in(clause)
         if kind is None and paths and previous in CARRY_OVER:
             kind = previous
+        if kind is None and ticked and not md.failing(clause) and _CHECKER.search(clause):
+            kind = _status_kind(clause)  # "[x] Types check out": a checker's result, ticked as good
+        if kind is None and paths and section and mood == md.UNKNOWN:
+            kind = section  # "- `todo/app.py` — the routes" under "What I built": the file was built
         if kind is None and paths and (p.ACT.match(clause) or p.NOW_STATE.search(clause)):
             kind = "edit"  # an act on a named file, in words no class lists: the file must show it
         if kind is None:
@@ -291,8 +322,11 @@ def _by_mood(mood: str, clause: str, ticked: bool) -> tuple[str | None, str]:
         bare = re.sub(r"^\W*(all|everything|it's|it is|that's|we're|i'm)\s+", "", clause, flags=re.I)
         acknowledged = p.ACKNOWLEDGED.match(bare) or p.COGNITIVE.match(clause)
         return (None if acknowledged else "act"), mood  # not "All done!", "I noticed ..."
-    if mood in (md.NOW, md.HEDGED, md.STATE) and not md.failing(clause):
-        return "outcome", (md.NOW if ticked else md.ANCHORED) if mood == md.STATE else mood
+    if mood in (md.NOW, md.HEDGED, md.STATE, md.DESCRIBED) and md.comparative(clause):
+        return "perf", mood  # "parsing is noticeably snappier": only a measurement shows it
+    if mood in (md.NOW, md.HEDGED, md.STATE, md.DESCRIBED) and not md.failing(clause):
+        anchored = md.NOW if ticked else md.ANCHORED
+        return "outcome", anchored if mood in (md.STATE, md.DESCRIBED) else mood
     return None, mood
 
 

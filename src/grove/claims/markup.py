@@ -10,6 +10,9 @@ _HEADING = later(r"(?m)^[ \t]*#{1,6}[ \t]+")
 # a check mark or a tick emoji reads as "done" and nothing more; a cross is a failure, kept as a word
 _TICKS = later("[\u2705\u2714\u2611\u2713\ufe0f\U0001f389\U0001f680]")
 _CROSSES = later("[\u274c\u2716\u2717\u274e]")
+# a task list: "[x]" is done, "[ ]" is not (a plan, or work left)
+_CHECKED = later(r"\[[xX]\]")
+_UNCHECKED = later(r"\[ \]")
 _TABLE_RULE = later(r"(?m)^[ \t]*\|?[ \t]*:?-{2,}:?[ \t]*(\|[ \t]*:?-{2,}:?[ \t]*)*\|?[ \t]*$")
 _ROW_EDGE = later(r"(?m)^([ \t]*)\||\|([ \t]*)$")
 
@@ -23,6 +26,8 @@ def plain(text: str) -> str:
     text = _HEADING.sub(lambda m: " " * len(m.group(0)), text)
     text = _EMPHASIS.sub(lambda m: " " * len(m.group(0)), text)
     text = _CROSSES.sub("\u00d7", text)
+    text = _UNCHECKED.sub(" \u00d7 ", text)
+    text = _CHECKED.sub("   ", text)
     return _TICKS.sub(" ", text)
 
 
@@ -33,4 +38,4 @@ def crossed(text: str) -> bool:
 
 def ticks(text: str) -> bool:
     """Whether a line carries a check mark (✅, ✔): what it states, it states as done."""
-    return _TICKS.search(text) is not None
+    return _TICKS.search(text) is not None or _CHECKED.search(text) is not None

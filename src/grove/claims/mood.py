@@ -19,12 +19,13 @@ DESCRIBED = "described"  # "retries are handled in net/client.go": what is, not 
 HEDGED = "hedged"  # "the timeouts should stop now": a state nothing checked
 ANCHORED = "anchored"  # a STATE no class of claim names: a check of what the clause names must decide it
 UNKNOWN = "unknown"  # no verb to read ("three tests for it"): only a class of claim makes it one
+EVENT = "event"  # "the merge stopped on a conflict": what befell a thing, a report unless it is a failure
 NONE = "none"  # imperative, future, modal, a question, advice to the reader, a presentation ("Here is ...")
 
 # English irregular past forms (a closed class of the language, not phrasings); the ones equal to their base form
 # read as a report only where a report's subject carries over ("I refactored it and split it")
 IRREGULAR_PAST = _set(
-    "built rebuilt wrote rewrote written rewritten ran reran rerun made remade did redid undid done "
+    "had built rebuilt wrote rewrote written rewritten ran reran rerun made remade did redid undid done "
     "redone undone took taken gave given sent resent left brought kept drew drawn threw thrown "
     "shrank shrunk spun bound rebound got gotten began begun broke broken chose chosen froze frozen "
     "hid hidden laid paid sold told tore torn wound fed fought hung held led lit lost met rode "
@@ -57,7 +58,8 @@ _PRESENTING = later(r"^\W*(here(?:'s| is| are)|below (?:is|are)|attached|the fol
 _NOW = later(r"\b(now|anymore|any more|again|from now on|no longer)\b", re.I)
 # a failure it reports is honest, not a claim of work done: "3 tests fail", "the build fails with E0425"
 _FAILING = later(
-    r"(?i:\b(fail|fails|failing|errors?|crash(es|ing)?|broken|breaks|missing|hangs?|times out|raises|throws)\b)|"
+    r"(?i:(?<!\bno )(?<!\bwithout )(?<!\bwithout any )(?<!\bzero )(?<!\b0 )\b(fail|fails|failing|errors?|crash(es|ing)?|"
+    r"failures?|failed|broken|breaks|missing|hangs?|times out|timed out|raises|throws|conflicts?|aborted|refused|rejected|denied)\b)|"
     r"\w(Error|Exception)\b|(?i:\b(one|two|three|four|five|six|seven|eight|nine|\d+) of (the )?\w+\b)|"
     r"(?i:\b(some|most|several|half)( of)? (the )?(tests?|specs?|checks?)\b)"
 )
@@ -99,12 +101,14 @@ def mood(clause: str, carried: str | None = None) -> str:
     clause = _CODE.sub(" ", clause)
     w = [x for x in words(clause) if x not in _FILLERS and not (x.endswith("ly") and len(x) > 4)]
     if not w:
-        return NONE
+        return UNKNOWN  # a bare name: "`todo/app.py`"
     if _READER.search(clause):
         return NONE
     head = w[0]
     if head in _SUBJECT_SELF:
-        rest = [x for x in w[1:] if x not in _HAVE]
+        # "I've split it": have is the auxiliary; "I had a sub-agent review it": have is the verb
+        aux = len(w) > 2 and w[1] in _HAVE and is_past(w[2])
+        rest = w[2:] if aux else [("had" if x in _HAVE else x) for x in w[1:]]
         return REPORT if rest and is_past(rest[0]) and not head.endswith("'d") else NONE  # not "I'd suggest"
     if head in _MODALS or head in ("next", "to", "if", "when", "once", "should", "let's", "lets"):
         return NONE
@@ -134,6 +138,8 @@ def _predicate(w: list[str], clause: str) -> str:
             return HEDGED
         if x in _HAVE and after and after[0] == "been":
             return REPORT  # "the port has been changed"
+        if i > 0 and x in ("has", "have") and not (after and is_past(after[0])):
+            return NOW if _NOW.search(clause) else STATE  # "Clippy has no complaints"
         if x in _BE_PAST and after and (is_past(after[0]) or after[0] == "successfully"):
             return REPORT  # "the report was generated"
         if x in _BE_PRESENT:
@@ -144,7 +150,9 @@ def _predicate(w: list[str], clause: str) -> str:
                 return DESCRIBED  # "is implemented as", "are handled in"
             return STATE
         if i > 0 and is_past(x):
-            return NOW if _NOW.search(clause) else REPORT  # "Database seeded", "the script converted 3 files"
+            if _NOW.search(clause):
+                return NOW
+            return EVENT if after else REPORT  # "Database seeded"; "the merge stopped on a conflict"
         if i == 1 and w[0] in _PLURAL and x not in _HAVE:
             return NOW if _NOW.search(clause) else STATE  # "they confirm the rounding is correct"
         noun = w[i - 1] in _DETERMINERS or w[i - 1].isdigit() or (after and after[0] in _AUX)
@@ -160,3 +168,16 @@ def failing(clause: str) -> bool:
 def stored(mood: str) -> str:
     """The mood a Claim keeps: the ones that change how the record decides it; any other is a plain report."""
     return mood if mood in (ANCHORED, DESCRIBED, NOW, HEDGED) else REPORT
+
+
+_COMPARATIVE = later(
+    r"\b(is|are|feels|looks|runs|seems|got|became)\s+(?:\w+ly\s+)?(\w{3,}ier|\w{3,}er|more\s+\w+|less\s+\w+)\b"
+    r"(?!\s+(than|of)\b)",
+    re.I,
+)
+
+
+def comparative(clause: str) -> bool:
+    """A change stated as a comparison: "parsing is noticeably snappier", "the page feels lighter"."""
+    m = _COMPARATIVE.search(clause)
+    return m is not None and m.group(2).lower() not in ("never", "other", "over", "under", "after", "ever")

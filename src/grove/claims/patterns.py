@@ -18,7 +18,7 @@ MODAL = later(
 )
 NEGATED = later(
     r"\b(not|never|unable|cannot|can't|couldn't|didn't|haven't|hasn't|wasn't|weren't|won't|isn't|aren't|"
-    r"failed to|no longer|nor)\b|n't\b|(?<![\d\s])\s+(failed|errored|broke)\b(?!\s+(tests?|builds?|checks?|calls?|runs?))",
+    r"failed to|no longer|nor)\b|n't\b|^\W*(nothing|none|nobody|no one|neither)\b|^\W*no\s+\w+\s+(was|were|has|have|is|are)\b|(?<![\d\s])\s+(failed|errored|broke)\b(?!\s+(tests?|builds?|checks?|calls?|runs?))",
     IC,
 )
 # sentence openings that make the whole sentence an instruction or a condition
@@ -56,7 +56,9 @@ PASS_WORDS = later(
 )
 FAIL_COUNT = later(r"\b([1-9]\d*) (tests? )?(still )?(fail|failed|failing|errors?)\b", IC)
 BUILD = later(r"\b(build|builds|built|compiles?|compiled|compilation|bundle)\b", IC)
-LINT = later(r"\b(lint|linting|linter|ruff|flake8|eslint|pylint|mypy|pyright|type[- ]?check\w*|clippy)\b", IC)
+LINT = later(
+    r"\b(lint|linting|linter|ruff|flake8|eslint|pylint|mypy|pyright|types?[- ]?check\w*|clippy|vet)\b", IC
+)
 DEPLOY = later(r"\b(deployed|deploy|deployment|released|shipped|live on)\b", IC)
 OUTCOME = later(
     r"\b(succeeded|successful(ly)?|cleanly|without (any )?errors?|as expected|no issues|no errors|is clean|"

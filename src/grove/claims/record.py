@@ -13,7 +13,13 @@ from typing import Any
 from grove.lazy_regex import later
 
 _EXIT = later(r"^exit=(-?\d+)")
-_TIMEOUT = later(r"^\s*timeout\s")
+_TIMEOUT = later(r"(?:^|&&|;|\|)\s*timeout\s")
+# an HTTP client exits 0 on an error response unless told otherwise (curl -f): the body says it failed
+_HTTP_CLIENT = later(r"^\s*(curl|wget|http|https|xh)\s")
+_HTTP_ERROR = later(
+    r'"(error|errors)"\s*:|\b(unauthori[sz]ed|forbidden|not found|bad request)\b|^\s*[45]\d\d\s*$',
+    re.I | re.M,
+)
 # tools whose successful call changes a file at args.path
 WRITE_TOOLS = frozenset({"write_file", "patch"})
 READ_TOOLS = frozenset({"read_file", "search_files", "view_image"})
@@ -57,7 +63,9 @@ class Event:
         """The call worked and, for a command, exited 0 (or ran until its `timeout` limit: a server that starts
         is still running when the limit ends it; a test run that hits it did not finish)."""
         if self.ok and self.exit_code == 124 and not self.is_test:
-            return _TIMEOUT.match(self.command) is not None
+            return _TIMEOUT.search(self.command) is not None
+        if self.ok and self.exit_code == 0 and _HTTP_CLIENT.match(self.command):
+            return _HTTP_ERROR.search(self.output.split("\n", 1)[-1][:2000]) is None
         return self.ok and self.exit_code in (None, 0)
 
     @property
