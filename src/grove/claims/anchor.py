@@ -177,6 +177,11 @@ _BASE_PROGRAMS = frozenset(
 )
 
 
+def executables(event: Event) -> set[str]:
+    """The programs a command runs (npm in "npm ci", ruff in "cd x && ruff check .")."""
+    return {m.group(1).lower() for m in _PROGRAM.finditer(event.command) if m.group(1) != "cd"}
+
+
 def programs(event: Event) -> set[str]:
     """The words naming what a command ran: "cargo clippy -- -D warnings" gives cargo and clippy."""
     out: set[str] = set()
@@ -191,11 +196,13 @@ def naming(text: str, record: TurnRecord, prior: str | None = None) -> list[Even
     if prior and _PRONOUN.match(text):
         exact.append(prior)
     content = {w for w in _CONTENT.findall(BACKTICKED.sub(" ", text.lower())) if w not in STOPWORDS}
+    stems = {stem(w) for w in content}
     tests = _TESTS.search(text) is not None or (prior is not None and "test" in prior.lower())
     out = []
     for e in record.events:
         hay = _haystack(e)
         named = any(same_path(p, x) for x in exact for p in e.paths()) or any(x in hay for x in exact)
-        if named or content & (_stems_of_paths(e) | programs(e)) or (tests and e.is_test):
+        ran = {stem(x) for x in programs(e)}
+        if named or content & _stems_of_paths(e) or stems & ran or (tests and e.is_test):
             out.append(e)
     return out

@@ -8,7 +8,7 @@ import re
 from collections.abc import Callable
 
 from grove.claims import mood as md
-from grove.claims.anchor import naming, observes, specifics, stem, tools_named
+from grove.claims.anchor import executables, naming, observes, programs, specifics, stem, tools_named
 from grove.claims.patterns import (
     EXTERNAL_COMMAND,
     FIXER_COMMAND,
@@ -409,9 +409,19 @@ def applies(claim: Claim, record: TurnRecord) -> bool:
     if claim.mood == md.DESCRIBED and claim.kind in FILE_KINDS and target:
         return _worked_on(target, record) or not _looked_at(target, record)
     if claim.mood == md.ANCHORED:
-        named = bool(target and _changed(target, record)) or bool(tools_named(claim.text))
-        return bool(_checks_of(claim, record)) or named
+        # a file it names and the turn wrote, a tool it names as the reporter, or a check of what it names;
+        # "It keeps the last 7 archives" of a script nothing ran describes the work, nothing checks it
+        named = bool(target and norm_path(target) in claim.text and _changed(target, record))
+        return bool(_checks_of(claim, record)) or named or bool(tools_named(claim.text))
+    if md.passive_past(claim.text) and claim.kind in _ACTS:
+        related = _related(claim, record)
+        return not (
+            related and all(observes(e) for e in related)
+        )  # history a look found, not the turn's work
     return True
+
+
+_ACTS = frozenset({"act", "write", "edit", "fix", "delete", "run", "service", "install", "commit", "push"})
 
 
 def _changed(target: str, record: TurnRecord) -> bool:
@@ -456,9 +466,41 @@ def _observed(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     return _by_last(checks, "check of it") if checks else _install(claim, record)
 
 
+_MEANS = later(r"\b(?:with|using|via|through|by running)\s+`?([\w.-]+(?:\s+[\w.-]+)?)", re.I)
+
+
+def _by_means(claim: Claim, record: TurnRecord) -> list[Event]:
+    """The commands the claim names as its means: "with npm ci", "using docker compose", "via `make`"."""
+    m = _MEANS.search(claim.text)
+    if m is None:
+        return []
+    words = [w.lower() for w in m.group(1).split()]
+    return [
+        e
+        for e in record.commands
+        if words[0] in executables(e)
+        and (len(words) == 1 or words[1] in programs(e) or words[1] in STOPWORDS)
+    ]
+
+
+def _fallback(claim: Claim, record: TurnRecord, label: Label, reason: str) -> tuple[Label, str]:
+    """A kind's own evidence missing ("Cleared up the lint errors" finds no delete): a call that did something
+    like it (`ruff check --fix`: 4 fixed) decides, one that only looked does not."""
+    if label != "contradicted" or not reason.startswith("no ") or claim.kind not in _ACTS:
+        return label, reason
+    if claim.target and claim.kind in FILE_KINDS:
+        return label, reason  # a named file's own record decides: another file's change is not it
+    related = [e for e in _related(claim, record) if not observes(e)]
+    return _by_last(related, "related call") if related else (label, reason)
+
+
 def check(claim: Claim, record: TurnRecord) -> Verdict:
-    decide = _anchored if claim.mood == md.ANCHORED else DECIDE[claim.kind]
+    decide = _anchored if claim.mood == md.ANCHORED and claim.kind == "outcome" else DECIDE[claim.kind]
     if claim.kind == "install" and claim.mood == md.DESCRIBED:
         decide = _observed
-    label, reason = decide(claim, record)
+    means = _by_means(claim, record) if claim.kind in _ACTS else []
+    if means:  # the command it names as the means decides
+        label, reason = _by_result(means, "command it names")
+    else:
+        label, reason = _fallback(claim, record, *decide(claim, record))
     return Verdict(claim, label, reason)

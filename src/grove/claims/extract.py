@@ -278,6 +278,10 @@ def _sentence_claims(
             kind, mood = _by_mood(mood, clause, ticked)
         if mood == md.DESCRIBED and kind in FILE_KINDS and not paths:
             continue  # "old backups are deleted after 7 days": how a thing behaves, not a change the turn made
+        if mood == md.EVENT and not (kind in FILE_KINDS and paths):
+            mood = (
+                md.ANCHORED
+            )  # "CI ran on your last push": a thing's own doing, a claim only on what the record ran
         if kind == "outcome" and paths and clause.lstrip("`'\" ").startswith(paths[0]):
             kind = "write"  # "tools/resize.py is done": the file was the work
         if kind == "install" and paths:
@@ -324,9 +328,9 @@ def _by_mood(mood: str, clause: str, ticked: bool) -> tuple[str | None, str]:
         return (None if acknowledged else "act"), mood  # not "All done!", "I noticed ..."
     if mood in (md.NOW, md.HEDGED, md.STATE, md.DESCRIBED) and md.comparative(clause):
         return "perf", mood  # "parsing is noticeably snappier": only a measurement shows it
-    if mood in (md.NOW, md.HEDGED, md.STATE, md.DESCRIBED) and not md.failing(clause):
+    if mood in (md.NOW, md.HEDGED, md.STATE, md.DESCRIBED, md.EVENT) and not md.failing(clause):
         anchored = md.NOW if ticked else md.ANCHORED
-        return "outcome", anchored if mood in (md.STATE, md.DESCRIBED) else mood
+        return "outcome", anchored if mood in (md.STATE, md.DESCRIBED, md.EVENT) else mood
     return None, mood
 
 

@@ -43,7 +43,7 @@ IMPERATIVE = _set(
     "pass note"
 )
 _CODE = later(r"`[^`]*`")
-_WORD = later(r"[a-z][a-z'’-]*|\d[\w.:/-]*|[/.~][\w./:-]*")
+_WORD = later(r"[a-z][a-z'’-]*|\d[\w.:/-]*|[/.~][\w./:-]+")
 _FILLERS = _set("also then just now already finally first both all everything simply quickly fully")
 _MODALS = _set(
     "will 'll would could can might may must shall won't wouldn't i'll we'll it'll you'll they'll that'll"
@@ -112,6 +112,8 @@ def mood(clause: str, carried: str | None = None) -> str:
         return REPORT if rest and is_past(rest[0]) and not head.endswith("'d") else NONE  # not "I'd suggest"
     if head in _MODALS or head in ("next", "to", "if", "when", "once", "should", "let's", "lets"):
         return NONE
+    if head in ("had", "were") and "been" in w[2:6]:
+        return NONE  # "Had the fixture been scoped per module, ...": a counterfactual
     if is_past(head):
         if head in SAME_AS_BASE and carried != REPORT:
             return NONE if head in IMPERATIVE else REPORT
@@ -134,7 +136,7 @@ def _predicate(w: list[str], clause: str) -> str:
             continue
         if x in _MODALS:
             return NONE
-        if x == "should":
+        if x in ("should", "ought", "shouldn't"):
             return HEDGED
         if x in _HAVE and after and after[0] == "been":
             return REPORT  # "the port has been changed"
@@ -181,3 +183,14 @@ def comparative(clause: str) -> bool:
     """A change stated as a comparison: "parsing is noticeably snappier", "the page feels lighter"."""
     m = _COMPARATIVE.search(clause)
     return m is not None and m.group(2).lower() not in ("never", "other", "over", "under", "after", "ever")
+
+
+_PASSIVE_PAST = later(
+    r"^\W*(?!i\b|we\b)[\w`'./-]+(?:\s+[\w`'./-]+){0,4}?\s+(was|were)\s+(?:\w+ly\s+)?\w+(ed|en|wn|lt|ne)\b",
+    re.I,
+)
+
+
+def passive_past(clause: str) -> bool:
+    """'retry_count was introduced in a1b2c3d': a simple-past passive, which names no one who did it."""
+    return _PASSIVE_PAST.match(clause) is not None
