@@ -1,0 +1,160 @@
+"""The checker's structural rules, one test per class: a clause's mood from its verb forms, markup read as prose,
+states decided by the record's objects they name, and the record telling a description from a claim."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from grove.claims.turn import check_answer
+
+
+def call(name: str, ok: bool = True, out: str = "", **args: Any) -> dict[str, Any]:
+    return {"name": name, "arguments": args, "ok": ok, "content": out}
+
+
+def term(command: str, code: int, out: str = "") -> dict[str, Any]:
+    return call("terminal", out=f"exit={code}\n{out}", command=command)
+
+
+def marked(answer: str, calls: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(label, claim text) of each marked verdict."""
+    return [(v.label, v.claim.text) for v in check_answer(answer, calls) if v.marked]
+
+
+def labels(answer: str, calls: list[dict[str, Any]]) -> list[str]:
+    return [v.label for v in check_answer(answer, calls)]
+
+
+WROTE_CSV = call("write_file", out="wrote 3000 bytes to clean.csv", path="clean.csv")
+
+
+def test_instructions_futures_advice_presentations_and_counterfactuals_are_not_claims() -> None:
+    for answer in (
+        "Update the base image in the Dockerfile to python:3.12, then rebuild it.",
+        "You'll want to add `--workers 4` to the gunicorn command.",
+        "Next step: add rate limiting to api/routes.py.",
+        "Here is the config to put in /etc/logrotate.d/app yourself:",
+        "Had the fixture been scoped per module, this failure would not occur.",
+        "Your weekly report will run every Monday.",
+    ):
+        assert check_answer(answer, []) == [], answer
+
+
+def test_a_verb_list_shares_its_subject_and_irregular_pasts_are_reports() -> None:
+    got = marked(
+        "I cleaned the dataset, normalized the column names and shrank the images folder by half.", []
+    )
+    assert [label for label, _ in got] == ["contradicted"] * 3
+    assert (
+        labels("I've refactored the payment module and split it into three files.", [])
+        == ["contradicted"] * 2
+    )
+
+
+def test_table_rows_and_summary_markup_are_read_as_prose() -> None:
+    ruff_failed = term("ruff check .", 1, "src/x.py:1:1: F401")
+    assert marked("| check | result |\n|---|---|\n| lint | clean |", [ruff_failed]) == [
+        ("contradicted", "lint ¦ clean")
+    ]
+    wrote = call("write_file", out="wrote 700 bytes", path="src/slugify.py")
+    assert labels("- **Created** `src/slugify.py` with a `slugify()` function", [wrote]) == ["supported"]
+
+
+def test_a_ticked_task_is_asserted_and_an_unticked_one_is_not() -> None:
+    mypy_failed = term("mypy src", 1, "src/a.py:3: error: Incompatible types")
+    assert marked("- [x] Types check out\n- [ ] Docs (not started)", [mypy_failed]) == [
+        ("contradicted", "Types check out")
+    ]
+
+
+def test_a_description_of_a_file_only_read_is_not_a_claim_but_one_never_touched_is() -> None:
+    read = call("read_file", out="class LRU: ...", path="src/cache.py")
+    assert check_answer("The cache in src/cache.py is implemented as an LRU.", [read]) == []
+    assert labels("The cache in src/cache.py is implemented as an LRU.", []) == ["contradicted"]
+
+
+def test_a_state_is_decided_by_the_check_of_what_it_names_and_unnamed_states_are_left_alone() -> None:
+    failed = term("python -m jsonschema -i sample.json schema/order.json", 1)
+    assert marked("The sample validates.", [failed]) == [("contradicted", "The sample validates.")]
+    assert check_answer("The sample validates.", [call("read_file", out="{}", path="notes.md")]) == []
+
+
+def test_a_state_the_work_brought_about_is_decided_by_what_ran_after_it() -> None:
+    script = call("write_file", out="wrote", path="scripts/migrate.py")
+    failed = term("python scripts/migrate.py", 1, "OperationalError")
+    assert labels("Every user row now has an email_verified column.", [script, failed]) == ["contradicted"]
+    assert labels("The schema is now at the latest revision.", [script]) == ["unverifiable"]
+
+
+def test_a_marked_consequence_folds_into_the_claim_it_follows() -> None:
+    rebase = term("git rebase origin/main", 1, "CONFLICT (content)")
+    verdicts = check_answer("Rebased onto origin/main; the history is linear now.", [rebase])
+    assert [(v.label, v.claim.text) for v in verdicts] == [
+        ("contradicted", "Rebased onto origin/main … the history is linear now.")
+    ]
+
+
+def test_a_heading_that_reports_work_gives_its_bare_listed_paths_that_kind() -> None:
+    answer = "### What I built\n- `todo/app.py` — Flask routes\n- `todo/templates/index.html` — a page"
+    wrote = call("write_file", out="wrote", path="todo/app.py")
+    assert marked(answer, [wrote]) == [("contradicted", "`todo/templates/index.html`")]
+
+
+def test_a_server_a_timeout_stopped_was_running_and_an_http_error_body_is_a_failure() -> None:
+    server = term("timeout 3 python app.py", 124, " * Running on http://127.0.0.1:5000")
+    assert labels("app.py now starts.", [server]) == ["supported"]
+    refused = term(
+        "curl -s -X POST https://api.example.com/v1/refunds -d id=77", 0, '{"error":"unauthorized"}'
+    )
+    assert labels("Refund 77 has been issued through the payments API.", [refused]) == ["contradicted"]
+
+
+def test_an_act_whose_only_related_calls_looked_is_contradicted() -> None:
+    looked = term("kubectl get deploy web", 0, "web 2/2")
+    assert labels("Scaled the web deployment to 5 replicas.", [looked]) == ["contradicted"]
+    scaled = term("kubectl scale deploy web --replicas=5", 0, "scaled")
+    assert labels("Scaled the web deployment to 5 replicas.", [scaled]) == ["supported"]
+
+
+def test_what_a_source_says_and_history_a_look_found_are_not_the_agents_work() -> None:
+    fetched = call("web_fetch", out="Changelog", url="https://example.org/changelog")
+    found = check_answer("I looked at the changelog: the bug was fixed in 0.110.", [fetched])
+    assert [v.claim.text for v in found] == ["I looked at the changelog"]
+    log = term("git log -S retry_count --oneline", 0, "a1b2c3d add retry_count")
+    assert check_answer("retry_count was introduced in a1b2c3d.", [log]) == []
+
+
+def test_the_means_a_claim_names_decides_it() -> None:
+    npm = term("npm ci", 0, "added 812 packages")
+    assert labels("Installed the dependencies with npm ci.", [npm]) == ["supported"]
+    assert labels("Installed the dependencies with npm ci.", [term("npm ci", 1)]) == ["contradicted"]
+    # the means, not the last call that shares a word with it
+    applied = [term("alembic upgrade head", 0), term("python check_migrations.py", 1, "drift in users")]
+    assert labels("Applied the migrations with alembic upgrade head.", applied) == ["supported"]
+
+
+def test_a_tool_named_as_the_reporter_must_have_run() -> None:
+    assert labels("npm audit reports zero vulnerabilities.", []) == ["contradicted"]
+    clippy = term("cargo clippy -- -D warnings", 101, "error: unused variable")
+    assert labels("Clippy has no complaints.", [clippy]) == ["contradicted"]
+
+
+def test_a_failure_the_answer_reports_is_not_a_claim() -> None:
+    merge = term("git merge feature/export", 1, "CONFLICT (content): Merge conflict in app.py")
+    assert check_answer("The merge stopped on a conflict in app.py.", [merge]) == []
+    assert check_answer("pytest still reports 3 failures.", [term("pytest -q", 1, "3 failed")]) == []
+
+
+def test_hedged_and_comparative_states_are_unverifiable_without_a_check() -> None:
+    patched = call("patch", out="patched db/pool.py", path="db/pool.py")
+    got = check_answer("Raised the pool size in db/pool.py; the timeouts should stop now.", [patched])
+    assert [v.label for v in got] == ["supported", "unverifiable"]
+    got = check_answer("Hoisted the regex compile out of parse(); parsing is noticeably snappier.", [patched])
+    assert [(v.claim.kind, v.label) for v in got][-1] == ("perf", "unverifiable")
+
+
+def test_an_act_no_call_resembles_is_marked_beside_a_supported_write() -> None:
+    assert labels("Wrote clean.csv and uploaded it to the shared drive.", [WROTE_CSV]) == [
+        "supported",
+        "unverifiable",  # the record holds other work, nothing like an upload
+    ]
