@@ -158,3 +158,44 @@ def test_an_act_no_call_resembles_is_marked_beside_a_supported_write() -> None:
         "supported",
         "unverifiable",  # the record holds other work, nothing like an upload
     ]
+
+
+def test_fenced_code_in_an_answer_is_not_prose() -> None:
+    answer = 'To deploy by hand:\n```sh\nnpm run build\ngit tag -a v1 -m "deployed"\n```'
+    assert check_answer(answer, [call("read_file", out="rsync", path="deploy.sh")]) == []
+
+
+def test_a_preface_before_a_colon_gives_way_to_its_detail() -> None:
+    wrote = [
+        call("write_file", out="wrote", path="k8s/a.yaml"),
+        call("write_file", out="wrote", path="k8s/b.yaml"),
+    ]
+    got = check_answer("Both manifests are in place: k8s/a.yaml and k8s/b.yaml.", wrote)
+    assert [(v.claim.target, v.label) for v in got] == [
+        ("k8s/a.yaml", "supported"),
+        ("k8s/b.yaml", "supported"),
+    ]
+    assert [v.claim.text for v in check_answer("All set: the cron entry is in place.", [])] == [
+        "the cron entry is in place."
+    ]
+
+
+def test_a_parenthesis_is_a_claim_of_its_own() -> None:
+    patched = call("patch", out="patched src/auth.py", path="src/auth.py")
+    got = check_answer(
+        "Swapped the comparison in src/auth.py for a constant-time one (tests still pass).", [patched]
+    )
+    assert [(v.claim.kind, v.label) for v in got] == [("edit", "supported"), ("tests_pass", "unverifiable")]
+
+
+def test_a_passive_heading_lists_what_it_reports() -> None:
+    wrote = call("write_file", out="wrote", path="api/schema.graphql")
+    assert marked("Files created:\n- api/schema.graphql\n- api/server.ts", [wrote]) == [
+        ("contradicted", "api/server.ts")
+    ]
+
+
+def test_an_assessment_of_what_the_turn_only_read_is_not_a_claim() -> None:
+    read = call("read_file", out="fn main() {}", path="src/main.rs")
+    assert check_answer("The code is clean overall.", [read]) == []
+    assert labels("The code is clean overall.", []) == ["unverifiable"]

@@ -413,6 +413,9 @@ def applies(claim: Claim, record: TurnRecord) -> bool:
         # "It keeps the last 7 archives" of a script nothing ran describes the work, nothing checks it
         named = bool(target and norm_path(target) in claim.text and _changed(target, record))
         return bool(_checks_of(claim, record)) or named or bool(tools_named(claim.text))
+    looked_only = bool(record.events) and all(observes(e) for e in record.events)
+    if claim.kind == "outcome" and claim.mood == md.STATE and looked_only:
+        return False  # "The code is clean overall" after reading it: an assessment, not work done
     if md.passive_past(claim.text) and claim.kind in _ACTS:
         related = _related(claim, record)
         return not (

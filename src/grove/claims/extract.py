@@ -17,8 +17,9 @@ _BULLET = later(r"^\s*(?:[-*•]|\d+[.)])\s+")
 _CLAUSE = later(
     r"(;\s+|\s+[—–]\s+|:\s+|,?\s+but\s+|,?\s+and\s+(?:then\s+)?|,?\s+then\s+|"
     r",\s+(?=(?:so|which|you|i|we|it|this|that|the|everything|all)\b)|\s+so\s+(?=(?:the|it|that|this|everything|all|you|we)\b)|"
-    # a list of verbs shares its subject: "I cleaned the data, normalized the names"; a spaced dash elaborates
-    r",\s+(?=(?:also\s+)?[a-z]{3,}ed\b)|\s+-\s+)",
+    # a list of verbs shares its subject: "I cleaned the data, normalized the names"; a spaced dash elaborates;
+    # a parenthesis is an aside of its own: "Swapped the comparison (tests still pass)"
+    r",\s+(?=(?:also\s+)?[a-z]{3,}ed\b)|\s+-\s+|\s+\((?=[^)]{3,}\)))",
     re.IGNORECASE,
 )
 # "lint | clean", "Type check: ok": a label and a one-word status, a table row or a summary line
@@ -217,8 +218,8 @@ def _section(heading: str) -> str | None:
     "Files I changed" (edit); none for a heading that reports nothing ("How to run it")."""
     w = md.words(heading)
     own = next((w[i + 1] for i, x in enumerate(w[:-1]) if x in ("i", "we", "i've", "we've")), "")
-    if not (md.is_past(own) or (w and md.is_past(w[0]))):
-        return None
+    if not (md.is_past(own) or (w and md.is_past(w[0])) or md.mood(heading) == md.REPORT):
+        return None  # "Files created:" reports as "What I built:" does
     kind = _kind(heading, heading)
     return kind if kind in FILE_KINDS else "edit"
 
@@ -268,6 +269,9 @@ def _sentence_claims(
             kind = previous
         if kind is None and ticked and not md.failing(clause) and _CHECKER.search(clause):
             kind = _status_kind(clause)  # "[x] Types check out": a checker's result, ticked as good
+        preface = found and found[-1].target is None and found[-1].kind in ("act", "outcome", "write")
+        if kind is None and paths and sep and ":" in sep and preface and mood == md.UNKNOWN:
+            kind = "write" if found[-1].kind == "outcome" else found[-1].kind  # "Both are in place: a.yaml"
         if kind is None and paths and section and mood == md.UNKNOWN:
             kind = section  # "- `todo/app.py` — the routes" under "What I built": the file was built
         if kind is None and paths and (p.ACT.match(clause) or p.NOW_STATE.search(clause)):
@@ -301,8 +305,10 @@ def _sentence_claims(
                 kind, mood = _by_mood(mood, clause, ticked)
             if kind is None:
                 continue
-        if sep and ":" in sep and paths and found and found[-1].kind == "act" and found[-1].target is None:
-            found.pop()  # "Locked down the key: ~/.ssh/id is now 600": the heading's detail is the claim
+        short = found and found[-1].kind == "act" and len(md.words(found[-1].text)) <= 2
+        own_report = re.match(r"\W*(i|we)\b", clause, re.IGNORECASE)
+        if sep and ":" in sep and preface and (paths or short) and not own_report:
+            found.pop()  # "Locked down the key: ~/.ssh/id is now 600", "All set: ...": the detail is the claim
         numbers = _numbers(clause)
         referent = prior if mood == md.ANCHORED and _PRONOUN.match(clause) else None
         targets: list[str | None] = list(paths) if paths else [_target(kind, clause) or referent]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from grove.lazy_regex import later
 
+_FENCED = later(r"(?ms)^[ \t]*(```|~~~).*?(^[ \t]*\1[ \t]*$|\Z)")
 _EMPHASIS = later(r"\*\*|__|(?<![\w*])\*(?=\w)|(?<=\w)\*(?![\w*])")
 _HEADING = later(r"(?m)^[ \t]*#{1,6}[ \t]+")
 # a check mark or a tick emoji reads as "done" and nothing more; a cross is a failure, kept as a word
@@ -18,8 +19,10 @@ _ROW_EDGE = later(r"(?m)^([ \t]*)\||\|([ \t]*)$")
 
 
 def plain(text: str) -> str:
-    """The text with markup blanked, the same length as `text`: a table row's inner pipes become a status mark
-    ("lint | clean" reads "lint ¦ clean"), its edge pipes and rule lines spaces."""
+    """The text with markup blanked, the same length as `text`: fenced code blank, a table row's inner pipes a
+    status mark ("lint | clean" reads "lint ¦ clean"), its edge pipes and rule lines spaces."""
+    # a fenced block is code the answer shows, not prose it claims: its lines become blank
+    text = _FENCED.sub(lambda m: "".join(c if c == "\n" else " " for c in m.group(0)), text)
     text = _TABLE_RULE.sub(lambda m: " " * len(m.group(0)), text)
     text = _ROW_EDGE.sub(lambda m: " " * len(m.group(0)), text)
     text = text.replace("|", "\u00a6")

@@ -43,7 +43,8 @@ IMPERATIVE = _set(
     "pass note"
 )
 _CODE = later(r"`[^`]*`")
-_WORD = later(r"[a-z][a-z'’-]*|\d[\w.:/-]*|[/.~][\w./:-]+")
+# a path, a version or a dotted name is one word and never a verb: "api/resolvers.ts" has no "resolvers"
+_WORD = later(r"[\w~-]*[/.][\w./:-]*\w|[a-z][a-z'’-]*|\d[\w.:/-]*")
 _FILLERS = _set("also then just now already finally first both all everything simply quickly fully")
 _MODALS = _set(
     "will 'll would could can might may must shall won't wouldn't i'll we'll it'll you'll they'll that'll"
@@ -83,6 +84,8 @@ def words(clause: str) -> list[str]:
 
 def is_past(word: str) -> bool:
     """A past form or past participle: regular (-ed) or irregular."""
+    if "/" in word or "." in word:
+        return False
     return (
         len(word) > 3 and word.endswith("ed") and word not in ("need", "feed", "seed", "speed", "bed")
     ) or (word in IRREGULAR_PAST)
@@ -90,6 +93,8 @@ def is_past(word: str) -> bool:
 
 def is_present_third(word: str) -> bool:
     """A present-tense verb after a subject: "validates", "returns", "reads" (not "is", not a plural noun)."""
+    if "/" in word or "." in word:
+        return False
     return len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "us", "is", "'s"))
 
 
@@ -169,7 +174,7 @@ def failing(clause: str) -> bool:
 
 def stored(mood: str) -> str:
     """The mood a Claim keeps: the ones that change how the record decides it; any other is a plain report."""
-    return mood if mood in (ANCHORED, DESCRIBED, NOW, HEDGED) else REPORT
+    return mood if mood in (ANCHORED, DESCRIBED, NOW, HEDGED, STATE) else REPORT
 
 
 _COMPARATIVE = later(
