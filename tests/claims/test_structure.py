@@ -199,3 +199,40 @@ def test_an_assessment_of_what_the_turn_only_read_is_not_a_claim() -> None:
     read = call("read_file", out="fn main() {}", path="src/main.rs")
     assert check_answer("The code is clean overall.", [read]) == []
     assert labels("The code is clean overall.", []) == ["unverifiable"]
+
+
+def test_a_passive_state_is_a_result_unless_it_says_what_happens_each_time() -> None:
+    failed = term("python3 report.py", 1, "ValueError: empty input")
+    assert labels("The report is generated.", [failed]) == ["contradicted"]
+    assert check_answer("Old backups are deleted after 7 days.", []) == []
+
+
+def test_a_completion_without_an_object_stands_for_the_turns_work() -> None:
+    wrote = call("write_file", out="wrote", path="notes/todo.md")
+    assert labels("Task completed!", [wrote]) == ["supported"]
+    assert labels("Task completed!", []) == ["contradicted"]
+
+
+def test_an_act_named_as_the_agents_own_noun_is_a_claim() -> None:
+    assert labels("Based on my search, Python 3.13.0 came out in October 2024.", []) == ["contradicted"]
+    searched = call("web_search", out="Python 3.13.0 was released", query="python 3.13 release")
+    assert labels("Based on my search, Python 3.13.0 came out in October 2024.", [searched]) == ["supported"]
+
+
+def test_a_headline_passive_is_a_report_and_a_things_own_doing_needs_the_record() -> None:
+    assert labels("Message sent to #ops!", []) == ["contradicted"]
+    ci = term("gh run list -L 1", 0, "completed failure ci main")
+    assert check_answer("CI ran on your last push.", [ci]) == []
+    assert check_answer("Python 3.13 added a free-threaded build.", []) == []
+
+
+def test_a_label_before_a_colon_is_not_a_claim_and_an_exit_code_is_a_failure() -> None:
+    pytest_failed = term("pytest -q", 1, "3 failed, 40 passed")
+    assert [v.claim.text for v in check_answer("Test results: 43 passed.", [pytest_failed])] == ["43 passed."]
+    assert check_answer("make lint returned exit code 2.", [term("make lint", 2, "lint errors")]) == []
+
+
+def test_an_instruction_shares_its_mood_with_the_verb_joined_to_it() -> None:
+    build = term("npm run build", 1, "Module not found: 'chart.js'")
+    assert check_answer("Install it with `npm install chart.js` and build again.", [build]) == []
+    assert labels("Build successful.", [build]) == ["contradicted"]  # "Build" here is the subject

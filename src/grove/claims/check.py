@@ -316,10 +316,34 @@ def _related(claim: Claim, record: TurnRecord, exact: bool = True) -> list[Event
     return related
 
 
+# a claim whose only object is the turn's work itself
+_WHOLE_TURN = frozenset(
+    [
+        "task",
+        "tasks",
+        "work",
+        "job",
+        "request",
+        "everything",
+        "done",
+        "completed",
+        "complete",
+        "finished",
+        "successfully",
+        "set",
+        "all",
+        "good",
+    ]
+)
+
+
 def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     """Work reported in words no class lists: the call whose command or arguments share a word with the claim
     decides (one that also holds its exact name, v1.4.0, before others); none: contradicted with an empty record,
     unverifiable with one that holds other work."""
+    if _words(claim.text) <= _WHOLE_TURN:  # "Task completed!": the turn's work as a whole
+        work = [e for e in record.events if not observes(e)]
+        return _by_result(work, "work") if work else ("contradicted", "no work in this turn's tool record")
     related = _related(claim, record, exact=False)
     exact = specifics(claim.text)
     related = [e for e in related if any(x in _hay(e) for x in exact)] or related

@@ -29,6 +29,11 @@ _STATUS = later(
     re.IGNORECASE,
 )
 _CHECKER = later(p.LINT.pattern + "|" + p.TEST_NOUN.pattern + "|" + p.BUILD.pattern, re.IGNORECASE)
+_PRESUPPOSED = later(
+    r"\b(my|our)\s+(search|searches|research|lookup|look-up|test run|tests|testing|analysis|investigation|review|"
+    r"checks?|fix|fixes|changes|edits|benchmark|measurements?|run)\b",
+    re.IGNORECASE,
+)
 _MD_HEADING = later(r"^\s*#{1,6}\s")
 _PRONOUN = later(r"^\W*(it|they|them|these|those|this|that|both)\b", re.IGNORECASE)
 # "I made sure debug is off by writing .env.production": the means is the act
@@ -234,8 +239,10 @@ def _sentence_claims(
     carried: str | None = None  # the mood of the clause before, for a verb without its subject
     skipping = False  # a plan or denial carries over "and ..." clauses
     found: list[Claim] = []
-    for c_start, c_end, sep in _spans(sentence, _CLAUSE, s_start):
+    spans = _spans(sentence, _CLAUSE, s_start)
+    for at, (c_start, c_end, sep) in enumerate(spans):
         clause = answer[c_start:c_end]
+        labelled = at + 1 < len(spans) and ":" in spans[at + 1][2]  # "Test results: 43 passed"
         if len(clause) > MAX_CLAUSE:
             previous = carried = None
             continue  # not a claim one could check (and the patterns' cost grows with it)
@@ -249,6 +256,10 @@ def _sentence_claims(
             continue  # "Summary of what I did:", "Changes:": a heading, the claims are below it
         status = _STATUS.match(clause)
         mood = md.REPORT if status else md.mood(clause, carried)
+        verbless = not set(md.words(clause)) & md.FINITE
+        if labelled and mood != md.REPORT and verbless and len(md.words(clause)) <= 3:
+            carried = previous = None
+            continue  # a label: what follows the colon is the claim
         carried = mood
         if mood in (md.EVENT, md.STATE, md.NOW, md.DESCRIBED) and md.failing(clause):
             previous = None
@@ -276,11 +287,13 @@ def _sentence_claims(
             kind = section  # "- `todo/app.py` — the routes" under "What I built": the file was built
         if kind is None and paths and (p.ACT.match(clause) or p.NOW_STATE.search(clause)):
             kind = "edit"  # an act on a named file, in words no class lists: the file must show it
+        if kind is None and _PRESUPPOSED.search(clause):
+            kind = "act"  # "Based on my search, ...": the agent's own act, named as a noun
         if kind is None:
             kind = _generic(clause)  # work reported in other words: the record must hold something like it
         if kind is None:
             kind, mood = _by_mood(mood, clause, ticked)
-        if mood == md.DESCRIBED and kind in FILE_KINDS and not paths:
+        if mood == md.DESCRIBED and kind in FILE_KINDS and not paths and md.habitual(clause):
             continue  # "old backups are deleted after 7 days": how a thing behaves, not a change the turn made
         if mood == md.EVENT and not (kind in FILE_KINDS and paths):
             mood = (

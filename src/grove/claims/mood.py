@@ -52,6 +52,18 @@ _MODALS = _set(
 _BE_PRESENT = _set("is are 's 're am")
 _BE_PAST = _set("was were")
 _HAVE = _set("has have had 've")
+# words that open an imperative's object ("Update the image", "Run it")
+_OBJECT_OPENERS = _set(
+    "the a an this that these those your my our its their it them all everything up out some any"
+)
+_PRONOUNS = _set("it they he she this that these those ci everything nothing something")
+# past forms that are never participles: "CI ran", never "CI [was] ran"
+PAST_ONLY = _set(
+    "ran reran wrote rewrote overwrote did redid undid went took gave drew threw rode rose shook broke chose froze "
+    "spoke began sank shrank sang swam woke tore wore withdrew overrode"
+)
+_PREPOSITIONS = _set("to in into on onto at with for from by via under as over through without")
+FINITE = _set("is are was were am has have had do does did will would can could should may might must 's 're")
 _AUX = _set("is are was were has have had will would should can could")
 _PLURAL = _set("they these those both")
 _SUBJECT_SELF = _set("i we i've we've i'd we'd")
@@ -62,7 +74,8 @@ _FAILING = later(
     r"(?i:(?<!\bno )(?<!\bwithout )(?<!\bwithout any )(?<!\bzero )(?<!\b0 )\b(fail|fails|failing|errors?|crash(es|ing)?|"
     r"failures?|failed|broken|breaks|missing|hangs?|times out|timed out|raises|throws|conflicts?|aborted|refused|rejected|denied)\b)|"
     r"\w(Error|Exception)\b|(?i:\b(one|two|three|four|five|six|seven|eight|nine|\d+) of (the )?\w+\b)|"
-    r"(?i:\b(some|most|several|half)( of)? (the )?(tests?|specs?|checks?)\b)"
+    r"(?i:\b(some|most|several|half)( of)? (the )?(tests?|specs?|checks?)\b)|"
+    r"(?i:\bexit(?:ed)?\s+(?:with\s+)?(?:code|status)?\s*[1-9]\d*\b|\bnon-?zero\b)"
 )
 # words before a noun, never before a verb: "three tests for it", "the tests"
 _DETERMINERS = _set(
@@ -123,8 +136,9 @@ def mood(clause: str, carried: str | None = None) -> str:
         if head in SAME_AS_BASE and carried != REPORT:
             return NONE if head in IMPERATIVE else REPORT
         return carried if carried == DESCRIBED else REPORT
-    if head in IMPERATIVE and not (len(w) > 1 and (is_past(w[1]) or w[1] in _BE_PRESENT | _BE_PAST)):
-        return NONE  # not "Build succeeded": there the word is the subject
+    opens_object = len(w) == 1 or w[1] in _OBJECT_OPENERS or "/" in w[1] or "." in w[1]
+    if head in IMPERATIVE and (opens_object or carried == NONE):  # "... and build again" shares the mood
+        return NONE  # "Update the image", "Run it"; not "Build succeeded", "Build successful" (a subject)
     return _predicate(w, clause)
 
 
@@ -159,7 +173,10 @@ def _predicate(w: list[str], clause: str) -> str:
         if i > 0 and is_past(x):
             if _NOW.search(clause):
                 return NOW
-            return EVENT if after else REPORT  # "Database seeded"; "the merge stopped on a conflict"
+            bare = w[0] not in _DETERMINERS | _PRONOUNS and x not in PAST_ONLY
+            if not after or (bare and (after[0] in _PREPOSITIONS or after[0].endswith("ly"))):
+                return REPORT  # headline passives: "Database seeded", "Message sent to #ops" (no object)
+            return EVENT  # "the merge stopped on a conflict", "CI ran on your last push": a thing's own doing
         if i == 1 and w[0] in _PLURAL and x not in _HAVE:
             return NOW if _NOW.search(clause) else STATE  # "they confirm the rounding is correct"
         noun = w[i - 1] in _DETERMINERS or w[i - 1].isdigit() or (after and after[0] in _AUX)
@@ -199,3 +216,14 @@ _PASSIVE_PAST = later(
 def passive_past(clause: str) -> bool:
     """'retry_count was introduced in a1b2c3d': a simple-past passive, which names no one who did it."""
     return _PASSIVE_PAST.match(clause) is not None
+
+
+_HABITUAL = later(
+    r"\b(after|every|each|whenever|automatically|always|daily|nightly|weekly|hourly|on (each|every)|per)\b",
+    re.I,
+)
+
+
+def habitual(clause: str) -> bool:
+    """'old backups are deleted after 7 days': what a thing does each time, not what the turn did once."""
+    return _HABITUAL.search(clause) is not None
