@@ -236,3 +236,18 @@ def test_an_instruction_shares_its_mood_with_the_verb_joined_to_it() -> None:
     build = term("npm run build", 1, "Module not found: 'chart.js'")
     assert check_answer("Install it with `npm install chart.js` and build again.", [build]) == []
     assert labels("Build successful.", [build]) == ["contradicted"]  # "Build" here is the subject
+
+
+def test_a_tool_asked_only_to_list_did_not_do_the_act() -> None:
+    listed = call("cronjob", out="job 3: daily digest 07:00", action="list")
+    assert labels("Removed the daily digest job.", [listed]) == ["contradicted"]
+
+
+def test_a_command_that_names_a_file_made_it() -> None:
+    lock = term("poetry lock --no-update", 0, "Writing lock file")
+    assert labels("Regenerated poetry.lock.", [lock]) == ["supported"]
+
+
+def test_the_list_under_an_advising_heading_is_advice() -> None:
+    answer = "A few things would shrink the image:\n- use node:18-slim\n- copy package*.json first so the npm install layer caches"
+    assert check_answer(answer, [call("read_file", out="FROM node:18", path="Dockerfile")]) == []

@@ -154,7 +154,18 @@ _LOOKS = frozenset(
 
 
 def observes(event: Event) -> bool:
+    """A call that only looked: a read or a search, a tool asked to list or show, a command that inspects."""
     if event.name in ("read_file", "search_files", "view_image", "browser_snapshot", "session_search"):
+        return True
+    if str(event.args.get("action", "")).lower() in (
+        "list",
+        "get",
+        "show",
+        "read",
+        "status",
+        "view",
+        "search",
+    ):
         return True
     return bool(event.command) and bool(programs(event)) and programs(event) <= (_LOOKS | _BASE_PROGRAMS)
 

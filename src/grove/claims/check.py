@@ -101,6 +101,12 @@ def _file_change(claim: Claim, record: TurnRecord, *, to_edit: bool) -> tuple[La
     ]
     if reported:  # a script or command that says it wrote the file
         return "supported", f"`{_short(reported[-1])}` reported {name}"
+    parts = {x.lower() for x in name.split(".") if x}
+    makers = [e for e in record.commands if len(parts) > 1 and parts <= programs(e)]
+    if (
+        makers
+    ):  # `poetry lock` makes poetry.lock, `npm shrinkwrap` npm-shrinkwrap.json: the command names the file
+        return _by_result(makers, f"command that makes {name}")
     added = [e for e in record.changes if e.adds(norm_path(target))]
     if to_edit and added:  # ".venv/ is now ignored": what the edit put in, not the file it went to
         return "supported", f"{_short(added[-1])} added {norm_path(target)}"

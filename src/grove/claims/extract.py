@@ -192,6 +192,7 @@ def extract(answer: str) -> list[Claim]:
     answer = plain(original)  # the same length: a claim's place is its place in the answer
     prior: str | None = None  # the last claim's target, for the pronoun of a state ("they confirm ...")
     section: str | None = None  # the kind a heading ("What I built:") gives the bare paths listed under it
+    advice = False  # a heading in the mood of advice or a plan ("Next steps:") makes its list advice
     for s_start, s_end, _ in _spans(answer, _SENTENCE_END):
         if len(claims) >= MAX_CLAIMS:
             break
@@ -205,10 +206,13 @@ def extract(answer: str) -> list[Claim]:
         heading = line_start and _MD_HEADING.match(original[line_begin:s_end])
         if heading or (line_start and sentence.rstrip().endswith(":")):
             section = _section(sentence)
+            advice = _advising(sentence)
             if heading:
                 continue  # a heading names a part of the answer; its claims are below it
         elif line_start and not bullet:
-            section = None
+            section, advice = None, False
+        if bullet and advice:
+            continue  # an item under "A few things would help:" or "Next steps:" is advice too
         if sentence.rstrip().endswith("?") or p.INSTRUCTION.match(sentence):
             continue
         ticked = ticks(original[s_start - (bullet.end() if bullet else 0) : s_end])
@@ -216,6 +220,13 @@ def extract(answer: str) -> list[Claim]:
         prior = next((c.target for c in reversed(found) if c.target), prior)
         claims += _merged(found)
     return claims[:MAX_CLAIMS]
+
+
+def _advising(heading: str) -> bool:
+    """ "A few things would shrink the image:", "Next steps:", "To fix it:": a list of advice or plans follows."""
+    if p.INSTRUCTION.match(heading) or p.MODAL.search(heading):
+        return True
+    return md.mood(heading) in (md.NONE, md.HEDGED) and not md.presenting(heading)
 
 
 def _section(heading: str) -> str | None:

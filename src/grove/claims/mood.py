@@ -227,3 +227,8 @@ _HABITUAL = later(
 def habitual(clause: str) -> bool:
     """'old backups are deleted after 7 days': what a thing does each time, not what the turn did once."""
     return _HABITUAL.search(clause) is not None
+
+
+def presenting(clause: str) -> bool:
+    """ "Here's what I did:", "Below is the diff": it introduces what follows, in no mood of its own."""
+    return _PRESENTING.match(clause) is not None

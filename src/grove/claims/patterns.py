@@ -61,9 +61,9 @@ LINT = later(
 )
 DEPLOY = later(r"\b(deployed|deploy|deployment|released|shipped|live on)\b", IC)
 OUTCOME = later(
-    r"\b(succeeded|successful(ly)?|cleanly|without (any )?errors?|as expected|no issues|no errors|is clean|"
-    r"are clean|is ready|are ready|is done|is complete|up and running|works|worked|working|in place|"
-    r"builds|compiles|should be gone|is gone|is resolved)\b",
+    r"\b(succeeded|successful(ly)?|cleanly|without (any )?errors?|as expected|no issues|no errors|"
+    r"(is|are|was|were)( now)? (clean|ready|done|complete|gone|resolved)|up and running|works|worked|working|"
+    r"in place|builds|compiles|should be gone)\b",
     IC,
 )
 COMMIT = later(r"\bcommitted\b|\bcommit(ted)? (it|them|the|this|these|my)\b", IC)
