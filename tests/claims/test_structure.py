@@ -251,3 +251,22 @@ def test_a_command_that_names_a_file_made_it() -> None:
 def test_the_list_under_an_advising_heading_is_advice() -> None:
     answer = "A few things would shrink the image:\n- use node:18-slim\n- copy package*.json first so the npm install layer caches"
     assert check_answer(answer, [call("read_file", out="FROM node:18", path="Dockerfile")]) == []
+
+
+def test_a_relative_clause_after_a_thought_is_part_of_the_thought() -> None:
+    assert (
+        check_answer("I noticed the worker polled with timeout=0, which meant it spun at 100% CPU.", []) == []
+    )
+
+
+def test_a_fronted_adverbial_is_a_claim_of_its_own() -> None:
+    read = call("read_file", out="...", path="worker/queue.py")
+    got = check_answer("After reading worker/queue.py I set the timeout to 30 seconds.", [read])
+    assert [v.label for v in got] == ["supported", "contradicted"]
+
+
+def test_a_dry_run_did_not_do_the_act_but_still_checks_a_state() -> None:
+    plan = term("terraform plan", 0, "Plan: 2 to add, 0 to change, 1 to destroy.")
+    assert labels("Applied the Terraform plan.", [plan]) == ["contradicted"]
+    black = term("black --check .", 1, "would reformat src/x.py")
+    assert labels("Formatting is clean according to black.", [black]) == ["contradicted"]

@@ -153,6 +153,9 @@ _LOOKS = frozenset(
 )
 
 
+_DRY_RUN = later(r"--dry-run\b|--check\b|--diff\b|--what-if\b|\bterraform\s+plan\b|\bplan\b\s*$|\s-n\s")
+
+
 def observes(event: Event) -> bool:
     """A call that only looked: a read or a search, a tool asked to list or show, a command that inspects."""
     if event.name in ("read_file", "search_files", "view_image", "browser_snapshot", "session_search"):
@@ -167,6 +170,17 @@ def observes(event: Event) -> bool:
         "search",
     ):
         return True
+    if event.command and _DRY_RUN.search(event.command):
+        return True  # terraform plan, --dry-run, --check: it showed what would happen
+    return inspects(event)
+
+
+def inspects(event: Event) -> bool:
+    """A call that read or listed and checked nothing: no dry run or --check among them (those verify)."""
+    if event.name in ("read_file", "search_files", "view_image", "browser_snapshot", "session_search"):
+        return True
+    if event.command and _DRY_RUN.search(event.command):
+        return False
     return bool(event.command) and bool(programs(event)) and programs(event) <= (_LOOKS | _BASE_PROGRAMS)
 
 

@@ -8,7 +8,16 @@ import re
 from collections.abc import Callable
 
 from grove.claims import mood as md
-from grove.claims.anchor import executables, naming, observes, programs, specifics, stem, tools_named
+from grove.claims.anchor import (
+    executables,
+    inspects,
+    naming,
+    observes,
+    programs,
+    specifics,
+    stem,
+    tools_named,
+)
 from grove.claims.patterns import (
     EXTERNAL_COMMAND,
     FIXER_COMMAND,
@@ -443,7 +452,7 @@ def applies(claim: Claim, record: TurnRecord) -> bool:
         # "It keeps the last 7 archives" of a script nothing ran describes the work, nothing checks it
         named = bool(target and norm_path(target) in claim.text and _changed(target, record))
         return bool(_checks_of(claim, record)) or named or bool(tools_named(claim.text))
-    looked_only = bool(record.events) and all(observes(e) for e in record.events)
+    looked_only = bool(record.events) and all(inspects(e) for e in record.events)
     if claim.kind == "outcome" and claim.mood == md.STATE and looked_only:
         return False  # "The code is clean overall" after reading it: an assessment, not work done
     if md.passive_past(claim.text) and claim.kind in _ACTS:

@@ -34,6 +34,10 @@ _PRESUPPOSED = later(
     r"checks?|fix|fixes|changes|edits|benchmark|measurements?|run)\b",
     re.IGNORECASE,
 )
+_RELATIVE_OPENING = later(r"^\W*(which|meaning|that means|so that)\b", re.IGNORECASE)
+_FRONTED = later(
+    r"^(\W*(?:after|before|while|once|having|upon|on)\s+\w+ing\b[^,;]*?)\s+(?=(?:i|we)\s)", re.IGNORECASE
+)
 _MD_HEADING = later(r"^\s*#{1,6}\s")
 _PRONOUN = later(r"^\W*(it|they|them|these|those|this|that|both)\b", re.IGNORECASE)
 # "I made sure debug is off by writing .env.production": the means is the act
@@ -250,10 +254,15 @@ def _sentence_claims(
     carried: str | None = None  # the mood of the clause before, for a verb without its subject
     skipping = False  # a plan or denial carries over "and ..." clauses
     found: list[Claim] = []
-    spans = _spans(sentence, _CLAUSE, s_start)
+    spans = _fronted(answer, _spans(sentence, _CLAUSE, s_start))
+    claimed = True  # whether the clause before made a claim
     for at, (c_start, c_end, sep) in enumerate(spans):
         clause = answer[c_start:c_end]
         labelled = at + 1 < len(spans) and ":" in spans[at + 1][2]  # "Test results: 43 passed"
+        if not claimed and _RELATIVE_OPENING.match(clause):
+            continue  # "I noticed X, which meant it spun at 100% CPU": part of the thought before it
+        claimed = False
+        count = len(found)
         if len(clause) > MAX_CLAUSE:
             previous = carried = None
             continue  # not a claim one could check (and the patterns' cost grows with it)
@@ -344,8 +353,22 @@ def _sentence_claims(
             text = " ".join(clause.split())
             found.append(Claim(kind, text, start, end, target, numbers, md.stored(mood)))
         previous = kind
+        claimed = len(found) > count
         prior = next((c.target for c in reversed(found) if c.target), prior)
     return found
+
+
+def _fronted(answer: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """A fronted adverbial is a clause of its own: "After reading queue.py I set the timeout" is a read and a
+    change."""
+    out = []
+    for start, end, sep in spans:
+        m = _FRONTED.match(answer[start:end])
+        if m:
+            out += [(start, start + m.end(1), sep), (start + m.end(1), end, " ")]
+        else:
+            out.append((start, end, sep))
+    return out
 
 
 def _by_mood(mood: str, clause: str, ticked: bool) -> tuple[str | None, str]:
