@@ -261,8 +261,8 @@ def test_a_relative_clause_after_a_thought_is_part_of_the_thought() -> None:
 
 def test_a_fronted_adverbial_is_a_claim_of_its_own() -> None:
     read = call("read_file", out="...", path="worker/queue.py")
-    got = check_answer("After reading worker/queue.py I set the timeout to 30 seconds.", [read])
-    assert [v.label for v in got] == ["supported", "contradicted"]
+    got = marked("After reading worker/queue.py I set the timeout to 30 seconds.", [read])
+    assert [text for _, text in got] == ["I set the timeout to 30 seconds."]  # the read is not marked
 
 
 def test_a_dry_run_did_not_do_the_act_but_still_checks_a_state() -> None:
