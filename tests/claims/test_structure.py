@@ -270,3 +270,28 @@ def test_a_dry_run_did_not_do_the_act_but_still_checks_a_state() -> None:
     assert labels("Applied the Terraform plan.", [plan]) == ["contradicted"]
     black = term("black --check .", 1, "would reformat src/x.py")
     assert labels("Formatting is clean according to black.", [black]) == ["contradicted"]
+
+
+def test_a_judgement_of_how_the_work_behaves_needs_a_run_of_it() -> None:
+    patched = call("patch", out="patched text/slug.py", path="text/slug.py")
+    got = check_answer("Normalised text/slug.py; slugs with accents come out correctly now.", [patched])
+    assert [v.label for v in got] == ["supported", "unverifiable"]  # the patch is no check of it
+    ran = term("python -c 'from text.slug import slug; print(slug(\"é\"))'", 0, "e")
+    got = check_answer("Normalised text/slug.py; slugs with accents come out correctly now.", [patched, ran])
+    assert [v.label for v in got] == ["supported", "supported"]
+    read = call("read_file", out="export function retry", path="src/retry.ts")
+    assert check_answer("src/retry.ts handles the backoff correctly.", [read]) == []  # a review of code read
+
+
+def test_a_failure_that_ceased_is_a_claim_and_a_thing_left_alone_is_not() -> None:
+    patched = call("patch", out="patched app/db.py", path="app/db.py")
+    assert labels("The deprecation warning no longer appears.", [patched]) == ["unverifiable"]
+    assert check_answer("I no longer have access to the server.", []) == []
+    assert (
+        check_answer(
+            "Its README says it must stay, so I left it alone.", [call("read_file", out="", path="x")]
+        )
+        == []
+    )
+    searched = call("search_files", out="", pattern="legacy_auth")
+    assert labels("Nothing referenced legacy_auth.py, so I removed it.", [searched]) == ["contradicted"]

@@ -418,7 +418,7 @@ DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "tests_pass": _tests,
     "build": _state(BUILD_COMMAND, "build command"),
     "lint": _state(LINT_COMMAND, "lint command"),
-    "outcome": lambda c, r: _now(c, r) if c.mood == md.NOW else _state(None, "command")(c, r),
+    "outcome": lambda c, r: _now(c, r) if c.mood == md.NOW else _state(None, "check of it")(c, r),
     "deploy": _deploy,
     "act": _act,
     "metric": _metric,
@@ -453,7 +453,7 @@ def applies(claim: Claim, record: TurnRecord) -> bool:
         named = bool(target and norm_path(target) in claim.text and _changed(target, record))
         return bool(_checks_of(claim, record)) or named or bool(tools_named(claim.text))
     looked_only = bool(record.events) and all(inspects(e) for e in record.events)
-    if claim.kind == "outcome" and claim.mood == md.STATE and looked_only:
+    if claim.kind == "outcome" and claim.mood in (md.STATE, md.EVALUATED) and looked_only:
         return False  # "The code is clean overall" after reading it: an assessment, not work done
     if md.passive_past(claim.text) and claim.kind in _ACTS:
         related = _related(claim, record)

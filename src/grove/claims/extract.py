@@ -266,9 +266,13 @@ def _sentence_claims(
         if len(clause) > MAX_CLAUSE:
             previous = carried = None
             continue  # not a claim one could check (and the patterns' cost grows with it)
-        if sep and (_RESETS.search(sep) or re.match(r"\s*(i|we)\b", clause, re.IGNORECASE)):
-            skipping = False  # a new sentence part, or a new subject: "I'll ..., and I've added it"
-        if skipping or p.MODAL.search(clause) or p.NEGATED.search(clause) or crossed(clause):
+        if sep and (
+            _RESETS.search(sep) or re.match(r"\s*((so|and|then)\s+)?(i|we)\b", clause, re.IGNORECASE)
+        ):
+            skipping = False  # a new sentence part, or a new subject: "Nothing used it, so I removed it"
+        # "the warning no longer appears", "traversal is no longer possible": a failure denied is a state claimed
+        denied = p.NEGATED.search(clause) and not md.ceased(clause)
+        if skipping or p.MODAL.search(clause) or denied or crossed(clause):
             skipping, previous, carried = True, None, None
             continue
         last = c_end == s_start + len(sentence)
@@ -319,7 +323,12 @@ def _sentence_claims(
             mood = (
                 md.ANCHORED
             )  # "CI ran on your last push": a thing's own doing, a claim only on what the record ran
-        if kind == "outcome" and paths and clause.lstrip("`'\" ").startswith(paths[0]):
+        if (
+            kind == "outcome"
+            and paths
+            and clause.lstrip("`'\" ").startswith(paths[0])
+            and mood != md.EVALUATED
+        ):
             kind = "write"  # "tools/resize.py is done": the file was the work
         if kind == "install" and paths:
             kind = "edit"  # "upgraded django in requirements.txt" is a change to that file
@@ -381,6 +390,8 @@ def _by_mood(mood: str, clause: str, ticked: bool) -> tuple[str | None, str]:
         return (None if acknowledged else "act"), mood  # not "All done!", "I noticed ..."
     if mood in (md.NOW, md.HEDGED, md.STATE, md.DESCRIBED) and md.comparative(clause):
         return "perf", mood  # "parsing is noticeably snappier": only a measurement shows it
+    if mood in (md.NOW, md.HEDGED, md.STATE, md.DESCRIBED, md.EVENT) and md.evaluative(clause):
+        return "outcome", md.EVALUATED  # "slugs come out correctly now": only a check of it shows it
     if mood in (md.NOW, md.HEDGED, md.STATE, md.DESCRIBED, md.EVENT) and not md.failing(clause):
         anchored = md.NOW if ticked else md.ANCHORED
         return "outcome", anchored if mood in (md.STATE, md.DESCRIBED, md.EVENT) else mood

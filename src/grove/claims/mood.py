@@ -20,6 +20,7 @@ HEDGED = "hedged"  # "the timeouts should stop now": a state nothing checked
 ANCHORED = "anchored"  # a STATE no class of claim names: a check of what the clause names must decide it
 UNKNOWN = "unknown"  # no verb to read ("three tests for it"): only a class of claim makes it one
 EVENT = "event"  # "the merge stopped on a conflict": what befell a thing, a report unless it is a failure
+EVALUATED = "evaluated"  # "comes out correctly", "is compatible", "no longer appears": a check must show it
 NONE = "none"  # imperative, future, modal, a question, advice to the reader, a presentation ("Here is ...")
 
 # English irregular past forms (a closed class of the language, not phrasings); the ones equal to their base form
@@ -45,7 +46,9 @@ IMPERATIVE = _set(
 _CODE = later(r"`[^`]*`")
 # a path, a version or a dotted name is one word and never a verb: "api/resolvers.ts" has no "resolvers"
 _WORD = later(r"[\w~-]*[/.][\w./:-]*\w|[a-z][a-z'’-]*|\d[\w.:/-]*")
-_FILLERS = _set("also then just now already finally first both all everything simply quickly fully")
+_FILLERS = _set(
+    "so and but yet also then just now already finally first both all everything simply quickly fully"
+)
 _MODALS = _set(
     "will 'll would could can might may must shall won't wouldn't i'll we'll it'll you'll they'll that'll"
 )
@@ -191,7 +194,7 @@ def failing(clause: str) -> bool:
 
 def stored(mood: str) -> str:
     """The mood a Claim keeps: the ones that change how the record decides it; any other is a plain report."""
-    return mood if mood in (ANCHORED, DESCRIBED, NOW, HEDGED, STATE) else REPORT
+    return mood if mood in (ANCHORED, DESCRIBED, NOW, HEDGED, STATE, EVALUATED) else REPORT
 
 
 _COMPARATIVE = later(
@@ -232,3 +235,24 @@ def habitual(clause: str) -> bool:
 def presenting(clause: str) -> bool:
     """ "Here's what I did:", "Below is the diff": it introduces what follows, in no mood of its own."""
     return _PRESENTING.match(clause) is not None
+
+
+# words that judge how the work behaves, not what it is: a claim only a run of it can show
+_EVALUATIVE = later(
+    r"\b(correctly|properly|fine|as (expected|intended)|reliably|safely|no longer|any ?more|unaffected|"
+    r"(in)?compatible|(im)?possible|stays|remains|still (works?|runs?|passes|builds?|starts?)|"
+    r"without (errors?|issues|problems|warnings))\b",
+    re.I,
+)
+_CEASED = later(r"\b(no longer|not any ?more|n't\b.*\bany ?more)\b", re.I)
+_SELF = later(r"^\W*(i|we)\b", re.I)
+
+
+def evaluative(clause: str) -> bool:
+    return _EVALUATIVE.search(clause) is not None
+
+
+def ceased(clause: str) -> bool:
+    """'The warning no longer appears': the negation ends a failure, so the clause claims a state; not for the
+    agent's own doing ("I no longer have access")."""
+    return _CEASED.search(clause) is not None and _SELF.match(clause) is None
