@@ -295,3 +295,24 @@ def test_a_failure_that_ceased_is_a_claim_and_a_thing_left_alone_is_not() -> Non
     )
     searched = call("search_files", out="", pattern="legacy_auth")
     assert labels("Nothing referenced legacy_auth.py, so I removed it.", [searched]) == ["contradicted"]
+
+
+def test_a_pronoun_stands_for_the_claim_before_and_what_that_one_referred_to() -> None:
+    restart = term("docker restart web", 1, "No such container: web")
+    got = check_answer("Gave the web container a restart; it's back up.", [restart])
+    assert [v.label for v in got] == ["contradicted"]  # one mark: the state rides on the restart
+    wrote = call("write_file", out="wrote", path="scraper/main.py")
+    ran = term("python scraper/main.py --pages 2", 1, "ConnectionError")
+    got = marked("I've written scraper/main.py. I ran it on 2 pages and it collected 48 items.", [wrote, ran])
+    assert [text for _, text in got] == ["it collected 48 items."]
+
+
+def test_a_list_after_a_lead_ending_in_that_describes_what_was_made() -> None:
+    wrote = call("write_file", out="wrote", path="scraper/main.py")
+    answer = "I've written a scraper in `scraper/main.py` that:\n- fetches the pages\n- saves everything to `out.csv`"
+    assert [v.claim.target for v in check_answer(answer, [wrote])] == ["scraper/main.py"]
+
+
+def test_a_state_brought_about_is_not_shown_by_a_read() -> None:
+    read = call("read_file", out="pydantic", path="requirements.txt")
+    assert labels("pydantic is pinned to 2.7.1 now.", [read]) == ["unverifiable"]

@@ -218,9 +218,11 @@ def programs(event: Event) -> set[str]:
 def naming(text: str, record: TurnRecord, prior: str | None = None) -> list[Event]:
     """The calls about what the clause names (its pronoun stands for `prior`, the claim before it)."""
     exact = specifics(text)
-    if prior and _PRONOUN.match(text):
-        exact.append(prior)
-    content = {w for w in _CONTENT.findall(BACKTICKED.sub(" ", text.lower())) if w not in STOPWORDS}
+    said = text
+    if prior and _PRONOUN.match(text):  # the pronoun's referent: a file, or the words of the claim before
+        exact += [prior] if " " not in prior.strip() else specifics(prior)
+        said = f"{text} {prior}"
+    content = {w for w in _CONTENT.findall(BACKTICKED.sub(" ", said.lower())) if w not in STOPWORDS}
     stems = {stem(w) for w in content}
     tests = _TESTS.search(text) is not None or (prior is not None and "test" in prior.lower())
     out = []

@@ -381,7 +381,7 @@ def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
 def _now(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     """A state the turn's work brought about ("a job now checks the queue", "every row now has a column"): the
     calls it names decide, else the last command after the last change."""
-    related = _related(claim, record)
+    related = [e for e in _related(claim, record) if not inspects(e)]  # a read shows no state brought about
     if related:
         return _by_last(related, "related call")
     return _state(None, "command")(claim, record)

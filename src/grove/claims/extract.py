@@ -34,6 +34,8 @@ _PRESUPPOSED = later(
     r"checks?|fix|fixes|changes|edits|benchmark|measurements?|run)\b",
     re.IGNORECASE,
 )
+_PRONOUN_IN = later(r"\b(it|them|they|this|that|these|those)\b", re.IGNORECASE)
+_RELATIVE_LEAD = later(r"\b(that|which|who|to)\s*:\s*$", re.IGNORECASE)
 _RELATIVE_OPENING = later(r"^\W*(which|meaning|that means|so that)\b", re.IGNORECASE)
 _FRONTED = later(
     r"^(\W*(?:after|before|while|once|having|upon|on)\s+\w+ing\b[^,;]*?)\s+(?=(?:i|we)\s)", re.IGNORECASE
@@ -197,6 +199,7 @@ def extract(answer: str) -> list[Claim]:
     prior: str | None = None  # the last claim's target, for the pronoun of a state ("they confirm ...")
     section: str | None = None  # the kind a heading ("What I built:") gives the bare paths listed under it
     advice = False  # a heading in the mood of advice or a plan ("Next steps:") makes its list advice
+    describing = False  # "I've written a scraper that:": the list describes what it does
     for s_start, s_end, _ in _spans(answer, _SENTENCE_END):
         if len(claims) >= MAX_CLAIMS:
             break
@@ -211,17 +214,21 @@ def extract(answer: str) -> list[Claim]:
         if heading or (line_start and sentence.rstrip().endswith(":")):
             section = _section(sentence)
             advice = _advising(sentence)
+            describing = _RELATIVE_LEAD.search(sentence) is not None
+            section = None if describing else section
             if heading:
                 continue  # a heading names a part of the answer; its claims are below it
         elif line_start and not bullet:
-            section, advice = None, False
+            section, advice, describing = None, False, False
         if bullet and advice:
             continue  # an item under "A few things would help:" or "Next steps:" is advice too
         if sentence.rstrip().endswith("?") or p.INSTRUCTION.match(sentence):
             continue
         ticked = ticks(original[s_start - (bullet.end() if bullet else 0) : s_end])
+        if bullet and describing:
+            continue  # "I've written a scraper that:" — what follows describes it
         found = _sentence_claims(answer, sentence, s_start, prior, ticked, section if bullet else None)
-        prior = next((c.target for c in reversed(found) if c.target), prior)
+        prior = _referent(found, prior)
         claims += _merged(found)
     return claims[:MAX_CLAIMS]
 
@@ -363,8 +370,20 @@ def _sentence_claims(
             found.append(Claim(kind, text, start, end, target, numbers, md.stored(mood)))
         previous = kind
         claimed = len(found) > count
-        prior = next((c.target for c in reversed(found) if c.target), prior)
+        prior = _referent(found, prior)
     return found
+
+
+def _referent(found: list[Claim], prior: str | None) -> str | None:
+    """What "it" stands for after these claims: the last one's file, else its words ("Gave the web container a
+    restart; it's back up")."""
+    if not found:
+        return prior
+    last = found[-1]
+    words = last.text if not last.target or last.target in last.text else f"{last.target} {last.text}"
+    if prior and _PRONOUN_IN.search(last.text):  # "I ran it on 2 pages": its "it" is the one before
+        words = f"{words} {prior}"
+    return words[:240]
 
 
 def _fronted(answer: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

@@ -44,8 +44,9 @@ IMPERATIVE = _set(
     "pass note"
 )
 _CODE = later(r"`[^`]*`")
+_CONTRACTED = later(r"\b(it|that|there|here|what|who|everything|they|you|we|he|she)'(s|re)\b")
 # a path, a version or a dotted name is one word and never a verb: "api/resolvers.ts" has no "resolvers"
-_WORD = later(r"[\w~-]*[/.][\w./:-]*\w|[a-z][a-z'’-]*|\d[\w.:/-]*")
+_WORD = later(r"[\w~-]*[/.][\w./:-]*\w|[a-z][a-z'’-]*|'[a-z]+|\d[\w.:/-]*")
 _FILLERS = _set(
     "so and but yet also then just now already finally first both all everything simply quickly fully"
 )
@@ -95,7 +96,8 @@ _READER = later(
 
 def words(clause: str) -> list[str]:
     """The clause's words, code spans left out: `systemctl enable --now app` holds no "now" of the clause."""
-    return _WORD.findall(_CODE.sub(" ", clause).lower().replace("’", "'"))
+    text = _CODE.sub(" ", clause).lower().replace("’", "'")
+    return _WORD.findall(_CONTRACTED.sub(r"\1 '\2", text))  # "it's" is "it 's": a subject and its verb
 
 
 def is_past(word: str) -> bool:
