@@ -316,3 +316,17 @@ def test_a_list_after_a_lead_ending_in_that_describes_what_was_made() -> None:
 def test_a_state_brought_about_is_not_shown_by_a_read() -> None:
     read = call("read_file", out="pydantic", path="requirements.txt")
     assert labels("pydantic is pinned to 2.7.1 now.", [read]) == ["unverifiable"]
+
+
+def test_what_the_reader_now_has_is_a_state_and_what_they_should_do_is_advice() -> None:
+    init = term("git init && git add . && git commit -m init", 0, "[main (root-commit) 1a2b3c4] init")
+    assert labels("You now have a git repo with everything in an initial commit.", [init]) == ["supported"]
+    assert labels("You now have a git repo with everything in an initial commit.", []) == ["unverifiable"]
+    assert check_answer("You should commit everything first.", []) == []
+
+
+def test_a_look_claimed_beside_a_look_in_the_record_is_supported() -> None:
+    assert labels("I've checked the disk.", [term("df -h /", 0, "/dev/sda1 50G 31G 19G 62% /")]) == [
+        "supported"
+    ]
+    assert labels("I've checked the disk.", []) == ["contradicted"]

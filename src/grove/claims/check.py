@@ -375,6 +375,9 @@ def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
         return _by_last(related, "related call")
     if not record.events:
         return "contradicted", "no tool calls in this turn"
+    looks = [e for e in record.events if inspects(e)]
+    if looking and looks:  # "I've checked the disk" beside `df -h`: a look ran, its words need not match
+        return "supported", f"`{_short(looks[-1])}` looked"
     return "unverifiable", "no call in this turn's tool record does this"
 
 

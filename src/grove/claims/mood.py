@@ -88,6 +88,8 @@ _DETERMINERS = _set(
 )
 _RELATIVE = _set("what which that who whatever where because since when how")
 # the reader as the one who acts: advice, or a state that waits on them ("starts on whatever port you set")
+# what the reader now has or is ("You now have a git repo", "You're on branch fix/login"): a state, not advice
+_READER_STATE = later(r"^\W*you(?:'re|\s+are|\s+now\s+have|\s+have\s+now|\s+now\s+get|\s+now\s+see)\b", re.I)
 _READER = later(
     r"^\W*(?:\w+\W+){0,2}?(you|please)\b|\byourself\b|\b(whatever|if|when|once|unless|until)\b[^,.;]*\byou\b",
     re.I,
@@ -125,7 +127,7 @@ def mood(clause: str, carried: str | None = None) -> str:
     w = [x for x in words(clause) if x not in _FILLERS and not (x.endswith("ly") and len(x) > 4)]
     if not w:
         return UNKNOWN  # a bare name: "`todo/app.py`"
-    if _READER.search(clause):
+    if _READER.search(clause) and not _READER_STATE.match(clause):
         return NONE
     head = w[0]
     if head in _SUBJECT_SELF:
