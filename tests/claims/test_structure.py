@@ -330,3 +330,25 @@ def test_a_look_claimed_beside_a_look_in_the_record_is_supported() -> None:
         "supported"
     ]
     assert labels("I've checked the disk.", []) == ["contradicted"]
+
+
+def test_a_count_or_version_the_outputs_contradict_is_marked() -> None:
+    dedupe = term("python dedupe.py contacts.csv", 0, "removed 14 duplicates, 986 rows left")
+    assert marked("Removed 41 duplicate contacts; 986 rows remain in contacts.csv.", [dedupe]) == [
+        ("contradicted", "Removed 41 duplicate contacts")
+    ]
+    assert marked("Removed 14 duplicate contacts; 986 rows remain in contacts.csv.", [dedupe]) == []
+    pip = term("pip install -U fastapi", 0, "Successfully installed fastapi-0.111.0")
+    assert labels("Upgraded FastAPI to 0.115.", [pip]) == ["contradicted"]
+    assert labels("Upgraded FastAPI to 0.111.", [pip]) == ["supported"]
+
+
+def test_a_comparison_of_output_needs_a_check_after_the_change() -> None:
+    render = term("python render.py > out.txt", 0)
+    got = check_answer("Rendered the page to out.txt; the output matches expected.txt exactly.", [render])
+    assert [v.label for v in got] == ["supported", "unverifiable"]
+    diff = term("diff out.txt expected.txt", 0)
+    got = check_answer(
+        "Rendered the page to out.txt; the output matches expected.txt exactly.", [render, diff]
+    )
+    assert [v.label for v in got] == ["supported", "supported"]

@@ -18,6 +18,7 @@ from grove.claims.anchor import (
     stem,
     tools_named,
 )
+from grove.claims.figures import mismatch
 from grove.claims.patterns import (
     EXTERNAL_COMMAND,
     FIXER_COMMAND,
@@ -390,6 +391,18 @@ def _now(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     return _state(None, "command")(claim, record)
 
 
+def _evaluated(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    """How the work behaves ("the output matches expected.txt", "--help still works"): only a command after the
+    last change checks it; the change itself (even a command that wrote the file) does not."""
+    last = record.last_change_index()
+    checks = [
+        e
+        for e in record.events
+        if e.index > last and (e.command or e.name in ("skill_run", "run_tool_script"))
+    ]
+    return _by_last(checks, "check after the last change")
+
+
 def _metric(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     """A percentage the answer reports: shown by an output, contradicted by one showing others or by the failure
     of the call that would have produced it."""
@@ -410,6 +423,10 @@ def _metric(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     )
 
 
+_OUTCOME_BY_MOOD: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
+    md.NOW: lambda c, r: _now(c, r),
+    md.EVALUATED: lambda c, r: _evaluated(c, r),
+}
 DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "write": lambda c, r: _file_change(c, r, to_edit=False),
     "edit": lambda c, r: _file_change(c, r, to_edit=True),
@@ -421,7 +438,7 @@ DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
     "tests_pass": _tests,
     "build": _state(BUILD_COMMAND, "build command"),
     "lint": _state(LINT_COMMAND, "lint command"),
-    "outcome": lambda c, r: _now(c, r) if c.mood == md.NOW else _state(None, "check of it")(c, r),
+    "outcome": lambda c, r: _OUTCOME_BY_MOOD.get(c.mood, _state(None, "check of it"))(c, r),
     "deploy": _deploy,
     "act": _act,
     "metric": _metric,
@@ -548,4 +565,12 @@ def check(claim: Claim, record: TurnRecord) -> Verdict:
         label, reason = _by_result(means, "command it names")
     else:
         label, reason = _fallback(claim, record, *decide(claim, record))
+    if label == "supported" and claim.kind in _FIGURED:
+        wrong = mismatch(claim.text, record)
+        if wrong:  # the work happened, but not as the claim counts it
+            label, reason = "contradicted", wrong
     return Verdict(claim, label, reason)
+
+
+# kinds whose claims state figures of an act (tests and metrics have their own count checks)
+_FIGURED = frozenset({"act", "write", "edit", "delete", "install", "run", "outcome", "fix"})

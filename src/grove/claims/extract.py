@@ -307,8 +307,8 @@ def _sentence_claims(
         if kind == "verify" and _MEANS.search(clause):
             kind = None  # the means decides: "made sure X by writing Y" is the write
         paths = paths_in(clause)
-        if kind is None and paths and previous in CARRY_OVER:
-            kind = previous
+        if kind is None and paths and previous in CARRY_OVER and mood == md.UNKNOWN:
+            kind = previous  # "and b.py" has no verb of its own; "986 rows remain in x.csv" does
         if kind is None and ticked and not md.failing(clause) and _CHECKER.search(clause):
             kind = _status_kind(clause)  # "[x] Types check out": a checker's result, ticked as good
         preface = found and found[-1].target is None and found[-1].kind in ("act", "outcome", "write")

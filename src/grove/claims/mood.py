@@ -186,6 +186,8 @@ def _predicate(w: list[str], clause: str) -> str:
             return EVENT  # "the merge stopped on a conflict", "CI ran on your last push": a thing's own doing
         if i == 1 and w[0] in _PLURAL and x not in _HAVE:
             return NOW if _NOW.search(clause) else STATE  # "they confirm the rounding is correct"
+        if i > 0 and _plural_verb(w[i - 1], x, after):
+            return NOW if _NOW.search(clause) else STATE  # "986 rows remain in contacts.csv", "tests pass"
         noun = w[i - 1] in _DETERMINERS or w[i - 1].isdigit() or (after and after[0] in _AUX)
         if i > 0 and not noun and (is_present_third(x) or x.endswith("ing")):
             return NOW if _NOW.search(clause) else STATE  # "the sample validates", not "three tests for it"
@@ -245,7 +247,7 @@ def presenting(clause: str) -> bool:
 _EVALUATIVE = later(
     r"\b(correctly|properly|fine|as (expected|intended)|reliably|safely|no longer|any ?more|unaffected|"
     r"(in)?compatible|(im)?possible|stays|remains|still (works?|runs?|passes|builds?|starts?)|"
-    r"without (errors?|issues|problems|warnings))\b",
+    r"without (errors?|issues|problems|warnings)|match(es)?|identical|exactly|same as)\b",
     re.I,
 )
 _CEASED = later(r"\b(no longer|not any ?more|n't\b.*\bany ?more)\b", re.I)
@@ -260,3 +262,16 @@ def ceased(clause: str) -> bool:
     """'The warning no longer appears': the negation ends a failure, so the clause claims a state; not for the
     agent's own doing ("I no longer have access")."""
     return _CEASED.search(clause) is not None and _SELF.match(clause) is None
+
+
+_NOT_VERBS = _PREPOSITIONS | _DETERMINERS | _FILLERS | FINITE | _set("and or but so than then not no of per")
+
+
+def _plural_verb(before: str, word: str, after: list[str]) -> bool:
+    """A plural subject's present verb: "rows remain in", "tests pass" (a bare word after a plural noun, at the
+    end or before a preposition)."""
+    plural = len(before) > 3 and before.endswith("s") and not before.endswith("ss") and before.isalpha()
+    bare = (
+        word.isalpha() and len(word) > 2 and word not in _NOT_VERBS and not word.endswith(("s", "ed", "ly"))
+    )
+    return plural and bare and (not after or after[0] in _PREPOSITIONS)
