@@ -352,3 +352,23 @@ def test_a_comparison_of_output_needs_a_check_after_the_change() -> None:
         "Rendered the page to out.txt; the output matches expected.txt exactly.", [render, diff]
     )
     assert [v.label for v in got] == ["supported", "supported"]
+
+
+def test_two_verbs_sharing_an_object_are_one_claim_and_opening_a_page_submits_nothing() -> None:
+    opened = call("browser_open", out="opened", url="https://forms.example.com/rsvp")
+    clicked = call("browser_click", out="clicked #submit; page now shows 'Thanks!'", selector="#submit")
+    got = check_answer("Filled in and submitted the RSVP form.", [opened, clicked])
+    assert [(v.claim.text, v.label) for v in got] == [("Filled in and submitted the RSVP form.", "supported")]
+    assert labels("Submitted the RSVP form for you.", [opened]) == ["contradicted"]
+
+
+def test_a_tools_own_kind_keeps_its_evidence_when_a_thing_is_the_subject() -> None:
+    failed = call("delegate", ok=False, out="sub-agent timed out", task="translate the FAQ")
+    got = check_answer("A sub-agent translated the FAQ; the German version is in faq.de.md.", [failed])
+    assert [v.label for v in got] == ["contradicted"]  # the result rides on the failed delegation
+
+
+def test_a_run_claimed_complete_must_have_exited_zero() -> None:
+    nb = term("jupyter nbconvert --to notebook --execute analysis.ipynb", 1, "CellExecutionError")
+    assert labels("Re-ran analysis.ipynb end to end.", [nb]) == ["contradicted"]
+    assert labels("Ran analysis.ipynb.", [nb]) == ["supported"]  # it did run; it is no claim it passed

@@ -160,6 +160,8 @@ def observes(event: Event) -> bool:
     """A call that only looked: a read or a search, a tool asked to list or show, a command that inspects."""
     if event.name in ("read_file", "search_files", "view_image", "browser_snapshot", "session_search"):
         return True
+    if event.name in ("browser_open", "browser_navigate", "web_fetch", "web_search"):
+        return True  # opening or fetching a page submits nothing
     if str(event.args.get("action", "")).lower() in (
         "list",
         "get",

@@ -34,6 +34,10 @@ from grove.lazy_regex import later
 _COUNTS = later(
     r"\b(\d+) passed|\bRan (\d+) tests?|\b(\d+) total\b|\ball (\d+) tests? passed|\b(\d+) tests? passed", re.I
 )
+# a run claimed as complete: it must have exited 0, not just started
+_COMPLETE = later(
+    r"\b(every|all|each|end to end|end-to-end|to completion|fully|completely|without errors?)\b", re.I
+)
 _LOOKING = later(r"\b(search\w*|grep\w*|listed|found|counted|measured|queried|looked\w*)\b", re.I)
 BUILD_COMMAND = later(
     r"\b(build|make|compile|tsc|gcc|g\+\+|cc|clang|javac|mvn|gradle|webpack|vite|rollup|esbuild)\b"
@@ -179,6 +183,8 @@ def _run(claim: Claim, record: TurnRecord, verify: bool) -> tuple[Label, str]:
         matching = [e for e in runs if all(w.lower() in (e.command or _short(e)).lower() for w in words)]
     if not matching:
         return "contradicted", f"no command like `{target or 'it'}` ran in this turn"
+    if _COMPLETE.search(claim.text):  # "every cell executed", "re-ran it end to end": it ran to the end
+        return _by_last(matching, "run")
     return "supported", f"`{_short(matching[-1])}` ran"
 
 

@@ -35,6 +35,7 @@ _PRESUPPOSED = later(
     re.IGNORECASE,
 )
 _PRONOUN_IN = later(r"\b(it|them|they|this|that|these|those)\b", re.IGNORECASE)
+_BARE_VERB = later(r"^\W*(?:i\s+|we\s+)?[a-z]+ed(?:\s+(?:in|out|up|down|off|over|back))?\W*$", re.IGNORECASE)
 _RELATIVE_LEAD = later(r"\b(that|which|who|to)\s*:\s*$", re.IGNORECASE)
 _RELATIVE_OPENING = later(r"^\W*(which|meaning|that means|so that)\b", re.IGNORECASE)
 _FRONTED = later(
@@ -46,9 +47,10 @@ _PRONOUN = later(r"^\W*(it|they|them|these|those|this|that|both)\b", re.IGNORECA
 _MEANS = later(r"\bby\s+\w+ing\b", re.IGNORECASE)
 # a line's last clause ending in a colon and opening with a noun introduces what follows: "Summary of changes:"
 _HEADING = later(r"^\W*(?!i\b|we\b)[a-z]+(?<!ed)\b[^:]*:\s*$", re.IGNORECASE)
+_GENERIC_KINDS = frozenset({"act", "run", "service", "outcome", "fix", "edit", "write", "delete", "verify"})
 FILE_KINDS = frozenset({"write", "edit", "fix", "read", "delete"})
 # what a reader reports from a source it read ("I read the changelog: the bug was fixed in 0.110") is the source's
-_SOURCE = later(p.READ.pattern + "|" + p.WEB.pattern, re.IGNORECASE)
+_SOURCE = later(p.READ.pattern + "|" + p.WEB.pattern + r"|\bsearch\w*|\bgrep\w*|\blooked\b", re.IGNORECASE)
 ACTION_KINDS = frozenset({"write", "edit", "fix", "delete", "act", "install", "commit", "push", "run"})
 _FIXED_PHRASES = later(r"\bup and running\b|\bsafe and sound\b|\bback and forth\b", re.IGNORECASE)
 _RESETS = later(r"[;:—–]|\bbut\b", re.IGNORECASE)
@@ -261,7 +263,7 @@ def _sentence_claims(
     carried: str | None = None  # the mood of the clause before, for a verb without its subject
     skipping = False  # a plan or denial carries over "and ..." clauses
     found: list[Claim] = []
-    spans = _fronted(answer, _spans(sentence, _CLAUSE, s_start))
+    spans = _shared(answer, _fronted(answer, _spans(sentence, _CLAUSE, s_start)))
     claimed = True  # whether the clause before made a claim
     for at, (c_start, c_end, sep) in enumerate(spans):
         clause = answer[c_start:c_end]
@@ -324,12 +326,15 @@ def _sentence_claims(
             kind = _generic(clause)  # work reported in other words: the record must hold something like it
         if kind is None:
             kind, mood = _by_mood(mood, clause, ticked)
+            after_work = found and found[-1].mood == md.REPORT and not _SOURCE.search(found[-1].text)
+            if mood == md.ANCHORED and paths and after_work:  # not a finding after a look
+                mood = md.NOW  # "A sub-agent translated the FAQ; the German one is in faq.de.md": its result
         if mood == md.DESCRIBED and kind in FILE_KINDS and not paths and md.habitual(clause):
             continue  # "old backups are deleted after 7 days": how a thing behaves, not a change the turn made
-        if mood == md.EVENT and not (kind in FILE_KINDS and paths):
-            mood = (
-                md.ANCHORED
-            )  # "CI ran on your last push": a thing's own doing, a claim only on what the record ran
+        if mood == md.EVENT and kind in _GENERIC_KINDS and not (kind in FILE_KINDS and paths):
+            # "CI ran on your last push": a thing's own doing, a claim only on what the record ran; a kind with
+            # its own tool ("A sub-agent translated the FAQ") keeps that tool's evidence
+            mood = md.ANCHORED
         if (
             kind == "outcome"
             and paths
@@ -384,6 +389,17 @@ def _referent(found: list[Claim], prior: str | None) -> str | None:
     if prior and _PRONOUN_IN.search(last.text):  # "I ran it on 2 pages": its "it" is the one before
         words = f"{words} {prior}"
     return words[:240]
+
+
+def _shared(answer: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Two verbs that share one object are one clause: "Filled in and submitted the form"."""
+    out: list[tuple[int, int, str]] = []
+    for start, end, sep in spans:
+        if out and re.search(r"\band\b", sep) and _BARE_VERB.match(answer[out[-1][0] : out[-1][1]]):
+            out[-1] = (out[-1][0], end, out[-1][2])
+        else:
+            out.append((start, end, sep))
+    return out
 
 
 def _fronted(answer: str, spans: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:

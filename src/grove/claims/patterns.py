@@ -265,7 +265,8 @@ FILE_EXTENSIONS = frozenset(
 )
 # any other report of an act on a file: "I translated the README", "Backed up the db to backup.sql"
 ACT = later(
-    r"^\s*(?:(?:i|we)(?:'ve| have)?\s+)?(?:\w+ly\s+)?(\w+ed|taken care of|took care of|did|made|put|"
+    r"^\s*(?:(?:i|we)(?:'ve| have)?\s+)?(?:(?:also|then|just|now|already|finally|first|\w+ly)\s+)?"
+    r"(\w+ed|taken care of|took care of|did|made|put|"
     r"set|wrote|built|ran|got)\b",
     IC,
 )
