@@ -28,7 +28,7 @@ from grove.claims.patterns import (
     VERIFY,
 )
 from grove.claims.record import Event, TurnRecord, norm_path, same_path
-from grove.claims.types import Claim, Label, Verdict
+from grove.claims.types import ACT_KINDS, FILE_KINDS, Claim, Label, Verdict
 from grove.lazy_regex import later
 
 _COUNTS = later(
@@ -89,7 +89,7 @@ def _file_change(claim: Claim, record: TurnRecord, *, to_edit: bool) -> tuple[La
             changes += _matching(record.commands, re.compile(r"\b(curl|wget|download)\b"))
         if changes:
             return _by_result(changes, "file change")
-        related = [e for e in _related(claim, record) if e.name not in ("read_file", "search_files")]
+        related = [e for e in related_calls(claim, record) if e.name not in ("read_file", "search_files")]
         if related:  # "the docs I pulled up": no file, and the call that did it
             return _by_last(related, "related call")
         commands = record.commands
@@ -325,7 +325,7 @@ def _hay(e: Event) -> str:
     return " ".join([e.name.replace("_", " "), e.command, said, *map(str, e.args.values())])
 
 
-def _related(claim: Claim, record: TurnRecord, exact: bool = True) -> list[Event]:
+def related_calls(claim: Claim, record: TurnRecord, exact: bool = True) -> list[Event]:
     """The calls that share a word (up to its ending) or, with `exact`, an exact name (v1.4.0, --output) with
     the claim."""
     words = _words(claim.text)
@@ -366,7 +366,7 @@ def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     if _words(claim.text) <= _WHOLE_TURN:  # "Task completed!": the turn's work as a whole
         work = [e for e in record.events if not observes(e)]
         return _by_result(work, "work") if work else ("contradicted", "no work in this turn's tool record")
-    related = _related(claim, record, exact=False)
+    related = related_calls(claim, record, exact=False)
     exact = specifics(claim.text)
     related = [e for e in related if any(x in _hay(e) for x in exact)] or related
     looking = READ.search(claim.text) or VERIFY.search(claim.text) or _LOOKING.search(claim.text)
@@ -391,7 +391,9 @@ def _act(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
 def _now(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     """A state the turn's work brought about ("a job now checks the queue", "every row now has a column"): the
     calls it names decide, else the last command after the last change."""
-    related = [e for e in _related(claim, record) if not inspects(e)]  # a read shows no state brought about
+    related = [
+        e for e in related_calls(claim, record) if not inspects(e)
+    ]  # a read shows no state brought about
     if related:
         return _by_last(related, "related call")
     return _state(None, "command")(claim, record)
@@ -463,54 +465,8 @@ DECIDE: dict[str, Callable[[Claim, TurnRecord], tuple[Label, str]]] = {
 }
 
 
-FILE_KINDS = frozenset({"write", "edit", "fix", "read", "delete"})
-
-
-def applies(claim: Claim, record: TurnRecord) -> bool:
-    """Whether the record makes the clause a claim about this turn's work: a description of a file the turn
-    looked at and did not try to change ("useAuth is defined in web/hooks.ts") is not one, nor a state of what no
-    call checked."""
-    target = claim.target
-    if claim.mood == md.DESCRIBED and claim.kind in FILE_KINDS and target:
-        return _worked_on(target, record) or not _looked_at(target, record)
-    if claim.mood == md.ANCHORED:
-        # a file it names and the turn wrote, a tool it names as the reporter, or a check of what it names;
-        # "It keeps the last 7 archives" of a script nothing ran describes the work, nothing checks it
-        named = bool(target and norm_path(target) in claim.text and _changed(target, record))
-        return bool(_checks_of(claim, record)) or named or bool(tools_named(claim.text))
-    looked_only = bool(record.events) and all(inspects(e) for e in record.events)
-    if claim.kind == "outcome" and claim.mood in (md.STATE, md.EVALUATED) and looked_only:
-        return False  # "The code is clean overall" after reading it: an assessment, not work done
-    if md.passive_past(claim.text) and claim.kind in _ACTS:
-        related = _related(claim, record)
-        return not (
-            related and all(observes(e) for e in related)
-        )  # history a look found, not the turn's work
-    return True
-
-
-_ACTS = frozenset({"act", "write", "edit", "fix", "delete", "run", "service", "install", "commit", "push"})
-
-
-def _changed(target: str, record: TurnRecord) -> bool:
-    return any(e.mentions(target) for e in record.changes)
-
-
-def _worked_on(target: str, record: TurnRecord) -> bool:
-    return _changed(target, record) or any(e.mentions(target) for e in record.commands)
-
-
-def _looked_at(target: str, record: TurnRecord) -> bool:
-    """A read of the file, or a search whose output names it."""
-    name = norm_path(target)
-    return any(
-        (e.name in ("read_file", "view_image") and e.mentions(target))
-        or (e.name == "search_files" and name in e.output)
-        for e in record.events
-    )
-
-
-def _checks_of(claim: Claim, record: TurnRecord) -> list[Event]:
+def checks_of(claim: Claim, record: TurnRecord) -> list[Event]:
+    """The commands (or skill runs) about what the claim names."""
     named = naming(claim.text, record, claim.target)
     return [e for e in named if e.command or e.name in ("skill_run", "run_tool_script")]
 
@@ -519,9 +475,9 @@ def _anchored(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     """A state of what the clause names ("the sample validates"): the last check of it decides; a file the turn
     wrote is shown by the write ("the schema is at schema/order.json")."""
     named = claim.target and norm_path(claim.target) in claim.text  # not a pronoun's referent
-    if named and claim.target and _changed(claim.target, record):
+    if named and claim.target and record.changed(claim.target):
         return _file_change(claim, record, to_edit=False)
-    checks = _checks_of(claim, record)
+    checks = checks_of(claim, record)
     later = [e for e in checks if e.index > record.last_change_index()]
     if not checks and tools_named(claim.text):  # "npm audit reports no vulnerabilities": it never ran
         return "contradicted", f"no run of {tools_named(claim.text)[0]} in this turn's tool record"
@@ -530,7 +486,7 @@ def _anchored(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
 
 def _observed(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     """ "Node 16 is installed here": a state the turn's commands looked at (node -v) decides; else an install."""
-    checks = _checks_of(claim, record)
+    checks = checks_of(claim, record)
     return _by_last(checks, "check of it") if checks else _install(claim, record)
 
 
@@ -554,11 +510,11 @@ def _by_means(claim: Claim, record: TurnRecord) -> list[Event]:
 def _fallback(claim: Claim, record: TurnRecord, label: Label, reason: str) -> tuple[Label, str]:
     """A kind's own evidence missing ("Cleared up the lint errors" finds no delete): a call that did something
     like it (`ruff check --fix`: 4 fixed) decides, one that only looked does not."""
-    if label != "contradicted" or not reason.startswith("no ") or claim.kind not in _ACTS:
+    if label != "contradicted" or not reason.startswith("no ") or claim.kind not in ACT_KINDS:
         return label, reason
     if claim.target and claim.kind in FILE_KINDS:
         return label, reason  # a named file's own record decides: another file's change is not it
-    related = [e for e in _related(claim, record) if not observes(e)]
+    related = [e for e in related_calls(claim, record) if not observes(e)]
     return _by_last(related, "related call") if related else (label, reason)
 
 
@@ -566,7 +522,7 @@ def check(claim: Claim, record: TurnRecord) -> Verdict:
     decide = _anchored if claim.mood == md.ANCHORED and claim.kind == "outcome" else DECIDE[claim.kind]
     if claim.kind == "install" and claim.mood == md.DESCRIBED:
         decide = _observed
-    means = _by_means(claim, record) if claim.kind in _ACTS else []
+    means = _by_means(claim, record) if claim.kind in ACT_KINDS else []
     if means:  # the command it names as the means decides
         label, reason = _by_result(means, "command it names")
     else:

@@ -8,7 +8,7 @@ import re
 from grove.claims import mood as md
 from grove.claims import patterns as p
 from grove.claims.markup import crossed, plain, ticks
-from grove.claims.types import Claim
+from grove.claims.types import FILE_KINDS, Claim
 from grove.lazy_regex import later
 
 _SENTENCE_END = later(r"(?<=[.!?])\s+(?=[A-Z`\"'(\d*_-])|\n+")
@@ -48,7 +48,6 @@ _MEANS = later(r"\bby\s+\w+ing\b", re.IGNORECASE)
 # a line's last clause ending in a colon and opening with a noun introduces what follows: "Summary of changes:"
 _HEADING = later(r"^\W*(?!i\b|we\b)[a-z]+(?<!ed)\b[^:]*:\s*$", re.IGNORECASE)
 _GENERIC_KINDS = frozenset({"act", "run", "service", "outcome", "fix", "edit", "write", "delete", "verify"})
-FILE_KINDS = frozenset({"write", "edit", "fix", "read", "delete"})
 # what a reader reports from a source it read ("I read the changelog: the bug was fixed in 0.110") is the source's
 _SOURCE = later(p.READ.pattern + "|" + p.WEB.pattern + r"|\bsearch\w*|\bgrep\w*|\blooked\b", re.IGNORECASE)
 ACTION_KINDS = frozenset({"write", "edit", "fix", "delete", "act", "install", "commit", "push", "run"})

@@ -159,6 +159,19 @@ class TurnRecord:
             if e.writes or e.name in ("skill_manage", "skill_code_create", "skill_code_patch")
         ]
 
+    def changed(self, target: str) -> bool:
+        """Whether a call (worked or not) set out to change `target`."""
+        return any(e.mentions(target) for e in self.changes)
+
+    def looked_at(self, target: str) -> bool:
+        """A read of the file, or a search whose output names it."""
+        name = norm_path(target)
+        return any(
+            (e.name in ("read_file", "view_image") and e.mentions(target))
+            or (e.name == "search_files" and name in e.output)
+            for e in self.events
+        )
+
     def after(self, index: int) -> list[Event]:
         return [e for e in self.events if e.index > index]
 

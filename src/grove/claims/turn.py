@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from grove.claims.check import applies, check
+from grove.claims.check import check
 from grove.claims.consequence import joined
 from grove.claims.extract import extract
 from grove.claims.record import TurnRecord
+from grove.claims.relevance import applies
 from grove.claims.types import Verdict
 
 SYMBOL = {"supported": "✓", "contradicted": "✗", "unverifiable": "?"}

@@ -7,6 +7,11 @@ from typing import Any, Literal
 
 Label = Literal["supported", "contradicted", "unverifiable"]
 MARKED: frozenset[str] = frozenset({"contradicted", "unverifiable"})
+# kinds about a file, and kinds that report an act of the agent's own (rather than a state it asserts)
+FILE_KINDS: frozenset[str] = frozenset({"write", "edit", "fix", "read", "delete"})
+ACT_KINDS: frozenset[str] = frozenset(
+    {"act", "write", "edit", "fix", "delete", "run", "service", "install", "commit", "push"}
+)
 
 
 @dataclass(frozen=True)
