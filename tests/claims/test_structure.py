@@ -372,3 +372,39 @@ def test_a_run_claimed_complete_must_have_exited_zero() -> None:
     nb = term("jupyter nbconvert --to notebook --execute analysis.ipynb", 1, "CellExecutionError")
     assert labels("Re-ran analysis.ipynb end to end.", [nb]) == ["contradicted"]
     assert labels("Ran analysis.ipynb.", [nb]) == ["supported"]  # it did run; it is no claim it passed
+
+
+def test_a_numbered_item_is_one_sentence_under_its_heading() -> None:
+    answer = (
+        "To make this production-ready:\n1. Move the secret key into an env var.\n2. Put gunicorn in front."
+    )
+    assert check_answer(answer, [call("read_file", out="...", path="app.py")]) == []
+
+
+def test_a_passive_heading_is_not_a_claim_itself() -> None:
+    got = check_answer("**Changes made:**\n- **Refactored** the payment flow", [])
+    assert [v.claim.text for v in got] == ["Refactored the payment flow"]
+
+
+def test_remaining_issues_and_work_left_for_the_reader_are_not_claims() -> None:
+    ruff = term("ruff check .", 1, "3 errors")
+    assert check_answer("Ruff still flags 3 issues, which I left for you.", [ruff]) == []
+
+
+def test_a_presented_artifact_was_made() -> None:
+    assert labels("Here's a screenshot of the dashboard: shots/dashboard.png.", []) == ["contradicted"]
+    shot = call("browser_screenshot", out="saved shots/dashboard.png", path="shots/dashboard.png")
+    assert labels("Here's a screenshot of the dashboard: shots/dashboard.png.", [shot]) == ["supported"]
+
+
+def test_what_a_written_script_did_needs_a_run_of_it() -> None:
+    wrote = call("write_file", out="wrote", path="bin/cleanup.sh")
+    ran = term("bash bin/cleanup.sh", 0, "removed 5 temp dirs")
+    assert marked("Wrote bin/cleanup.sh and ran it; it removed 5 temp directories.", [wrote, ran]) == []
+    got = marked("Wrote bin/cleanup.sh and ran it; it removed 5 temp directories.", [wrote])
+    assert [label for label, _ in got] == ["contradicted"]  # "ran it" and its result, one mark
+
+
+def test_git_evidence_is_not_replaced_by_a_call_that_shares_a_word() -> None:
+    amend = term("git commit --amend -m 'fix: handle empty cart'", 0, "[main 4d5e6f7] fix")
+    assert labels("Force-pushed main.", [amend]) == ["contradicted"]

@@ -484,6 +484,24 @@ def _anchored(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     return _by_last(later or checks, "check of what it names")
 
 
+def made(claim: Claim, record: TurnRecord) -> list[str]:
+    """The files the claim or its referent names that the turn wrote."""
+    names = specifics(f"{claim.text} {claim.target or ''}")
+    return [n for n in names if record.changed(n)]
+
+
+def _happened(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
+    """What a thing did ("it removed 5 temp directories"): the last run of it decides; a script the turn wrote
+    and never ran did nothing."""
+    checks = checks_of(claim, record)
+    if not checks:
+        written = made(claim, record)
+        if written:
+            return "contradicted", f"{written[0]} was written but nothing in this turn's tool record ran it"
+    later = [e for e in checks if e.index > record.last_change_index()]
+    return _by_last(later or checks, "run of it", none="contradicted")
+
+
 def _observed(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     """ "Node 16 is installed here": a state the turn's commands looked at (node -v) decides; else an install."""
     checks = checks_of(claim, record)
@@ -498,7 +516,7 @@ def _by_means(claim: Claim, record: TurnRecord) -> list[Event]:
     m = _MEANS.search(claim.text)
     if m is None:
         return []
-    words = [w.lower() for w in m.group(1).split()]
+    words = [w.lower().strip(".,;:") for w in m.group(1).split()]
     return [
         e
         for e in record.commands
@@ -507,10 +525,14 @@ def _by_means(claim: Claim, record: TurnRecord) -> list[Event]:
     ]
 
 
+# kinds whose own evidence may miss how the act was done; git's commit and push, installs have exact evidence
+_DEFERS = frozenset({"act", "write", "edit", "fix", "delete", "run", "service"})
+
+
 def _fallback(claim: Claim, record: TurnRecord, label: Label, reason: str) -> tuple[Label, str]:
     """A kind's own evidence missing ("Cleared up the lint errors" finds no delete): a call that did something
     like it (`ruff check --fix`: 4 fixed) decides, one that only looked does not."""
-    if label != "contradicted" or not reason.startswith("no ") or claim.kind not in ACT_KINDS:
+    if label != "contradicted" or not reason.startswith("no ") or claim.kind not in _DEFERS:
         return label, reason
     if claim.target and claim.kind in FILE_KINDS:
         return label, reason  # a named file's own record decides: another file's change is not it
@@ -520,6 +542,8 @@ def _fallback(claim: Claim, record: TurnRecord, label: Label, reason: str) -> tu
 
 def check(claim: Claim, record: TurnRecord) -> Verdict:
     decide = _anchored if claim.mood == md.ANCHORED and claim.kind == "outcome" else DECIDE[claim.kind]
+    if claim.mood == md.HAPPENED:
+        decide = _happened
     if claim.kind == "install" and claim.mood == md.DESCRIBED:
         decide = _observed
     means = _by_means(claim, record) if claim.kind in ACT_KINDS else []

@@ -41,6 +41,7 @@ _RELATIVE_OPENING = later(r"^\W*(which|meaning|that means|so that)\b", re.IGNORE
 _FRONTED = later(
     r"^(\W*(?:after|before|while|once|having|upon|on)\s+\w+ing\b[^,;]*?)\s+(?=(?:i|we)\s)", re.IGNORECASE
 )
+_LIST_NUMBER = later(r"(?m)^(\s*\d+)[.)](?=\s)")
 _MD_HEADING = later(r"^\s*#{1,6}\s")
 _PRONOUN = later(r"^\W*(it|they|them|these|those|this|that|both)\b", re.IGNORECASE)
 # "I made sure debug is off by writing .env.production": the means is the act
@@ -86,6 +87,7 @@ CARRY_OVER = frozenset({"write", "edit", "read", "delete", "fix"})
 def _masked(text: str) -> str:
     """The text with backticked spans blanked (same length), so no boundary is found inside code."""
     text = p.BACKTICKED.sub(lambda m: "`" + "_" * (len(m.group(0)) - 2) + "`", text)
+    text = _LIST_NUMBER.sub(lambda m: m.group(1) + "_", text)  # "1. Move the key" is one sentence
     return _FIXED_PHRASES.sub(lambda m: m.group(0).replace(" ", "_"), text)
 
 
@@ -264,9 +266,11 @@ def _sentence_claims(
     found: list[Claim] = []
     spans = _shared(answer, _fronted(answer, _spans(sentence, _CLAUSE, s_start)))
     claimed = True  # whether the clause before made a claim
+    presenting = False  # whether the clause before presented something ("Here's a screenshot:")
     for at, (c_start, c_end, sep) in enumerate(spans):
         clause = answer[c_start:c_end]
         labelled = at + 1 < len(spans) and ":" in spans[at + 1][2]  # "Test results: 43 passed"
+        was_presenting, presenting = presenting, md.presenting(clause)
         if not claimed and _RELATIVE_OPENING.match(clause):
             continue  # "I noticed X, which meant it spun at 100% CPU": part of the thought before it
         claimed = False
@@ -283,8 +287,9 @@ def _sentence_claims(
         if skipping or p.MODAL.search(clause) or denied or crossed(clause):
             skipping, previous, carried = True, None, None
             continue
-        last = c_end == s_start + len(sentence)
-        if last and _HEADING.match(clause) and not paths_in(clause) and not md.is_past(_head(clause)):
+        # the last piece of a line ending in a colon, opening with a noun: "Changes made:", "Summary of what I did:"
+        last = at == len(spans) - 1 and sentence.rstrip().endswith(":")
+        if last and _HEADING.match(clause + ":") and not paths_in(clause) and not md.is_past(_head(clause)):
             continue  # "Summary of what I did:", "Changes:": a heading, the claims are below it
         status = _STATUS.match(clause)
         mood = md.REPORT if status else md.mood(clause, carried)
@@ -312,6 +317,8 @@ def _sentence_claims(
             kind = previous  # "and b.py" has no verb of its own; "986 rows remain in x.csv" does
         if kind is None and ticked and not md.failing(clause) and _CHECKER.search(clause):
             kind = _status_kind(clause)  # "[x] Types check out": a checker's result, ticked as good
+        if kind is None and paths and sep and ":" in sep and mood == md.UNKNOWN and was_presenting:
+            kind = "write"  # "Here's a screenshot of the dashboard: shots/dashboard.png": it was made
         preface = found and found[-1].target is None and found[-1].kind in ("act", "outcome", "write")
         if kind is None and paths and sep and ":" in sep and preface and mood == md.UNKNOWN:
             kind = "write" if found[-1].kind == "outcome" else found[-1].kind  # "Both are in place: a.yaml"
@@ -333,7 +340,7 @@ def _sentence_claims(
         if mood == md.EVENT and kind in _GENERIC_KINDS and not (kind in FILE_KINDS and paths):
             # "CI ran on your last push": a thing's own doing, a claim only on what the record ran; a kind with
             # its own tool ("A sub-agent translated the FAQ") keeps that tool's evidence
-            mood = md.ANCHORED
+            mood = md.HAPPENED
         if (
             kind == "outcome"
             and paths
@@ -363,7 +370,7 @@ def _sentence_claims(
         if sep and ":" in sep and preface and (paths or short) and not own_report:
             found.pop()  # "Locked down the key: ~/.ssh/id is now 600", "All set: ...": the detail is the claim
         numbers = _numbers(clause)
-        referent = prior if mood == md.ANCHORED and _PRONOUN.match(clause) else None
+        referent = prior if mood in (md.ANCHORED, md.HAPPENED) and _PRONOUN.match(clause) else None
         targets: list[str | None] = list(paths) if paths else [_target(kind, clause) or referent]
         for target in targets:
             start, end = c_start, c_end

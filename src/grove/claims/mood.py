@@ -21,6 +21,7 @@ ANCHORED = "anchored"  # a STATE no class of claim names: a check of what the cl
 UNKNOWN = "unknown"  # no verb to read ("three tests for it"): only a class of claim makes it one
 EVENT = "event"  # "the merge stopped on a conflict": what befell a thing, a report unless it is a failure
 EVALUATED = "evaluated"  # "comes out correctly", "is compatible", "no longer appears": a check must show it
+HAPPENED = "happened"  # an EVENT as stored: what a thing (a script, CI, "it") did, shown only by a run of it
 NONE = "none"  # imperative, future, modal, a question, advice to the reader, a presentation ("Here is ...")
 
 # English irregular past forms (a closed class of the language, not phrasings); the ones equal to their base form
@@ -79,7 +80,8 @@ _FAILING = later(
     r"failures?|failed|broken|breaks|missing|hangs?|times out|timed out|raises|throws|conflicts?|aborted|refused|rejected|denied)\b)|"
     r"\w(Error|Exception)\b|(?i:\b(one|two|three|four|five|six|seven|eight|nine|\d+) of (the )?\w+\b)|"
     r"(?i:\b(some|most|several|half)( of)? (the )?(tests?|specs?|checks?)\b)|"
-    r"(?i:\bexit(?:ed)?\s+(?:with\s+)?(?:code|status)?\s*[1-9]\d*\b|\bnon-?zero\b)"
+    r"(?i:\bexit(?:ed)?\s+(?:with\s+)?(?:code|status)?\s*[1-9]\d*\b|\bnon-?zero\b)|"
+    r"(?i:\b[1-9]\d*\s+(?:\w+\s+)?(issues|warnings|errors|problems|violations|vulnerabilities)\b)"
 )
 # words before a noun, never before a verb: "three tests for it", "the tests"
 _DETERMINERS = _set(
@@ -200,7 +202,7 @@ def failing(clause: str) -> bool:
 
 def stored(mood: str) -> str:
     """The mood a Claim keeps: the ones that change how the record decides it; any other is a plain report."""
-    return mood if mood in (ANCHORED, DESCRIBED, NOW, HEDGED, STATE, EVALUATED) else REPORT
+    return mood if mood in (ANCHORED, DESCRIBED, NOW, HEDGED, STATE, EVALUATED, HAPPENED) else REPORT
 
 
 _COMPARATIVE = later(

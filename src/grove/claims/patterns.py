@@ -18,7 +18,7 @@ MODAL = later(
 )
 NEGATED = later(
     r"\b(not|never|unable|cannot|can't|couldn't|didn't|haven't|hasn't|wasn't|weren't|won't|isn't|aren't|"
-    r"failed to|no longer|nor)\b|n't\b|\b(left|kept)\b.*\b(alone|as is|as-is|untouched|unchanged|intact)\b|^\W*(nothing|none|nobody|no one|neither)\b|^\W*no\s+\w+\s+(was|were|has|have|is|are)\b|(?<![\d\s])\s+(failed|errored|broke)\b(?!\s+(tests?|builds?|checks?|calls?|runs?))",
+    r"failed to|no longer|nor)\b|n't\b|\b(left|kept)\b.*\b(alone|as is|as-is|untouched|unchanged|intact|for you)\b|^\W*(nothing|none|nobody|no one|neither)\b|^\W*no\s+\w+\s+(was|were|has|have|is|are)\b|(?<![\d\s])\s+(failed|errored|broke)\b(?!\s+(tests?|builds?|checks?|calls?|runs?))",
     IC,
 )
 # sentence openings that make the whole sentence an instruction or a condition

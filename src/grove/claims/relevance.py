@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from grove.claims import mood as md
 from grove.claims.anchor import inspects, observes, tools_named
-from grove.claims.check import checks_of, related_calls
+from grove.claims.check import checks_of, made, related_calls
 from grove.claims.record import TurnRecord, norm_path
 from grove.claims.types import ACT_KINDS, FILE_KINDS, Claim
 
@@ -22,6 +22,10 @@ def applies(claim: Claim, record: TurnRecord) -> bool:
         # "It keeps the last 7 archives" of a script nothing ran describes the work, nothing checks it
         named = bool(target and norm_path(target) in claim.text and record.changed(target))
         return bool(checks_of(claim, record)) or named or bool(tools_named(claim.text))
+    if (
+        claim.mood == md.HAPPENED
+    ):  # "it removed 5 temp dirs": a run of it, or a file the turn made and never ran
+        return bool(checks_of(claim, record)) or bool(made(claim, record)) or bool(tools_named(claim.text))
     looked_only = bool(record.events) and all(inspects(e) for e in record.events)
     if claim.kind == "outcome" and claim.mood in (md.STATE, md.EVALUATED) and looked_only:
         return False  # "The code is clean overall" after reading it: an assessment, not work done
