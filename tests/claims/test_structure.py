@@ -408,3 +408,14 @@ def test_what_a_written_script_did_needs_a_run_of_it() -> None:
 def test_git_evidence_is_not_replaced_by_a_call_that_shares_a_word() -> None:
     amend = term("git commit --amend -m 'fix: handle empty cart'", 0, "[main 4d5e6f7] fix")
     assert labels("Force-pushed main.", [amend]) == ["contradicted"]
+
+
+def test_a_get_passive_is_what_happens_and_a_second_package_shares_the_install() -> None:
+    read = call("read_file", out="count++", path="src/counter.go")
+    assert check_answer("Two goroutines race on count, so updates get lost under load.", [read]) == []
+    pip = term("pip install -U requests", 0, "Successfully installed requests-2.32.3")
+    got = check_answer("Upgraded requests and urllib3 to their latest versions.", [pip])
+    assert [(v.claim.target, v.label) for v in got] == [
+        ("requests", "supported"),
+        ("urllib3", "contradicted"),
+    ]

@@ -41,6 +41,29 @@ _RELATIVE_OPENING = later(r"^\W*(which|meaning|that means|so that)\b", re.IGNORE
 _FRONTED = later(
     r"^(\W*(?:after|before|while|once|having|upon|on)\s+\w+ing\b[^,;]*?)\s+(?=(?:i|we)\s)", re.IGNORECASE
 )
+# words a clause after "Installed x and" opens with when it is not a second package
+_NOT_PACKAGES = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "i",
+        "we",
+        "you",
+        "they",
+        "all",
+        "everything",
+        "now",
+        "then",
+        "so",
+    ]
+)
 _LIST_NUMBER = later(r"(?m)^(\s*\d+)[.)](?=\s)")
 _MD_HEADING = later(r"^\s*#{1,6}\s")
 _PRONOUN = later(r"^\W*(it|they|them|these|those|this|that|both)\b", re.IGNORECASE)
@@ -315,6 +338,10 @@ def _sentence_claims(
         paths = paths_in(clause)
         if kind is None and paths and previous in CARRY_OVER and mood == md.UNKNOWN:
             kind = previous  # "and b.py" has no verb of its own; "986 rows remain in x.csv" does
+        shared = None  # "Upgraded requests and urllib3": the second package shares the verb
+        head = _head(clause)
+        if kind is None and not paths and previous == "install" and head and head not in _NOT_PACKAGES:
+            kind, shared = "install", head
         if kind is None and ticked and not md.failing(clause) and _CHECKER.search(clause):
             kind = _status_kind(clause)  # "[x] Types check out": a checker's result, ticked as good
         if kind is None and paths and sep and ":" in sep and mood == md.UNKNOWN and was_presenting:
@@ -371,7 +398,7 @@ def _sentence_claims(
             found.pop()  # "Locked down the key: ~/.ssh/id is now 600", "All set: ...": the detail is the claim
         numbers = _numbers(clause)
         referent = prior if mood in (md.ANCHORED, md.HAPPENED) and _PRONOUN.match(clause) else None
-        targets: list[str | None] = list(paths) if paths else [_target(kind, clause) or referent]
+        targets: list[str | None] = list(paths) if paths else [shared or _target(kind, clause) or referent]
         for target in targets:
             start, end = c_start, c_end
             if len(targets) > 1 and target is not None:  # "in a.py, b.py": each file its own claim

@@ -47,7 +47,7 @@ IMPERATIVE = _set(
 _CODE = later(r"`[^`]*`")
 _CONTRACTED = later(r"\b(it|that|there|here|what|who|everything|they|you|we|he|she)'(s|re)\b")
 # a path, a version or a dotted name is one word and never a verb: "api/resolvers.ts" has no "resolvers"
-_WORD = later(r"[\w~-]*[/.][\w./:-]*\w|[a-z][a-z'’-]*|'[a-z]+|\d[\w.:/-]*")
+_WORD = later(r"[\w~-]*[/.][\w./:-]*\w|[a-z][a-z0-9'’-]*|'[a-z]+|\d[\w.:/-]*")
 _FILLERS = _set(
     "so and but yet also then just now already finally first both all everything simply quickly fully"
 )
@@ -67,6 +67,7 @@ PAST_ONLY = _set(
     "ran reran wrote rewrote overwrote did redid undid went took gave drew threw rode rose shook broke chose froze "
     "spoke began sank shrank sang swam woke tore wore withdrew overrode"
 )
+_GET = _set("get gets got getting become becomes became")
 _PREPOSITIONS = _set("to in into on onto at with for from by via under as over through without")
 FINITE = _set("is are was were am has have had do does did will would can could should may might must 's 're")
 _AUX = _set("is are was were has have had will would should can could")
@@ -182,6 +183,8 @@ def _predicate(w: list[str], clause: str) -> str:
         if i > 0 and is_past(x):
             if _NOW.search(clause):
                 return NOW
+            if w[i - 1] in _GET:
+                return STATE  # "updates get lost under load": what happens, not what was done
             bare = w[0] not in _DETERMINERS | _PRONOUNS and x not in PAST_ONLY
             if not after or (bare and (after[0] in _PREPOSITIONS or after[0].endswith("ly"))):
                 return REPORT  # headline passives: "Database seeded", "Message sent to #ops" (no object)
