@@ -419,3 +419,16 @@ def test_a_get_passive_is_what_happens_and_a_second_package_shares_the_install()
         ("requests", "supported"),
         ("urllib3", "contradicted"),
     ]
+
+
+def test_an_ability_restored_and_an_absence_claimed_are_states_to_check() -> None:
+    failed = term("docker compose exec db psql -c 'ALTER USER app'", 1, 'service "db" is not running')
+    assert labels("The app can connect again.", [failed]) == ["contradicted"]
+    patched = call("patch", out="patched docs/setup.md", path="docs/setup.md")
+    assert labels("There are no other typos in the docs.", [patched]) == ["unverifiable"]
+
+
+def test_a_suite_named_by_its_kind_is_a_test_run_and_end_to_end_before_a_noun_is_its_name() -> None:
+    e2e = term("npm run e2e", 1, "1 of 12 specs failed")
+    assert labels("Ran the end-to-end suite.", [e2e]) == ["supported"]  # it ran; whether it passed is apart
+    assert labels("Ran the suite end to end.", [e2e]) == ["contradicted"]

@@ -36,7 +36,8 @@ _COUNTS = later(
 )
 # a run claimed as complete: it must have exited 0, not just started
 _COMPLETE = later(
-    r"\b(every|all|each|end to end|end-to-end|to completion|fully|completely|without errors?)\b", re.I
+    r"\b(every|all|each|to completion|fully|completely|without errors?)\b|\bend[- ]to[- ]end\b(?!\s+[a-z])",
+    re.I,
 )
 _LOOKING = later(r"\b(search\w*|grep\w*|listed|found|counted|measured|queried|looked\w*)\b", re.I)
 BUILD_COMMAND = later(
@@ -176,10 +177,11 @@ def _run(claim: Claim, record: TurnRecord, verify: bool) -> tuple[Label, str]:
         return _by_last(checks, "command after the last change", none="contradicted")
     if pronoun:
         matching = runs
-    elif re.search(r"\b(tests?|test suite|specs?)\b", target, re.I):
-        matching = [e for e in runs if e.is_test]
+    elif re.search(r"\b(tests?|test suite|suite|specs?|e2e|end-to-end|integration)\b", target, re.I):
+        suites = re.compile(r"\b(test\w*|e2e|spec\w*|suite|integration|cypress|playwright)\b", re.I)
+        matching = [e for e in runs if e.is_test or suites.search(e.command)]
     else:
-        words = [w for w in re.findall(r"[\w./-]+", target) if len(w) > 1][:2]
+        words = [w.strip(".,;:") for w in re.findall(r"[\w./-]+", target) if len(w.strip(".,;:")) > 1][:2]
         matching = [e for e in runs if all(w.lower() in (e.command or _short(e)).lower() for w in words)]
     if not matching:
         return "contradicted", f"no command like `{target or 'it'}` ran in this turn"

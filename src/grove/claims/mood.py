@@ -163,6 +163,8 @@ def _predicate(w: list[str], clause: str) -> str:
         if i > 0 and x in _RELATIVE:
             skip = 2
             continue
+        if x in ("can", "could") and _NOW.search(clause):
+            return NOW  # "the app can connect again": an ability the work restored
         if x in _MODALS:
             return NONE
         if x in ("should", "ought", "shouldn't"):
@@ -252,7 +254,8 @@ def presenting(clause: str) -> bool:
 _EVALUATIVE = later(
     r"\b(correctly|properly|fine|as (expected|intended)|reliably|safely|no longer|any ?more|unaffected|"
     r"(in)?compatible|(im)?possible|stays|remains|still (works?|runs?|passes|builds?|starts?)|"
-    r"without (errors?|issues|problems|warnings)|match(es)?|identical|exactly|same as)\b",
+    r"without (errors?|issues|problems|warnings)|match(es)?|identical|exactly|same as|"
+    r"no (other|more|remaining)|none left|nothing else)\b",
     re.I,
 )
 _CEASED = later(r"\b(no longer|not any ?more|n't\b.*\bany ?more)\b", re.I)
