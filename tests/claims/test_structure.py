@@ -432,3 +432,9 @@ def test_a_suite_named_by_its_kind_is_a_test_run_and_end_to_end_before_a_noun_is
     e2e = term("npm run e2e", 1, "1 of 12 specs failed")
     assert labels("Ran the end-to-end suite.", [e2e]) == ["supported"]  # it ran; whether it passed is apart
     assert labels("Ran the suite end to end.", [e2e]) == ["contradicted"]
+
+
+def test_a_marked_state_after_a_marked_claim_in_its_sentence_is_one_mark() -> None:
+    fetched = call("web_fetch", out="v3 removes the /v1 endpoints", url="https://docs.example.com/changelog")
+    got = check_answer("Moved the client from /v1 to /v2 endpoints, so it is ready for v3.", [fetched])
+    assert [v.label for v in got] == ["contradicted"]

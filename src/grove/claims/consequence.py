@@ -10,7 +10,7 @@ from grove.claims.types import Claim, Label, Verdict
 from grove.lazy_regex import later
 
 _SENTENCE_BREAK = later(r"[.!?](\s|$)|\n")
-CONSEQUENT = frozenset({md.NOW, md.HEDGED, md.ANCHORED, md.HAPPENED, md.EVALUATED})
+CONSEQUENT = frozenset({md.NOW, md.HEDGED, md.ANCHORED, md.HAPPENED, md.EVALUATED, md.STATE})
 RANK = {"supported": 0, "unverifiable": 1, "contradicted": 2}
 
 
