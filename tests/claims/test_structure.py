@@ -149,7 +149,8 @@ def test_hedged_and_comparative_states_are_unverifiable_without_a_check() -> Non
     patched = call("patch", out="patched db/pool.py", path="db/pool.py")
     got = check_answer("Raised the pool size in db/pool.py; the timeouts should stop now.", [patched])
     assert [v.label for v in got] == ["supported", "unverifiable"]
-    got = check_answer("Hoisted the regex compile out of parse(); parsing is noticeably snappier.", [patched])
+    parse = call("patch", out="patched lib/parse.py", path="lib/parse.py", new_string="PATTERN.match(s)")
+    got = check_answer("Hoisted the regex compile out of parse(); parsing is noticeably snappier.", [parse])
     assert [(v.claim.kind, v.label) for v in got][-1] == ("perf", "unverifiable")
 
 
