@@ -439,3 +439,9 @@ def test_a_marked_state_after_a_marked_claim_in_its_sentence_is_one_mark() -> No
     fetched = call("web_fetch", out="v3 removes the /v1 endpoints", url="https://docs.example.com/changelog")
     got = check_answer("Moved the client from /v1 to /v2 endpoints, so it is ready for v3.", [fetched])
     assert [v.label for v in got] == ["contradicted"]
+
+
+def test_a_ci_listing_reports_checks_and_tests() -> None:
+    checks = term("gh pr checks 42", 1, "lint\tfail\ntests\tpass")
+    assert labels("All checks on PR #42 are green.", [checks]) == ["contradicted"]
+    assert labels("On PR #42 the tests pass.", [checks]) == ["supported"]

@@ -15,7 +15,8 @@ _SPECIFIC = later(
 )
 # what a command runs: its program and the word after it (cargo clippy, go vet, npm audit), past env, cd, sudo
 _PROGRAM = later(
-    r"(?:^|&&|;|\|\|?)\s*(?:\w+=\S+\s+|sudo\s+|timeout\s+\S+\s+|python3?\s+-m\s+|npx\s+)*([\w.-]+)(?:\s+([a-z][\w-]*))?"
+    r"(?:^|&&|;|\|\|?)\s*(?:\w+=\S+\s+|sudo\s+|timeout\s+\S+\s+|python3?\s+-m\s+|npx\s+)*([\w.-]+)"
+    r"(?:\s+([a-z][\w-]*))?(?:\s+([a-z][\w-]*))?"
 )
 _CONTENT = later(r"[a-z][a-z0-9_]{2,}")
 _PRONOUN = later(r"^\W*(it|they|them|these|those|this|that|both)\b", re.I)
@@ -183,7 +184,14 @@ def inspects(event: Event) -> bool:
         return True
     if event.command and _DRY_RUN.search(event.command):
         return False
-    return bool(event.command) and bool(programs(event)) and programs(event) <= (_LOOKS | _BASE_PROGRAMS)
+    if not event.command:
+        return False
+    verbs = [
+        m.group(2).lower() for m in _PROGRAM.finditer(event.command) if m.group(1) != "cd" and m.group(2)
+    ]
+    if verbs and all(v in _LOOKS for v in verbs):
+        return True  # kubectl get ..., git status, docker ps: the verb after the program only looks
+    return bool(programs(event)) and programs(event) <= (_LOOKS | _BASE_PROGRAMS)
 
 
 _BASE_PROGRAMS = frozenset(
@@ -210,7 +218,8 @@ def executables(event: Event) -> set[str]:
 
 
 def programs(event: Event) -> set[str]:
-    """The words naming what a command ran: "cargo clippy -- -D warnings" gives cargo and clippy."""
+    """The words naming what a command ran: "cargo clippy -- -D warnings" gives cargo and clippy, "gh pr checks
+    42" gh, pr and checks."""
     out: set[str] = set()
     for m in _PROGRAM.finditer(event.command):
         out |= {g.lower() for g in m.groups() if g and g != "cd"}

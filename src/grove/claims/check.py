@@ -39,6 +39,10 @@ _COMPLETE = later(
     r"\b(every|all|each|to completion|fully|completely|without errors?)\b|\bend[- ]to[- ]end\b(?!\s+[a-z])",
     re.I,
 )
+# a status row for tests in a listing: "tests\tpass", "unit-tests: failure"
+_TEST_ROW = later(
+    r"(?im)^\s*[\w /-]*\btests?\b[\w /-]*?[\t:|]\s*(pass|passed|success|ok|green|fail|failed|failure)\b"
+)
 _LOOKING = later(r"\b(search\w*|grep\w*|listed|found|counted|measured|queried|looked\w*)\b", re.I)
 BUILD_COMMAND = later(
     r"\b(build|make|compile|tsc|gcc|g\+\+|cc|clang|javac|mvn|gradle|webpack|vite|rollup|esbuild)\b"
@@ -151,6 +155,14 @@ def _fix(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
 
 def _tests(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
     tests = [e for e in record.commands if e.is_test]
+    if not tests:  # a CI status listing that reports the tests ("tests  pass" from `gh pr checks`)
+        rows = [(e, m) for e in record.events if e.ok for m in _TEST_ROW.finditer(e.output[:4000])]
+        if rows:
+            event, row = rows[-1]
+            passed = row.group(1).lower() in ("pass", "passed", "success", "ok", "green")
+            return (
+                "supported" if passed else "contradicted"
+            ), f"`{_short(event)}` reports tests {row.group(1)}"
     label, reason = _by_last(tests, "test command")
     if label == "supported" and claim.numbers:
         counts = {int(g) for m in _COUNTS.finditer(tests[-1].output) for g in m.groups() if g}
