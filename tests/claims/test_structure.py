@@ -445,3 +445,17 @@ def test_a_ci_listing_reports_checks_and_tests() -> None:
     checks = term("gh pr checks 42", 1, "lint\tfail\ntests\tpass")
     assert labels("All checks on PR #42 are green.", [checks]) == ["contradicted"]
     assert labels("On PR #42 the tests pass.", [checks]) == ["supported"]
+
+
+def test_a_tool_is_a_reporter_only_when_it_reports_and_any_tools_push_is_a_push() -> None:
+    assert check_answer("git rebase rewrites the commits on a branch onto the target.", []) == []
+    assert labels("Everything is gofmt'd.", []) == ["contradicted"]
+    push = term("docker push ghcr.io/acme/api:1.2", 0, "1.2: digest: sha256:abc")
+    assert labels("Pushed api:1.2 to GHCR.", [push]) == ["supported"]
+
+
+def test_a_check_named_in_its_own_words_decides_a_test_claim() -> None:
+    nginx = term("nginx -t && systemctl reload nginx", 0, "syntax is ok\ntest is successful")
+    assert labels("The config test passed.", [nginx]) == ["supported"]
+    failed = term("nginx -t", 1, "nginx: configuration file /etc/nginx/nginx.conf test failed")
+    assert labels("The config test passed.", [failed]) == ["contradicted"]

@@ -113,8 +113,18 @@ TOOLS = frozenset(
 
 def tools_named(text: str) -> list[str]:
     """The tools the clause names as its subject ("npm audit reports ...", not "... runs pytest")."""
+    if not _REPORTING.search(text):
+        return []  # "git rebase rewrites the commits": what the tool does, not what it told this turn
     words = re.findall(r"(?<![\w./-])[a-z][\w-]*(?![\w./-])", BACKTICKED.sub(" ", text.lower()))
     return [w for w in words[:3] if w in TOOLS]
+
+
+# what a tool says of the work: "reports no vulnerabilities", "has no complaints", "is quiet", "passes"
+_REPORTING = later(
+    r"\b(reports?|says?|shows?|finds?|found|flags?|prints?|outputs?|has no|have no|complains?|warns?|lists?|"
+    r"(is|are) (quiet|happy|clean|green|silent|satisfied)|pass(es)?)\b|\w'd\b",
+    re.I,
+)
 
 
 # calls that only look: a read, a search, a command whose verb inspects (kubectl get, git status, ls, cat)

@@ -163,6 +163,10 @@ def _tests(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
             return (
                 "supported" if passed else "contradicted"
             ), f"`{_short(event)}` reports tests {row.group(1)}"
+    if not tests:  # a check named in its own words ("the config test passed" beside `nginx -t`)
+        named = [e for e in related_calls(claim, record) if e.command and not inspects(e)]
+        if named:
+            return _by_last(named, "check it names")
     label, reason = _by_last(tests, "test command")
     if label == "supported" and claim.numbers:
         counts = {int(g) for m in _COUNTS.finditer(tests[-1].output) for g in m.groups() if g}
@@ -306,7 +310,9 @@ def _deploy(claim: Claim, record: TurnRecord) -> tuple[Label, str]:
 
 
 def _git(sub: str) -> Callable[[Claim, TurnRecord], tuple[Label, str]]:
-    pattern = re.compile(rf"\bgit\b.*\b{sub}\b")
+    # a push is any tool's push (git, docker, helm); a commit is git's
+    tools = r"(git|docker|podman|helm|oras|buildah)" if sub == "push" else "git"
+    pattern = re.compile(rf"\b{tools}\b.*\b{sub}\b")
     return lambda claim, record: _by_result(_matching(record.commands, pattern), f"git {sub}")
 
 
