@@ -459,3 +459,12 @@ def test_a_check_named_in_its_own_words_decides_a_test_claim() -> None:
     assert labels("The config test passed.", [nginx]) == ["supported"]
     failed = term("nginx -t", 1, "nginx: configuration file /etc/nginx/nginx.conf test failed")
     assert labels("The config test passed.", [failed]) == ["contradicted"]
+
+
+def test_taking_in_what_the_user_sent_is_not_tool_work_but_a_file_of_theirs_is() -> None:
+    from grove.claims.turn import check_answer
+
+    for answer in ("I read your note.", "I looked at the screenshot you sent and the photo."):
+        assert not [v for v in check_answer(answer, []) if v.marked], answer
+    assert [v.label for v in check_answer("I read your config file.", []) if v.marked] == ["contradicted"]
+    assert [v.label for v in check_answer("I deleted your notes.", []) if v.marked] == ["contradicted"]

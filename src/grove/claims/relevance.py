@@ -3,16 +3,31 @@ read, a state no call checked, an assessment of code read, history a look found 
 
 from __future__ import annotations
 
+import re
+
 from grove.claims import mood as md
 from grove.claims.anchor import inspects, observes, tools_named
 from grove.claims.check import checks_of, made, related_calls
+from grove.claims.patterns import FILE_NOUN
 from grove.claims.record import TurnRecord, norm_path
 from grove.claims.types import ACT_KINDS, FILE_KINDS, Claim
+from grove.lazy_regex import later
+
+# taking in what the user gave in the conversation ("I read your note", "I looked at the photo you sent"): the
+# turn's input, not tool work, so no record can speak to it
+_USERS_OWN = later(
+    r"\b(?:read|saw|seen|looked\s+at|viewed|went\s+through|received|got|understood|noted)\s+"
+    r"(?:your\s+(?:\w+\s+){0,2}?\w+|the\s+(?:\w+\s+){0,2}?\w+\s+(?:you|you've|you\s+have)\s+"
+    r"(?:sent|shared|gave|given|attached|posted|written|wrote|pasted|uploaded))",
+    re.IGNORECASE,
+)
 
 
 def applies(claim: Claim, record: TurnRecord) -> bool:
     """Whether the clause is a claim about this turn's work, given what the record shows the turn did."""
     target = claim.target
+    if not target and claim.kind in ("act", "read") and _USERS_OWN.search(claim.text):
+        return bool(FILE_NOUN.search(claim.text))  # "your config file" is still a file a tool reads
     if claim.mood == md.DESCRIBED and claim.kind in FILE_KINDS and target:
         # "useAuth is defined in web/hooks.ts" after reading it; a file never touched is a claim (and false)
         worked = record.changed(target) or any(e.mentions(target) for e in record.commands)
