@@ -31,9 +31,53 @@ def validate_as(cls: type[T], data: Any) -> T:
     try:
         return TypeAdapter(cls).validate_python(data)
     except ValidationError as e:
-        raise InvalidData(
-            [f"{'.'.join(map(str, err['loc'])) or 'settings'}: {err['msg']}" for err in e.errors()]
-        ) from e
+        raise InvalidData([_problem(cls, err) for err in e.errors()]) from e
+
+
+def _problem(cls: type[Any], err: Any) -> str:
+    """One error as `dotted.path: what is wrong`; an unknown key gets the nearest known one at its place."""
+    loc = [str(part) for part in err["loc"]]
+    where = ".".join(loc) or "settings"
+    if err["type"] not in ("unexpected_keyword_argument", "extra_forbidden") or not loc:
+        return f"{where}: {err['msg']}"
+    import difflib
+
+    known = known_keys(cls, loc[:-1])
+    close = difflib.get_close_matches(loc[-1], known, n=1, cutoff=0.6)
+    hint = f"; did you mean '{'.'.join([*loc[:-1], close[0]])}'?" if close else ""
+    return f"{where}: no such setting{hint}"
+
+
+def known_keys(cls: type[Any], path: list[str]) -> list[str]:
+    """The field names of the section at `path` under dataclass `cls` (a mapping's key is any name), or []."""
+    import typing
+
+    node: Any = cls
+    steps = list(path)
+    while True:
+        origin = typing.get_origin(node)
+        if origin is typing.Union or str(origin) == "<class 'types.UnionType'>":
+            node = next((a for a in typing.get_args(node) if a is not type(None)), None)
+            continue
+        if origin is dict:
+            if not steps:
+                return []
+            steps.pop(0)  # a mapping's key (providers.<name>): any name
+            node = typing.get_args(node)[1]
+            continue
+        if not (isinstance(node, type) and dataclasses.is_dataclass(node)):
+            return []
+        if not steps:
+            return [f.name for f in dataclasses.fields(node)]
+        try:
+            from pydantic import Field  # the sections' constraints name it (see validate_as)
+
+            hints = typing.get_type_hints(node, localns={"Field": Field})
+        except Exception:  # an annotation that cannot be resolved here: no suggestion, the error stands
+            return []
+        node = hints.get(steps.pop(0))
+        if node is None:
+            return []
 
 
 def section(settings: Any, name: str, cls: type[T]) -> T:

@@ -315,3 +315,48 @@ def test_no_change_of_identity_when_not_root(workspace: Path) -> None:
         assert identity_for(workspace) is not None
     else:
         assert identity_for(workspace) is None
+
+
+def test_an_entrances_workspace_under_the_home_is_a_workspace_and_the_home_stays_shut(
+    settings: Settings,
+) -> None:
+    from grove.config.workspaces import entrance_root
+    from grove.sandbox.users import sandbox_folder
+
+    settings.home.mkdir(parents=True, exist_ok=True)
+    (settings.home / "config.yaml").write_text("security:\n  approval_mode: manual\n")
+    workspace = sandbox_folder(entrance_root(settings.home, "serve") / "keys" / "laptop")
+    assert workspace.is_relative_to(settings.home / "workspaces")
+    ctx = ToolContext(workspace=workspace, settings=settings, policy=SafetyPolicy(approval_mode="off"))
+    files.write_file(ctx, "notes.txt", "hello\n")
+    assert "hello" in files.read_file(ctx, "notes.txt") and (workspace / "notes.txt").is_file()
+    for path in (settings.home / "config.yaml", "../../../../config.yaml", settings.home / "state.db"):
+        with pytest.raises(ToolError, match="grove's own home"):
+            files.write_file(ctx, str(path), "x")
+    with pytest.raises(ToolError, match="grove's own home"):
+        files.read_file(ctx, "../../../../config.yaml")
+    assert "approval_mode: manual" in (settings.home / "config.yaml").read_text()
+
+
+def test_the_unattended_entrances_make_their_workspaces_under_the_home(
+    settings: Settings, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from grove.cron.scheduler import WORKSPACES_ENV as CRON_ENV
+    from grove.cron.scheduler import _own_workspace as cron_workspace
+    from grove.gateway.workspace import chat_folder, user_chat_folder
+    from grove.kanban.worker import WORKSPACES_ENV as KANBAN_ENV
+    from grove.kanban.worker import _own_workspace as task_workspace
+
+    monkeypatch.delenv(CRON_ENV, raising=False)
+    monkeypatch.delenv(KANBAN_ENV, raising=False)
+    made = [
+        cron_workspace(settings.home, "j1"),
+        task_workspace(settings.home, 7),
+        chat_folder(settings.home, None, "telegram", "42"),
+        chat_folder(settings.home, None, "keys", "laptop", entrance="serve"),
+        user_chat_folder(settings.home, None, "telegram", "u1", "42"),
+    ]
+    assert all(p.is_relative_to(settings.home / "workspaces") for p in made), made
+    assert len({p.parent for p in made}) == len(made)  # apart from each other
+    monkeypatch.setenv(KANBAN_ENV, str(settings.home.parent / "elsewhere"))
+    assert task_workspace(settings.home, 7) == settings.home.parent / "elsewhere" / "task-7"

@@ -103,8 +103,11 @@ def run(
     batch = _name(dataset, name)
     settings = load()
     location = board_location(db, settings.home)
+    from grove.config.workspaces import entrance_root
+
     root = (
-        workspaces or Path(os.environ.get(WORKSPACES_ENV) or Path.home() / "grove-kanban") / f"batch-{batch}"
+        workspaces
+        or entrance_root(settings.home, "kanban", os.environ.get(WORKSPACES_ENV)) / f"batch-{batch}"
     )
     config = BatchConfig(
         name=batch,

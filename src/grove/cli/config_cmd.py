@@ -1,4 +1,4 @@
-"""`grove config show | set | path`: see and change settings (keys come from the environment, shown masked)."""
+"""`grove config show | get | set | unset | path`: see and change settings (keys come from the environment, shown masked)."""
 
 from __future__ import annotations
 
@@ -94,6 +94,25 @@ def set_(
     check_value(key, value)
     path = set_config_value(key, value)
     print(f"set {key} = {value} in {path}")
+
+
+@app.command("get")
+def get(key: str = typer.Argument(..., help="Dotted key, e.g. model, retry.attempts, local.n_ctx")) -> None:
+    """Print one setting's effective value (from config.yaml, GROVE_* variables or its default), as YAML."""
+    import yaml
+
+    from grove.config import get_config_value
+
+    value = get_config_value(load(), key)
+    print(yaml.safe_dump(value, sort_keys=False).removesuffix("...\n").rstrip())
+
+
+@app.command("unset")
+def unset(key: str = typer.Argument(..., help="Dotted key to remove from config.yaml")) -> None:
+    """Remove one setting from config.yaml, so its default (or a GROVE_* variable) applies again."""
+    from grove.config import unset_config_value
+
+    print(f"unset {key} in {unset_config_value(key)}")
 
 
 @app.command("path")

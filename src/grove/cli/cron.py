@@ -49,7 +49,10 @@ def add(
     model: str | None = typer.Option(None, "--model", "-m", help="Model spec (default: your settings)."),
     toolsets: str | None = typer.Option(None, "--toolsets", "-t", help="Comma-separated toolsets."),
     workspace: str | None = typer.Option(
-        None, "--workspace", "-w", help="Folder the job works in (default: its own under ~/grove-cron)."
+        None,
+        "--workspace",
+        "-w",
+        help="Folder the job works in (default: its own under $GROVE_HOME/workspaces/cron).",
     ),
     as_json: bool = typer.Option(False, "--json", help="Print the job as JSON."),
 ) -> None:

@@ -79,7 +79,7 @@ def serve(
     workspace: Path | None = typer.Option(
         None,
         "--workspace",
-        help="Folder of the keys' workspaces (<folder>/keys/<name>). Default: ~/grove-serve.",
+        help="Folder of the keys' workspaces (<folder>/keys/<name>). Default: $GROVE_HOME/workspaces/serve.",
     ),
     approvals: str = typer.Option(
         "dashboard",

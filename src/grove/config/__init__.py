@@ -389,6 +389,71 @@ def _code_version() -> str:
     return digest.hexdigest()[:16]
 
 
+def _unknown_key(key: str) -> ConfigError | None:
+    """An error naming the nearest known key when dotted `key` names no setting (a mapping's key is any name)."""
+    import difflib
+
+    from grove.dataclass_io import known_keys
+
+    parts = key.split(".")
+    for depth in range(len(parts)):
+        known = known_keys(Settings, parts[:depth])
+        if not known:
+            return None  # a mapping's entry or a plain value below: pydantic judges the rest
+        if parts[depth] not in known:
+            close = difflib.get_close_matches(parts[depth], known, n=1)
+            hint = f"did you mean '{'.'.join([*parts[:depth], close[0]])}'? " if close else ""
+            return ConfigError(f"unknown setting '{key}'; {hint}`grove config show` lists them")
+    return None
+
+
+def get_config_value(settings: Settings, key: str) -> Any:
+    """The effective value of dotted `key` (config.yaml, GROVE_* variables and defaults together)."""
+    from grove.dataclass_io import to_jsonable
+
+    if (unknown := _unknown_key(key)) is not None:
+        raise unknown
+    node: Any = to_jsonable(settings)
+    for part in key.split("."):
+        if not isinstance(node, dict) or part not in node:
+            raise ConfigError(f"'{key}' is not set (no value there); `grove config show` lists what is")
+        node = node[part]
+    return node
+
+
+def unset_config_value(key: str) -> Path:
+    """Remove dotted `key` from config.yaml (its default applies again); validated, written atomically."""
+    import yaml
+
+    from grove.atomic_files import atomic_write_text
+
+    if (unknown := _unknown_key(key)) is not None:
+        raise unknown
+    path = grove_home() / "config.yaml"
+    data = read_config_file(path)
+    parts = key.split(".")
+    node: Any = data
+    for part in parts[:-1]:
+        node = node.get(part) if isinstance(node, dict) else None
+    if not isinstance(node, dict) or parts[-1] not in node:
+        raise ConfigError(
+            f"'{key}' is not in {path}; nothing to unset (`grove config show` shows where each comes from)"
+        )
+    del node[parts[-1]]
+    for depth in range(len(parts) - 1, 0, -1):  # a section left empty goes too
+        parent: Any = data
+        for part in parts[: depth - 1]:
+            parent = parent[part]
+        if parent[parts[depth - 1]] == {}:
+            del parent[parts[depth - 1]]
+    try:
+        validate({**data, "home": grove_home()})
+    except InvalidData as e:
+        raise ConfigError(f"not unset: {e}") from e
+    atomic_write_text(path, yaml.safe_dump(data, sort_keys=False))
+    return path
+
+
 def set_config_value(key: str, raw_value: str) -> Path:
     """Set a dotted KEY in config.yaml (validated, written atomically). Secrets are refused."""
     import yaml
@@ -399,12 +464,8 @@ def set_config_value(key: str, raw_value: str) -> Path:
     leaf = parts[-1].lower()
     # a name that *is* a secret (api_key, token, openai_api_key), not one that merely contains the letters
     secret = any(leaf == w or leaf.endswith(f"_{w}") for w in SECRET_WORDS) and not leaf.endswith("key_env")
-    if not secret and parts[0] not in SETTING_NAMES:
-        import difflib
-
-        close = difflib.get_close_matches(parts[0], sorted(SETTING_NAMES), n=1)
-        hint = f"did you mean '{close[0]}'? " if close else ""
-        raise ConfigError(f"unknown setting '{key}'; {hint}`grove config show` lists them")
+    if not secret and (unknown := _unknown_key(key)) is not None:
+        raise unknown
     if secret:
         raise ConfigError(
             f"'{key}' looks like a secret; grove never writes keys to disk. Export it in your shell instead "

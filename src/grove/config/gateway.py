@@ -67,7 +67,7 @@ class GatewayPlatformConfig:
     workspace: Annotated[
         str | None,
         Field(
-            description="folder of the chats' workspaces (one subfolder per chat); empty = ~/grove-gateway"
+            description="folder of the chats' workspaces (one subfolder per chat); empty = $GROVE_HOME/workspaces/gateway"
         ),
     ] = None
     toolsets: Annotated[

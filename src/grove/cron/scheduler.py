@@ -50,13 +50,13 @@ class Outcome:
 JobRunner = Callable[[CronJob], Outcome]
 
 
-def _own_workspace(job_id: str) -> Path:
-    """The job's folder under $GROVE_CRON_WORKSPACES (default ~/grove-cron): outside grove's home, where file tools
-    never write; as root group-writable by the sandbox group, whose rights file tools act with."""
+def _own_workspace(home: Path, job_id: str) -> Path:
+    """The job's folder under $GROVE_CRON_WORKSPACES (default $GROVE_HOME/workspaces/cron); as root group-writable
+    by the sandbox group, whose rights file tools act with."""
+    from grove.config.workspaces import entrance_root
     from grove.sandbox.users import sandbox_folder
 
-    root = Path(os.environ.get(WORKSPACES_ENV) or Path.home() / "grove-cron")
-    return sandbox_folder(root / f"job-{job_id}")
+    return sandbox_folder(entrance_root(home, "cron", os.environ.get(WORKSPACES_ENV)) / f"job-{job_id}")
 
 
 def session_runner(settings: Settings) -> JobRunner:
@@ -69,7 +69,7 @@ def session_runner(settings: Settings) -> JobRunner:
             source="cron",
             model=job.model,
             toolsets=job.toolsets,
-            workspace=Path(job.workspace) if job.workspace else _own_workspace(job.id),
+            workspace=Path(job.workspace) if job.workspace else _own_workspace(settings.home, job.id),
             approver=None,
             title=f"cron {job.id}: {job.name}"[:120],
             review="thread",  # its experience feeds the skill library; the daemon waits for it below

@@ -200,9 +200,13 @@ class Gateway:
     def folder(self, chat_id: str, user_id: str, role: Role) -> Path:
         """The conversation's workspace: owners keep the chat's folder, everyone else one of their own."""
         if role == "owner":
-            return chat_folder(self.config.workspace, self.platform, chat_id)
+            return chat_folder(self.settings.home, self.config.workspace, self.platform, chat_id)
         return user_chat_folder(
-            self.config.workspace, self.platform, account_dir(self.platform, user_id), chat_id
+            self.settings.home,
+            self.config.workspace,
+            self.platform,
+            account_dir(self.platform, user_id),
+            chat_id,
         )
 
     async def _answer(self, msg: Incoming, role: Role) -> None:

@@ -12,10 +12,12 @@ MAX_OUT_BYTES = 20 * 1024 * 1024
 MAX_SCAN = 5000  # files looked at per turn to find what changed
 
 
-def chat_folder(root: str | None, platform: str, chat_id: str) -> Path:
+def chat_folder(home: Path, root: str | None, platform: str, chat_id: str, entrance: str = "gateway") -> Path:
+    """A chat's workspace under `root`, by default $GROVE_HOME/workspaces/<entrance> (grove.config.workspaces)."""
+    from grove.config.workspaces import entrance_root
     from grove.sandbox.users import sandbox_folder
 
-    base = Path(root or "~/grove-gateway").expanduser()
+    base = entrance_root(home, entrance, root)
     return sandbox_folder(base / platform / safe_name(chat_id))  # file tools act as the sandbox group as root
 
 
@@ -68,9 +70,10 @@ def changed(folder: Path, before: dict[str, tuple[int, int]], limit: int) -> lis
     return [folder / rel for _, rel in sorted(fresh)[:limit]]
 
 
-def user_chat_folder(root: str | None, platform: str, account: str, chat_id: str) -> Path:
+def user_chat_folder(home: Path, root: str | None, platform: str, account: str, chat_id: str) -> Path:
     """A non-owner's workspace for one chat: under `users/`, apart from the owners' chat folders and each other."""
+    from grove.config.workspaces import entrance_root
     from grove.sandbox.users import sandbox_folder
 
-    base = Path(root or "~/grove-gateway").expanduser()
+    base = entrance_root(home, "gateway", root)
     return sandbox_folder(base / "users" / safe_name(platform) / account / safe_name(chat_id))

@@ -62,13 +62,13 @@ def preload_skills(ctx: ToolContext, names: list[str]) -> str:
     return "\n\n".join(parts)
 
 
-def _own_workspace(task_id: int) -> Path:
-    """The task's own folder under $GROVE_KANBAN_WORKSPACES (default ~/grove-kanban): outside grove's home, where
-    file tools never write. As root it is group-writable by the sandbox group, whose rights file tools act with."""
+def _own_workspace(home: Path, task_id: int) -> Path:
+    """The task's own folder under $GROVE_KANBAN_WORKSPACES (default $GROVE_HOME/workspaces/kanban). As root it is
+    group-writable by the sandbox group, whose rights file tools act with."""
+    from grove.config.workspaces import entrance_root
     from grove.sandbox.users import sandbox_folder
 
-    root = Path(os.environ.get(WORKSPACES_ENV) or Path.home() / "grove-kanban")
-    return sandbox_folder(root / f"task-{task_id}")
+    return sandbox_folder(entrance_root(home, "kanban", os.environ.get(WORKSPACES_ENV)) / f"task-{task_id}")
 
 
 def _heartbeat(handle: WorkerHandle, stop: threading.Event) -> None:
@@ -130,7 +130,7 @@ def run_worker(
         ):
             signal.signal(signal.SIGINT, signal.default_int_handler)
         handle.on_lost = lambda: os.kill(os.getpid(), signal.SIGINT)
-    workspace = Path(task.workspace) if task.workspace else _own_workspace(task_id)
+    workspace = Path(task.workspace) if task.workspace else _own_workspace(settings.home, task_id)
     profile = Profile(
         source="worker",
         model=model_override or model,

@@ -27,7 +27,9 @@ class TurnOptions:
 
     toolsets: list[str] | None = None  # None = settings.toolsets
     allow_terminal: bool = False
-    workspace_root: Path | None = None  # each key works in <root>/keys/<name>; None = ~/grove-serve
+    workspace_root: Path | None = (
+        None  # each key works in <root>/keys/<name>; None = $GROVE_HOME/workspaces/serve
+    )
     ask_dashboard: bool = False  # approvals wait for the dashboard; off = nobody asked, denied at once
     model_override: Model | None = None  # a ready model object (tests, benchmarks) instead of the spec
 
@@ -151,14 +153,15 @@ class TurnRunner:
         from grove.runtime import Profile, Session
 
         sink = DeltaSink(on_text, stop)
-        root = str(self.options.workspace_root) if self.options.workspace_root else "~/grove-serve"
+        root = str(self.options.workspace_root) if self.options.workspace_root else None
         label = f"api {key_name}: {conversation}"
         profile = Profile(
             source="api",
             model=self.options.model_override or model,  # a ready model (tests, benchmarks), else the spec
             toolsets=self.options.toolsets,
             allow_terminal=self.options.allow_terminal,
-            workspace=chat_folder(root, "keys", key_name),  # one client cannot read another's files
+            # one client cannot read another's files
+            workspace=chat_folder(self.state.settings.home, root, "keys", key_name, entrance="serve"),
             approver=self.state.approvals.approver(label, key_name) if self.options.ask_dashboard else None,
             review="thread",
             title=f"api {key_name}: {conversation}"[:80],

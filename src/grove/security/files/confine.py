@@ -13,6 +13,7 @@ from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from grove.config.workspaces import FOLDER as WORKSPACES
 from grove.lazy_regex import later
 from grove.security.approval.base import PolicyView
 from grove.security.commands.base import CommandVerdict, Finding
@@ -293,7 +294,9 @@ class Confinement:
         """Why `real` is never reachable by file tools, or ''."""
         if self.home_real and _under(real, self.home_real):
             top = os.path.relpath(real, self.home_real).split("/")[0]
-            if write or top not in HOME_READABLE:
+            if top == WORKSPACES:
+                pass  # the entrances' workspaces: each one a workspace like any folder outside the home
+            elif write or top not in HOME_READABLE:
                 return (
                     f"{real} is inside grove's own home ({self.home_real}: settings, state.db, skills, memory, "
                     "history); file tools never change it and never read its settings or database. Use the "
@@ -372,7 +375,7 @@ class Confinement:
             return out
         for dirpath, dirnames, filenames in os.walk(self.home_real):
             if dirpath == self.home_real:
-                dirnames[:] = [d for d in dirnames if d not in HOME_READABLE]
+                dirnames[:] = [d for d in dirnames if d not in (*HOME_READABLE, WORKSPACES)]
             elif dirpath.count("/") - self.home_real.count("/") >= 2:
                 dirnames[
                     :
