@@ -468,3 +468,14 @@ def test_taking_in_what_the_user_sent_is_not_tool_work_but_a_file_of_theirs_is()
         assert not [v for v in check_answer(answer, []) if v.marked], answer
     assert [v.label for v in check_answer("I read your config file.", []) if v.marked] == ["contradicted"]
     assert [v.label for v in check_answer("I deleted your notes.", []) if v.marked] == ["contradicted"]
+
+
+def test_an_act_reported_as_denied_is_a_failure_report_not_a_claim() -> None:
+    from grove.claims.turn import check_answer
+
+    calls = [
+        {"name": "write_file", "args": {"path": "x.txt", "content": "x"}, "ok": False, "out": "Error: denied"}
+    ]
+    for answer in ("It was denied.", "The push got rejected by the remote."):
+        assert not [v for v in check_answer(answer, calls) if v.marked], answer
+    assert [v.label for v in check_answer("I wrote x.txt.", calls) if v.marked] == ["contradicted"]

@@ -321,7 +321,7 @@ def _sentence_claims(
             carried = previous = None
             continue  # a label: what follows the colon is the claim
         carried = mood
-        if mood in (md.EVENT, md.STATE, md.NOW, md.DESCRIBED) and md.failing(clause):
+        if (mood in (md.EVENT, md.STATE, md.NOW, md.DESCRIBED) and md.failing(clause)) or md.denied(clause):
             previous = None
             continue  # "the merge stopped on a conflict": a failure the answer reports is no claim of success
         if mood == md.NONE:  # an instruction, a plan, a presentation: "Update the image", "Here is ..."

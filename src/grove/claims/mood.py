@@ -205,6 +205,18 @@ def failing(clause: str) -> bool:
     return _FAILING.search(clause) is not None
 
 
+# an act that did not happen, in the passive ("It was denied.", "the push got rejected"): a report of the failure
+_DENIED = later(
+    r"\b(?:was|were|got|gets|is|are|has\s+been|have\s+been)\s+(?:\w+\s+)?"
+    r"(?:denied|refused|rejected|blocked|declined|disallowed|forbidden|not\s+allowed|aborted|cancell?ed)\b",
+    re.IGNORECASE,
+)
+
+
+def denied(clause: str) -> bool:
+    return _DENIED.search(clause) is not None
+
+
 def stored(mood: str) -> str:
     """The mood a Claim keeps: the ones that change how the record decides it; any other is a plain report."""
     return mood if mood in (ANCHORED, DESCRIBED, NOW, HEDGED, STATE, EVALUATED, HAPPENED) else REPORT
