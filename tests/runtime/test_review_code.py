@@ -44,8 +44,22 @@ def file_session(
     call = {"id": "c1", "type": "function", "function": {"name": tool, "arguments": '{"path": "data.csv"}'}}
     store.add_message(sid, {"role": "assistant", "content": "", "tool_calls": [call]})
     store.add_message(sid, {"role": "tool", "tool_call_id": "c1", "name": tool, "content": content})
+    # the task asked for a file: a session that did it wrote one (a session that did not is never learned from)
+    write = {"path": "total.txt", "content": "4"}
+    store.add_message(
+        sid, {"role": "assistant", "content": "", "tool_calls": [_call("c2", "write_file", write)]}
+    )
+    store.add_message(
+        sid, {"role": "tool", "tool_call_id": "c2", "name": "write_file", "content": "wrote 1 bytes"}
+    )
     store.add_message(sid, {"role": "assistant", "content": "Done."})
     return sid
+
+
+def _call(call_id: str, name: str, args: dict[str, str]) -> dict[str, object]:
+    import json
+
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": json.dumps(args)}}
 
 
 def test_a_reply_splits_into_code_and_tests() -> None:
@@ -90,7 +104,7 @@ def test_a_file_task_becomes_a_tested_code_skill(
     messages, tools = reviewer.requests[0]
     assert messages[0]["content"] == CODE_REVIEW_PROMPT and tools == []  # text only: a code block, not a call
     assert "data.csv:\nname,amount\na,4" in messages[-1]["content"]
-    assert discover(settings, workspace).get("csv-column-total") is not None
+    assert discover(settings, workspace).get("csv-column") is not None  # "total" is the task's total.txt
 
 
 def test_a_failing_draft_is_retried_with_the_reason(
@@ -107,7 +121,7 @@ def test_three_failing_drafts_keep_nothing(settings: Settings, store: SessionSto
     reviewer = ScriptModel([BUGGY, "I cannot.", BUGGY], name="local:tiny")
     report = review_session(settings, reviewer, file_session(store), workspace=workspace, store=store)
     assert report.changes == [] and report.model_calls == 3 and report.answer.startswith("nothing kept")
-    assert discover(settings, workspace).get("csv-column-total") is None
+    assert discover(settings, workspace).get("csv-column") is None
 
 
 @pytest.mark.parametrize(
@@ -122,7 +136,7 @@ def test_a_session_that_called_a_learned_tool_is_not_reviewed(
 ) -> None:
     first = ScriptModel([GOOD], name="local:tiny")
     review_session(settings, first, file_session(store), workspace=workspace, store=store)
-    used = file_session(store, tool="csv-column-total", content=content)
+    used = file_session(store, tool="csv-column", content=content)
     reviewer = ScriptModel([], name="local:tiny")
     report = review_session(settings, reviewer, used, workspace=workspace, store=store)
     assert report.model_calls == 0 and reviewer.calls == 0 and report.changes == []

@@ -96,6 +96,8 @@ def test_llm_cli_library_streams_a_conversation(
         entry + ("  responses: true\n" if responses else "")
     )
     llm = pytest.importorskip("llm", reason="the third-party client `llm` is not installed")
+    if not hasattr(llm, "get_model"):  # a folder named llm on the path (tests/llm) is not the client
+        pytest.skip("the third-party client `llm` is not installed")
     llm.set_key("grove", key) if hasattr(llm, "set_key") else None
     grove_model = llm.get_model("grove")
     grove_model.key = key

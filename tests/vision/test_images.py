@@ -13,6 +13,7 @@ import pytest
 from tests.clirun import grove
 from tests.fakes.multimodal import FakeVisionAnthropicServer, FakeVisionOpenAIServer, images_in
 from tests.fakes.openai_server import FakeReply
+from tests.llm_local.default_model import SKIP_REASON, default_model_file, link_into
 
 from grove.llm.anthropic_model import AnthropicModel
 from grove.llm.errors import ModelError
@@ -157,8 +158,13 @@ def test_only_recent_images_are_resent() -> None:
 
 
 def test_grove_run_refuses_images_for_the_embedded_local_model(
-    capsys: pytest.CaptureFixture[str], png: Path
+    capsys: pytest.CaptureFixture[str], png: Path, grove_home: Path
 ) -> None:
+    from grove.llm.local_runtime import runtime_installed
+
+    if not runtime_installed() or default_model_file() is None:
+        pytest.skip(SKIP_REASON)
+    link_into(grove_home)
     code, _, err = grove(capsys, "run", "-m", "local", "-t", "", "--image", str(png), "what is this?")
     assert code == 1 and "[local]: this model cannot see images; pick one that can: --model" in err
 
