@@ -88,6 +88,21 @@ def _changed(call: dict[str, Any]) -> bool:
     return False
 
 
+# a file name in the request: a word with a dot and an extension that has a letter ("app.yaml", "pkg/settings.py")
+# (a stem of two characters at least: "e.g." and "i.e." are no files)
+_FILE_NAME = re.compile(r"(?<![\w/.-])(?:[\w./-]*/)?[\w-]{2,}\.(?=[A-Za-z0-9]*[A-Za-z])[A-Za-z0-9]{1,8}\b")
+
+
+def _outputs_not_written(request: str, calls: list[dict[str, Any]]) -> str | None:
+    """A file the request names that no call read or changed: what the task was to produce, left unmade (a
+    session that patched app.ini but never wrote the app.yaml it was asked for)."""
+    touched = " ".join(f"{c['arguments']} {c['content'] if _changed(c) else ''}" for c in calls)
+    for name in dict.fromkeys(m.group(0).rstrip(".") for m in _FILE_NAME.finditer(request)):
+        if Path(name).name not in touched:
+            return name
+    return None
+
+
 def undone_reason(messages: list[Message]) -> str | None:
     """Why the session's own record says its task was not done, or None when nothing in it says so."""
     from grove.claims.turn import check_answer
@@ -107,6 +122,8 @@ def undone_reason(messages: list[Message]) -> str | None:
     request = " ".join(str(m.get("content") or "") for m in messages if m.get("role") == "user")
     if _ASKS_CHANGE.search(request) and not any(_changed(c) for c in calls):
         return "the task asked for a change and no file was written"
+    if _ASKS_CHANGE.search(request) and (missing := _outputs_not_written(request, calls)):
+        return f"the task names {missing} and the session never read or wrote it"
     wrong = [v for v in check_answer(answer, calls) if v.label == "contradicted"]
     if wrong:
         return f"its tool record contradicts its answer: {wrong[0].claim.text[:120]!r} ({wrong[0].reason})"
